@@ -1,0 +1,1 @@
+"""Converter passes: one AST transformation per module."""

@@ -1,0 +1,51 @@
+"""The error hierarchy of autograph.
+
+It lives in the runtime, the lowest layer that raises these errors; the
+public package re-exports every name here (`ag.AutoGraphError`, ...).
+
+Every message names the construct, the user's variable where there is one,
+the user's ``file:line``, and says how to fix the problem.  Use
+``at(filename, lineno)`` to spell the location the same way everywhere.
+"""
+
+from __future__ import annotations
+
+
+class AutoGraphError(Exception):
+    """Base class of every error autograph raises on purpose."""
+
+
+class ConversionError(AutoGraphError):
+    """The source of a function cannot be converted.
+
+    Raised at conversion time for syntax autograph does not support in
+    converted code (``yield``, ``async def``, ``global`` rebinding, ...).
+    The message names the construct and the original ``file:line``.
+    """
+
+
+class TracingError(AutoGraphError):
+    """Misuse found while tracing a function into a graph.
+
+    For example: a variable defined in only one branch of a tensor ``if``
+    and used after it, a variable undefined before a tensor loop, a loop
+    variable whose dtype changes across iterations, or a symbolic tensor
+    used as a Python ``bool`` in code that autograph did not convert.
+    """
+
+
+class AutoGraphWarning(UserWarning):
+    """Something autograph could not do, that it worked around.
+
+    For example: the source of a function is unavailable, so the function
+    runs unconverted.
+    """
+
+
+def at(filename: str | None, lineno: int | None) -> str:
+    """Formats a source location as ``file:line`` (``<unknown>`` if absent)."""
+    if not filename:
+        return "<unknown>"
+    if lineno is None:
+        return filename
+    return f"{filename}:{lineno}"
