@@ -1,0 +1,66 @@
+"""Data types of tensors: numpy dtypes, restricted to the ones the runtime supports.
+
+A dtype is a plain ``numpy.dtype``; ``rt.float32`` is ``np.dtype('float32')``,
+so dtypes compare equal to their names (``t.dtype == 'float32'``).  Promotion
+follows NumPy 2 (NEP 50): Python scalars are weakly typed and take the dtype
+of the tensor they meet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+bool_ = np.dtype(np.bool_)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+float16 = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+
+SUPPORTED = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64)
+_BY_NAME = {d.name: d for d in SUPPORTED}
+_BY_NAME["bool_"] = bool_
+
+PYTHON_SCALARS = (bool, int, float)
+
+
+def as_dtype(value) -> np.dtype:
+    """Returns the supported numpy dtype named or described by ``value``.
+
+    Accepts names (``'float32'``), numpy dtypes and scalar types, and the
+    Python types ``bool``, ``int``, ``float``.  Raises ``TypeError`` naming
+    the dtype and the supported ones otherwise.
+    """
+    if isinstance(value, str):
+        found = _BY_NAME.get(value)
+    else:
+        try:
+            found = np.dtype(value)
+        except TypeError:
+            found = None
+        if found is not None and found not in SUPPORTED:
+            found = None
+    if found is None:
+        names = ", ".join(d.name for d in SUPPORTED)
+        raise TypeError(f"unsupported dtype {value!r}: the runtime supports {names}")
+    return found
+
+
+def is_floating(dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+def is_integer(dtype) -> bool:
+    return np.dtype(dtype).kind in "iu"
+
+
+def is_bool(dtype) -> bool:
+    return np.dtype(dtype).kind == "b"
+
+
+def result_type(*operands) -> np.dtype:
+    """Promotes dtypes and weak Python scalars the way NumPy 2 does."""
+    return as_dtype(np.result_type(*operands))

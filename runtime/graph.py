@@ -1,0 +1,197 @@
+"""The graph IR: operations in creation order, and a library of sub-graphs.
+
+An ``Operation`` is data -- a type, input tensors, output tensors,
+attributes, control inputs and the user's ``file:line`` that created it --
+not a subclass per op kind; what an op type means (shape inference, kernel,
+statefulness) lives in the op registry (``runtime/op_registry.py``).
+
+A ``Graph`` is a function: placeholders (``inputs``), the operations that
+compute from them, ``outputs``, and the ``captures`` it took from enclosing
+graphs (outer tensor, inner placeholder).  Functional control flow (``If``,
+``While``) refers to its bodies by name in the function library, which the
+outermost graph owns and every sub-graph shares, as in TensorFlow's control
+flow v2.
+
+While tracing, the innermost graph being built is the *current* graph
+(``Graph.as_default()``); ops created then go into it, and a tensor of an
+enclosing graph used there is captured automatically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+
+from autograph.runtime import shapes
+from autograph.runtime.errors import TracingError
+from autograph.runtime.tensor import Tensor
+
+_state = threading.local()
+
+
+def current_graph():
+    """The graph being built by the innermost trace, or None when eager."""
+    stack = getattr(_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+class Operation:
+    """One node: ``outputs = type(inputs; attrs)`` after ``control_inputs``."""
+
+    __slots__ = ("graph", "name", "type", "inputs", "outputs", "attrs", "control_inputs", "location")
+
+    def __init__(self, graph, name, type, inputs, attrs, control_inputs, location):
+        self.graph = graph
+        self.name = name
+        self.type = type
+        self.inputs = list(inputs)
+        self.outputs = []
+        self.attrs = dict(attrs)
+        self.control_inputs = list(control_inputs)
+        self.location = location
+
+    def __repr__(self):
+        from autograph.runtime import printer
+
+        return printer.format_op(self)
+
+
+def _own_dirs() -> tuple[str, ...]:
+    """The directories of autograph's own packages: frames there are not the user's."""
+    import importlib.util
+
+    dirs = []
+    for name in ("autograph", "autograph.runtime", "autograph.converters"):
+        spec = importlib.util.find_spec(name)
+        for path in spec.submodule_search_locations or ():
+            dirs.append(os.path.abspath(path) + os.sep)
+    return tuple(dirs)
+
+
+_OWN_DIRS: tuple[str, ...] = ()
+
+
+def user_location(depth: int = 1) -> str | None:
+    """``file:line`` of the innermost calling frame outside autograph's own code."""
+    global _OWN_DIRS
+    if not _OWN_DIRS:
+        _OWN_DIRS = _own_dirs()
+    frame = sys._getframe(depth)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith("<"):
+            if not filename.startswith("<frozen"):
+                return f"{filename}:{frame.f_lineno}"
+        elif not os.path.abspath(filename).startswith(_OWN_DIRS):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+class Graph:
+    """A graph of operations: a traced function or a control-flow body."""
+
+    def __init__(self, name: str = "main", outer: "Graph | None" = None):
+        self.name = name
+        self.outer = outer
+        self.operations: list[Operation] = []
+        self.inputs: list[Tensor] = []
+        self.outputs: list = []
+        self.captures: list[tuple[Tensor, Tensor]] = []
+        self.library: dict[str, Graph] = outer.library if outer is not None else {}
+        self.last_stateful: Operation | None = None
+        self._capture_map: dict[int, Tensor] = {}
+        self._name_counts: dict[str, int] = {}
+
+    # -- naming -----------------------------------------------------------
+
+    def unique_name(self, base: str) -> str:
+        """``base`` the first time, then ``base_1``, ``base_2``, ..."""
+        n = self._name_counts.get(base)
+        self._name_counts[base] = 1 if n is None else n + 1
+        return base if n is None else f"{base}_{n}"
+
+    def add_function(self, graph: "Graph", base: str) -> str:
+        """Adds ``graph`` to the shared function library under a unique name."""
+        name = base
+        i = 0
+        while name in self.library:
+            i += 1
+            name = f"{base}_{i}"
+        graph.name = name
+        self.library[name] = graph
+        return name
+
+    # -- building ---------------------------------------------------------
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this the current graph: new ops go here."""
+        stack = getattr(_state, "stack", None)
+        if stack is None:
+            stack = _state.stack = []
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    def add_op(self, type: str, inputs, attrs, output_specs, *, stateful=False, location=None, name=None):
+        """Appends an operation; ``output_specs`` is a list of (dtype, shape)."""
+        inputs = [self.capture(t) if t.op.graph is not self else t for t in inputs]
+        control_inputs = []
+        if stateful and self.last_stateful is not None:
+            control_inputs.append(self.last_stateful)
+        op = Operation(self, self.unique_name(name or type), type, inputs, attrs, control_inputs, location)
+        op.outputs = [Tensor(op, i, dtype, shape) for i, (dtype, shape) in enumerate(output_specs)]
+        self.operations.append(op)
+        if stateful:
+            self.last_stateful = op
+        return op
+
+    def add_placeholder(self, dtype, shape, name="input"):
+        """A new graph input of the given dtype and shape."""
+        op = self.add_op("Placeholder", [], {"dtype": dtype, "shape": shape}, [(dtype, shape)], name=name)
+        self.inputs.append(op.outputs[0])
+        return op.outputs[0]
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        """The placeholder standing for ``tensor`` of an enclosing graph."""
+        found = self._capture_map.get(id(tensor))
+        if found is not None:
+            return found
+        if self.outer is None or not self._encloses(tensor.op.graph):
+            raise TracingError(
+                f"tensor {tensor.name} belongs to another trace (created at "
+                f"{tensor.op.location or '<unknown>'}) and cannot be used in graph {self.name!r}: "
+                "a tensor escaped the function or branch that created it. Return it from that "
+                "function instead of storing it in a Python variable or attribute."
+            )
+        outer_tensor = tensor if tensor.op.graph is self.outer else self.outer.capture(tensor)
+        inner = self.add_placeholder(tensor.dtype, tensor.shape, name="capture")
+        self.inputs.pop()  # captures are listed apart from the declared inputs
+        self.captures.append((outer_tensor, inner))
+        self._capture_map[id(tensor)] = inner
+        return inner
+
+    def _encloses(self, graph) -> bool:
+        g = self.outer
+        while g is not None:
+            if g is graph:
+                return True
+            g = g.outer
+        return False
+
+    @property
+    def all_inputs(self) -> list[Tensor]:
+        """Declared inputs followed by capture placeholders (the calling convention)."""
+        return self.inputs + [inner for _, inner in self.captures]
+
+    def is_stateful(self) -> bool:
+        """True if this graph or any function it calls holds a stateful op."""
+        return self.last_stateful is not None
+
+    def __repr__(self):
+        return f"<Graph {self.name}: {len(self.operations)} ops>"

@@ -1,0 +1,124 @@
+"""The op registry: what each op type means, and the one way ops are applied.
+
+An ``OpDef`` gives an op type its shape/dtype inference (``infer``), its
+numpy kernel (``kernel``) and whether it has side effects (``stateful``).
+Adding an op means registering one ``OpDef``; every pass and executor looks
+op types up here (with a default rule for types it has no entry for).
+
+``apply_op`` is the single entry point the op library uses:
+
+* eagerly (no graph being built, no symbolic input) it runs the kernel on
+  numpy values and returns numpy values;
+* while tracing it converts Python/numpy inputs to ``Const`` ops, infers the
+  outputs' dtypes and shapes -- so static shape errors surface at trace
+  time, naming the op and the user's line -- and adds the operation to the
+  current graph.
+
+Kernel contract: ``kernel(*input_values, **attrs)`` returns the output value
+for single-output ops, or a tuple of values for ops with several outputs.
+Inference contract: ``infer(inputs, attrs)`` gets the input tensors (objects
+with ``dtype`` and ``shape``) and returns a list of ``(dtype, shape)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+from autograph.runtime import dtypes
+from autograph.runtime.errors import TracingError
+from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.tensor import Tensor
+
+
+@dataclasses.dataclass(frozen=True)
+class OpDef:
+    type: str
+    infer: Callable
+    kernel: Callable
+    stateful: bool = False
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(type: str, *, infer: Callable, kernel: Callable, stateful: bool = False) -> OpDef:
+    """Registers op ``type``; registering a type twice is a programming error."""
+    if type in REGISTRY:
+        raise ValueError(f"op type {type!r} is already registered")
+    opdef = OpDef(type, infer, kernel, stateful)
+    REGISTRY[type] = opdef
+    return opdef
+
+
+def get(type: str) -> OpDef:
+    try:
+        return REGISTRY[type]
+    except KeyError:
+        raise KeyError(f"unknown op type {type!r}: it was never registered") from None
+
+
+def eager_value(value, dtype=None):
+    """A Python/numpy value as a numpy array (optionally of ``dtype``)."""
+    array = np.asarray(value, dtype=dtype)
+    if dtype is None and array.dtype not in dtypes.SUPPORTED:
+        dtypes.as_dtype(array.dtype)  # raises a TypeError naming the dtype
+    return array
+
+
+def constant(value, dtype=None, name="Const"):
+    """A ``Const`` op in the current graph holding ``value``."""
+    graph = current_graph()
+    array = eager_value(value, dtype)
+    if array.dtype == object:
+        raise TypeError(f"cannot convert {value!r} to a tensor: it is not numeric")
+    op = graph.add_op(
+        "Const", [], {"value": array, "dtype": array.dtype}, [(array.dtype, array.shape)],
+        location=user_location(), name=name,
+    )
+    return op.outputs[0]
+
+
+def convert_to_tensor(value, dtype=None):
+    """``value`` as a tensor of the current graph (Tensors pass through)."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            raise TypeError(f"expected a {np.dtype(dtype).name} tensor, got {value!r}")
+        return value
+    return constant(value, dtype)
+
+
+def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
+    """Runs (eager) or adds (tracing) op ``op_type``; returns its output(s).
+
+    Single-output ops return one value; multi-output ops return a tuple.
+    """
+    opdef = get(op_type)
+    attrs = attrs or {}
+    graph = current_graph()
+    if graph is None:
+        if any(isinstance(x, Tensor) for x in inputs):
+            symbolic = next(x for x in inputs if isinstance(x, Tensor))
+            raise TracingError(
+                f"{op_type}: tensor {symbolic.name} of a finished trace is used outside it, at "
+                f"{user_location() or '<unknown>'}. A symbolic tensor only exists while its "
+                "function is traced; return it from the function instead of keeping it."
+            )
+        return opdef.kernel(*[eager_value(x) for x in inputs], **attrs)
+    tensors = [convert_to_tensor(x) for x in inputs]
+    location = user_location()
+    try:
+        specs = opdef.infer(tensors, attrs)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{op_type} at {location or '<unknown>'}: {e}") from None
+    op = graph.add_op(
+        op_type, tensors, attrs, specs,
+        stateful=opdef.stateful if stateful is None else stateful,
+        location=location, name=name,
+    )
+    if len(op.outputs) == 1:
+        return op.outputs[0]
+    return tuple(op.outputs)
+

@@ -1,0 +1,111 @@
+"""Symbolic tensors and tensor specs.
+
+A ``Tensor`` is one output of an ``Operation`` in a ``Graph``: it has no
+value, only a dtype and a static shape.  Its Python operators (``+``, ``<``,
+``@``, ``-t``, ``t[i]``, ...) build graph operations; they are installed from
+the one table of operator spellings in ``runtime/spellings.py``.
+
+Python constructs that need a concrete value -- ``bool(t)``, ``iter(t)``,
+``len(t)`` -- raise ``TracingError``: in code autograph converted, control
+flow never asks for them; in code it did not convert, the message says how
+to fix it.
+"""
+
+from __future__ import annotations
+
+from autograph.runtime import dtypes, shapes
+from autograph.runtime.errors import TracingError
+
+
+class TensorSpec:
+    """The dtype and static shape of a value: ``TensorSpec((None, 3), 'float32')``."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype="float32", name=None):
+        self.shape = shapes.as_shape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    def is_compatible_with(self, other) -> bool:
+        """True if ``other`` (a spec, tensor or array) fits this spec."""
+        return other.dtype == self.dtype and shapes.is_subshape(shapes.as_shape(other.shape), self.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype, self.name) == (other.shape, other.dtype, other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self):
+        name = f", name={self.name!r}" if self.name else ""
+        return f"TensorSpec({shapes.format_shape(self.shape)}, {self.dtype.name}{name})"
+
+
+class Tensor:
+    """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
+
+    __slots__ = ("op", "value_index", "dtype", "shape")
+
+    # numpy must defer to our reflected operators: np.float32(2) * t -> t.__rmul__
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(self, op, value_index, dtype, shape):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self.shape = shape
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def ndim(self):
+        return None if self.shape is None else len(self.shape)
+
+    def __repr__(self):
+        return f"<Tensor {self.name} {self.dtype.name}{shapes.format_shape(self.shape)}>"
+
+    __hash__ = object.__hash__  # identity, although == builds an Equal op
+
+    def _where(self):
+        loc = self.op.location
+        return f" (tensor {self.name} created at {loc})" if loc else f" (tensor {self.name})"
+
+    def __bool__(self):
+        raise TracingError(
+            "using a symbolic tensor as a Python bool is not allowed" + self._where() + ": "
+            "an `if`, `while`, `and`/`or`/`not` or assert in code that autograph did not convert "
+            "needs a concrete value. Convert the function (ag.function / ag.convert converts it "
+            "unless it is marked do_not_convert), or use rt.cond / rt.where / rt.while_loop."
+        )
+
+    def __iter__(self):
+        raise TracingError(
+            "iterating over a symbolic tensor is not allowed" + self._where() + ": a `for` loop or "
+            "unpacking in code that autograph did not convert needs a concrete value. Convert the "
+            "function, or index the tensor explicitly / use rt.while_loop."
+        )
+
+    def __len__(self):
+        raise TracingError(
+            "len() of a symbolic tensor is not allowed" + self._where() + ": its length is not a "
+            "Python int while tracing. Convert the function (converted code turns len() into "
+            "rt.shape(t)[0]), or use rt.shape(t)[0] / t.shape[0] for a static size."
+        )
+
+    def __index__(self):
+        raise TracingError(
+            "a symbolic tensor cannot be used as a Python index or int" + self._where() + ". "
+            "Use tensor ops (rt.gather, rt.cast) instead."
+        )
+
+
+def is_tensor(value) -> bool:
+    return isinstance(value, Tensor)
