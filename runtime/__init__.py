@@ -3,11 +3,113 @@ the graph IR, the op library, the executor, the optimizer and tracing.
 
 Imported as ``autograph.runtime`` (conventionally ``rt``).  It knows nothing
 of ASTs or conversion.
+
+    from autograph import runtime as rt
+    rt.float32, rt.TensorSpec((None,), "float32"), rt.Graph, rt.Tensor
+    rt.add(x, 1), rt.reduce_sum(x, axis=0), rt.matmul(a, b), ...
+
+Outside a trace every op runs eagerly on numpy and returns numpy values.
 """
 
 from autograph.runtime.errors import (
     AutoGraphError,
     AutoGraphWarning,
     ConversionError,
+    ExecutionError,
     TracingError,
+    VerificationError,
 )
+from autograph.runtime.dtypes import (
+    as_dtype,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from autograph.runtime.tensor import Tensor, TensorSpec, is_tensor
+from autograph.runtime.graph import Graph, Operation, current_graph
+from autograph.runtime import spellings as _spellings  # installs the Tensor operator dunders
+from autograph.runtime.ops import (
+    abs,  # noqa: A004
+    add,
+    argmax,
+    cast,
+    concat,
+    constant,
+    cos,
+    divide,
+    equal,
+    exp,
+    fill,
+    floordiv,
+    gather,
+    greater,
+    greater_equal,
+    identity,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    ones,
+    ones_like,
+    pow,  # noqa: A004
+    range,  # noqa: A004
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    reshape,
+    shape,
+    sin,
+    size,
+    sqrt,
+    square,
+    stack,
+    subtract,
+    tanh,
+    where,
+    zeros,
+    zeros_like,
+)
+from autograph.runtime.executor import run_graph
+
+bool = bool_  # noqa: A001 - rt.bool, as tf.bool
+
+# ---------------------------------------------------------------------------
+# Other engineers' modules, imported only when present (they are being
+# written in parallel).  The lead replaces this guarded block with plain
+# imports once control_flow_ops, function and ops.state exist.
+# ---------------------------------------------------------------------------
+import importlib.util as _importlib_util
+
+
+def _present(module: str) -> bool:
+    return _importlib_util.find_spec(module) is not None
+
+
+if _present("autograph.runtime.control_flow_ops"):
+    from autograph.runtime.control_flow_ops import cond, while_loop
+if _present("autograph.runtime.function"):
+    from autograph.runtime.function import function
+if _present("autograph.runtime.ops.state"):
+    from autograph.runtime.ops import state as _state
+    from autograph.runtime.ops.state import Variable, py_function, random
+    from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print

@@ -16,11 +16,14 @@ int16 = np.dtype(np.int16)
 int32 = np.dtype(np.int32)
 int64 = np.dtype(np.int64)
 uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
 float16 = np.dtype(np.float16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
 
-SUPPORTED = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64)
+SUPPORTED = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in SUPPORTED}
 _BY_NAME["bool_"] = bool_
 

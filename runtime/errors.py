@@ -34,6 +34,29 @@ class TracingError(AutoGraphError):
     """
 
 
+class ExecutionError(AutoGraphError):
+    """An operation failed while a graph was running.
+
+    The message names the op, its printed form and the user's ``file:line``
+    that created it; for a failure inside an ``If``/``While`` body it also
+    lists the enclosing functional ops.  The original exception is
+    ``original`` (and ``__cause__``).
+    """
+
+    def __init__(self, message: str, original: BaseException | None = None):
+        super().__init__(message)
+        self.original = original
+
+
+class VerificationError(AutoGraphError):
+    """``graph.verify()`` found a broken invariant of the graph IR.
+
+    The message names the op and what is wrong, followed by a window of the
+    graph's text around that op.  It means a bug in whatever built or
+    rewrote the graph (an optimizer pass, a hand-edited graph def).
+    """
+
+
 class AutoGraphWarning(UserWarning):
     """Something autograph could not do, that it worked around.
 

@@ -193,5 +193,38 @@ class Graph:
         """True if this graph or any function it calls holds a stateful op."""
         return self.last_stateful is not None
 
+    # -- printing, serialization, verification (thin delegations) ---------
+
+    def to_text(self, *, locations: bool = True) -> str:
+        """A readable listing, one op per line, sub-graphs inline (``runtime/printer.py``)."""
+        from autograph.runtime import printer
+
+        return printer.to_text(self, locations=locations)
+
+    def to_dot(self) -> str:
+        """A Graphviz digraph of this graph and the functions it calls."""
+        from autograph.runtime import printer
+
+        return printer.to_dot(self)
+
+    def as_graph_def(self) -> dict:
+        """A JSON-serializable dict: nodes and function library (``runtime/serialize.py``)."""
+        from autograph.runtime import serialize
+
+        return serialize.as_graph_def(self)
+
+    @classmethod
+    def from_graph_def(cls, graph_def: dict) -> "Graph":
+        """Rebuilds a graph saved with ``as_graph_def`` (no Python source needed)."""
+        from autograph.runtime import serialize
+
+        return serialize.from_graph_def(graph_def)
+
+    def verify(self) -> None:
+        """Checks the IR's invariants; raises ``VerificationError`` (``runtime/verify.py``)."""
+        from autograph.runtime import verify
+
+        verify.verify(self)
+
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.operations)} ops>"

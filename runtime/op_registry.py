@@ -18,6 +18,15 @@ Kernel contract: ``kernel(*input_values, **attrs)`` returns the output value
 for single-output ops, or a tuple of values for ops with several outputs.
 Inference contract: ``infer(inputs, attrs)`` gets the input tensors (objects
 with ``dtype`` and ``shape``) and returns a list of ``(dtype, shape)``.
+
+Functional ops: attributes that name functions of the graph library (``If``:
+``then_branch``/``else_branch``; ``While``: ``cond``/``body``) are listed in
+``FUNCTION_ATTRS`` (``register(..., function_attrs=...)`` adds entries).  The
+executor calls the kernel of such an op with one extra keyword argument,
+``library`` (the graph's function library, ``{name: Graph}``), so the kernel
+can run its sub-graphs with ``executor.run_graph``.  An optional
+``verify(op, library)`` hook checks an op's sub-graph signatures for
+``graph.verify()`` (raise ``ValueError`` with a message on a mismatch).
 """
 
 from __future__ import annotations
@@ -39,18 +48,41 @@ class OpDef:
     infer: Callable
     kernel: Callable
     stateful: bool = False
+    verify: Callable | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}
 
+# op type -> names of its attributes that name functions of the graph library.
+FUNCTION_ATTRS: dict[str, tuple[str, ...]] = {
+    "If": ("then_branch", "else_branch"),
+    "While": ("cond", "body"),
+}
 
-def register(type: str, *, infer: Callable, kernel: Callable, stateful: bool = False) -> OpDef:
+
+def register(
+    type: str,
+    *,
+    infer: Callable,
+    kernel: Callable,
+    stateful: bool = False,
+    verify: Callable | None = None,
+    function_attrs: tuple[str, ...] | None = None,
+) -> OpDef:
     """Registers op ``type``; registering a type twice is a programming error."""
     if type in REGISTRY:
         raise ValueError(f"op type {type!r} is already registered")
-    opdef = OpDef(type, infer, kernel, stateful)
+    opdef = OpDef(type, infer, kernel, stateful, verify)
     REGISTRY[type] = opdef
+    if function_attrs is not None:
+        FUNCTION_ATTRS[type] = tuple(function_attrs)
     return opdef
+
+
+def function_attrs(op) -> list[tuple[str, str]]:
+    """``(attr name, library function name)`` for each function ``op`` refers to."""
+    names = FUNCTION_ATTRS.get(op.type, ())
+    return [(a, op.attrs[a]) for a in names if isinstance(op.attrs.get(a), str)]
 
 
 def get(type: str) -> OpDef:
@@ -68,10 +100,13 @@ def eager_value(value, dtype=None):
     return array
 
 
-def constant(value, dtype=None, name="Const"):
+def constant(value, dtype=None, name="const"):
     """A ``Const`` op in the current graph holding ``value``."""
     graph = current_graph()
-    array = eager_value(value, dtype)
+    try:
+        array = eager_value(value, dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {value!r} to a tensor ({e}); pass numbers or numpy arrays") from None
     if array.dtype == object:
         raise TypeError(f"cannot convert {value!r} to a tensor: it is not numeric")
     op = graph.add_op(
@@ -90,6 +125,42 @@ def convert_to_tensor(value, dtype=None):
     return constant(value, dtype)
 
 
+def eager_result(result):
+    """A kernel's eager result with 0-d arrays as numpy scalars (``np.float32(3.0)``)."""
+    if isinstance(result, np.ndarray):
+        return result[()] if result.ndim == 0 else result
+    if isinstance(result, tuple):
+        return tuple(eager_result(r) for r in result)
+    return result
+
+
+def default_name(op_type: str) -> str:
+    """The base name of an op's outputs: ``ZerosLike`` -> ``zeros_like``, ``MatMul`` -> ``matmul``."""
+    name = _NAMES.get(op_type)
+    if name is None:
+        chars = []
+        for i, c in enumerate(op_type):
+            if c.isupper() and i and (op_type[i - 1].islower() or op_type[i - 1].isdigit()):
+                chars.append("_")
+            chars.append(c.lower())
+        name = _NAMES[op_type] = "".join(chars)
+    return name
+
+
+# op type -> base name, where the runtime function's name reads better than the type's
+_NAMES: dict[str, str] = {
+    "MatMul": "matmul",
+    "ArgMax": "argmax",
+    "ConcatV2": "concat",
+    "GatherV2": "gather",
+    "RealDiv": "truediv",
+    "FloorDiv": "floordiv",
+    "FloorMod": "mod",
+    "Pack": "stack",
+    "Select": "where",
+}
+
+
 def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
     """Runs (eager) or adds (tracing) op ``op_type``; returns its output(s).
 
@@ -106,17 +177,17 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
                 f"{user_location() or '<unknown>'}. A symbolic tensor only exists while its "
                 "function is traced; return it from the function instead of keeping it."
             )
-        return opdef.kernel(*[eager_value(x) for x in inputs], **attrs)
+        return eager_result(opdef.kernel(*[eager_value(x) for x in inputs], **attrs))
     tensors = [convert_to_tensor(x) for x in inputs]
     location = user_location()
     try:
         specs = opdef.infer(tensors, attrs)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, IndexError) as e:
         raise type(e)(f"{op_type} at {location or '<unknown>'}: {e}") from None
     op = graph.add_op(
         op_type, tensors, attrs, specs,
         stateful=opdef.stateful if stateful is None else stateful,
-        location=location, name=name,
+        location=location, name=name or default_name(op_type),
     )
     if len(op.outputs) == 1:
         return op.outputs[0]

@@ -28,7 +28,11 @@ the body reads them before writing them)::
 
 ``symbol_names`` is the tuple of the state variables' names, in the same
 order, used only for error messages.  A state variable that may be unbound
-before the statement holds ``Undefined('name')``.
+before the statement holds ``Undefined('name')``.  State variables are
+plain names, or attribute chains such as ``self.total`` (``get_state``
+reads ``self.total``, ``set_state`` assigns it).  A statement without state
+passes ``no_state`` as both ``get_state`` and ``set_state`` (``()`` and
+``0`` outputs); an ``if`` without ``else`` passes ``no_op`` as ``orelse``.
 
 Operators (signatures are fixed; generated code calls them positionally):
 
@@ -36,11 +40,63 @@ Operators (signatures are fixed; generated code calls them positionally):
   -- ``nouts`` is the number of state variables (the outputs of the ``if``).
 * ``while_stmt(test, body, get_state, set_state, symbol_names, opts)`` --
   ``test`` is a zero-argument closure; ``opts`` is a dict
-  (``maximum_iterations``, ``shape_invariants``).
+  (``maximum_iterations``, ``shape_invariants``).  The Python path
+  evaluates ``test()`` once; a ``Tensor`` result hands the whole loop (with
+  the same arguments) to ``control_flow.while_stmt``, which calls ``test``
+  again while tracing.
 * ``for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,
   opts)`` -- ``body(iterate)``; ``extra_test`` is ``None`` or a zero-argument
   closure checked before each iteration (it carries lowered ``break`` and
-  ``return`` flags).
+  ``return`` flags).  ``opts['iterate_names']`` is the loop target as
+  written (``'i'``, ``'k, v'``).  A ``Tensor`` iterable, or an object whose
+  class sets ``__ag_staged_iterable__ = True`` (what ``control_flow.range_``
+  returns for a tensor bound), goes to ``control_flow.for_stmt``.
 * ``if_exp(cond, if_true, if_false, expr_repr)``, ``and_(a, b)``,
-  ``or_(a, b)``, ``not_(a)`` -- the lazy operands are zero-argument closures.
+  ``or_(a, b)``, ``not_(a)`` -- the lazy operands are zero-argument
+  closures; ``expr_repr`` is the condition's source text.  When the first
+  operand of ``and_``/``or_`` evaluates to a ``Tensor``, the graph path gets
+  ``control_flow.and_(lambda: value, b)``: same signature, the evaluated
+  operand wrapped in a closure so it is never evaluated twice.
+* ``assert_(cond, message)`` -- ``message`` is ``None`` or a closure
+  returning the assertion message; graph path ``control_flow.assert_``.
+* ``Undefined('x')`` -- the value of a variable not defined on every path;
+  any use raises ``UnboundLocalError`` naming ``x`` and the user's line.
+  ``is_undefined(v)`` tests for it.
+* ``list_append(l, x) -> l``, ``list_pop(l, i=None) -> (l, item)``,
+  ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
+  ``'+='``): generated code rebinds the receiver with the result.  Graph
+  paths: ``control_flow.list_append/list_pop`` for a ``Tensor`` or an
+  object whose class sets ``__ag_staged_list__ = True``;
+  ``control_flow.aug_setitem`` for a ``Tensor``.
+* ``converted_call(f, /, *args, **kwargs)`` -- calls ``f``, converting it
+  first if it is user code (see ``calls``).
+* builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``abs``,
+  ``enumerate``, ``zip``: the builtin for Python values; for a ``Tensor``
+  argument ``control_flow.range_``, ``len_``, ``print_``, ``int_``,
+  ``float_``, ``abs_``, ``enumerate_``, ``zip_`` (same arguments).
+
+Every graph path lives in ``autograph.runtime.control_flow`` and is imported
+lazily, only when a ``Tensor`` shows up.
 """
+
+from autograph.runtime.operators.calls import (
+    DO_NOT_CONVERT_ATTR,
+    converted_call,
+    register_converted_code,
+    set_conversion_hook,
+)
+from autograph.runtime.operators.data_structures import aug_setitem, list_append, list_pop
+from autograph.runtime.operators.exceptions import assert_
+from autograph.runtime.operators.logical import and_, if_exp, not_, or_
+from autograph.runtime.operators.py_builtins import (
+    abs_ as abs,
+    enumerate_ as enumerate,
+    float_ as float,
+    int_ as int,
+    len_ as len,
+    print_ as print,
+    range_ as range,
+    zip_ as zip,
+)
+from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
+from autograph.runtime.operators.undefined import Undefined, is_undefined

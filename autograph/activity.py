@@ -1,0 +1,288 @@
+"""Activity analysis: which symbols each statement reads and binds.
+
+Annotates (keys documented in ``anno``):
+
+* every ``FunctionDef``/``Lambda`` with ``SCOPE``, a ``Scope``;
+* every statement with ``USES`` and ``DEFS``: the names the statement
+  itself reads and binds, not counting its nested blocks (an ``if``: its
+  test; a ``for``: its iterable / its target; a nested ``def``: its
+  decorators and defaults, plus the free variables of its body, read when
+  the closure runs);
+* every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere
+  in its blocks, plus the attribute chains assigned there (``self.total``).
+
+A nested function, lambda, class or generator expression is its own scope:
+the names of the enclosing function it mentions are *captured* (they may be
+read or written at any later time, so liveness treats them as always live).
+Comprehensions other than generator expressions run at once: their reads
+count as reads of the statement.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import anno, qual_names
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp)
+
+
+class Scope:
+    """Symbols of one function scope.
+
+    ``params``: parameter names; ``bound``: every name bound in the scope
+    (parameters included); ``globals``/``nonlocals``: declared names;
+    ``captured``: local names that nested scopes mention; ``free``: names
+    the scope mentions without binding them.
+    """
+
+    __slots__ = ("params", "bound", "globals", "nonlocals", "captured", "free", "uses_locals")
+
+    def __init__(self):
+        self.params = []
+        self.bound = set()
+        self.globals = set()
+        self.nonlocals = set()
+        self.captured = set()
+        self.free = set()
+        self.uses_locals = False
+
+    @property
+    def locals(self) -> set:
+        return self.bound - self.globals - self.nonlocals
+
+    @property
+    def always_live(self) -> set:
+        """Names whose value is observable outside the straight-line code."""
+        return self.captured | self.globals | self.nonlocals
+
+    def __repr__(self):
+        def fmt(names):
+            return "{" + ", ".join(sorted(names)) + "}"
+
+        return (
+            f"Scope(params={self.params}, locals={fmt(self.locals)}, globals={fmt(self.globals)}, "
+            f"nonlocals={fmt(self.nonlocals)}, captured={fmt(self.captured)}, free={fmt(self.free)})"
+        )
+
+
+class _ScopeWalker:
+    """Walks one scope; nested scopes get their own walker."""
+
+    __slots__ = ("scope", "reads", "nested_free")
+
+    def __init__(self):
+        self.scope = Scope()
+        self.reads = set()
+        self.nested_free = set()
+
+    # -- expressions --------------------------------------------------------
+
+    def expr(self, node, uses, defs):
+        """Collects the names ``node`` reads into ``uses`` and binds into ``defs``."""
+        kind = type(node)
+        if kind is gast.Name:
+            ctx = type(node.ctx)
+            if ctx is gast.Load:
+                uses.add(node.id)
+            elif ctx is gast.Store:
+                defs.add(node.id)
+            else:
+                uses.add(node.id)
+                defs.add(node.id)
+            return
+        if kind is gast.Lambda:
+            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                self.expr(default, uses, defs)
+            self._nested(node, uses)
+            return
+        if kind in _COMPREHENSIONS or kind is gast.GeneratorExp:
+            inner_uses, inner_defs, targets = set(), set(), set()
+            for generator in node.generators:
+                self.expr(generator.target, set(), targets)
+                self.expr(generator.iter, inner_uses, inner_defs)
+                for condition in generator.ifs:
+                    self.expr(condition, inner_uses, inner_defs)
+            if kind is gast.DictComp:
+                self.expr(node.key, inner_uses, inner_defs)
+                self.expr(node.value, inner_uses, inner_defs)
+            else:
+                self.expr(node.elt, inner_uses, inner_defs)
+            outer = inner_uses - targets
+            uses |= outer
+            defs |= inner_defs - targets  # walrus inside a comprehension binds outside
+            if kind is gast.GeneratorExp:
+                self.nested_free |= outer
+            return
+        if kind is gast.Call and type(node.func) is gast.Name and node.func.id in ("locals", "vars", "eval", "exec"):
+            self.scope.uses_locals = True
+        for field in node._fields:
+            value = getattr(node, field)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        self.expr(item, uses, defs)
+            elif isinstance(value, gast.AST):
+                self.expr(value, uses, defs)
+
+    def target(self, node, uses, defs, modified):
+        """An assignment target: names are bound; attribute chains are modified."""
+        kind = type(node)
+        if kind is gast.Name:
+            defs.add(node.id)
+        elif kind in (gast.Tuple, gast.List):
+            for element in node.elts:
+                self.target(element, uses, defs, modified)
+        elif kind is gast.Starred:
+            self.target(node.value, uses, defs, modified)
+        else:
+            if kind is gast.Attribute:
+                qn = qual_names.qn_of(node)
+                if qn is not None:
+                    modified.add(qn)
+                self.expr(node.value, uses, defs)
+            else:
+                self.expr(node, uses, defs)
+
+    def _nested(self, node, uses):
+        """Analyses a nested function or lambda; its free names count as reads here."""
+        free = analyze(node)
+        uses |= free
+        self.nested_free |= free
+
+    # -- statements ---------------------------------------------------------
+
+    def block(self, statements) -> set:
+        modified = set()
+        for statement in statements:
+            modified |= self.statement(statement)
+        return modified
+
+    def statement(self, node) -> set:
+        """Annotates ``node``; returns the symbols bound anywhere in it."""
+        uses, defs, modified = set(), set(), set()
+        kind = type(node)
+        if kind is gast.Assign:
+            self.expr(node.value, uses, defs)
+            for target in node.targets:
+                self.target(target, uses, defs, modified)
+        elif kind is gast.AugAssign:
+            self.expr(node.value, uses, defs)
+            self.target(node.target, uses, defs, modified)
+            if type(node.target) is gast.Name:
+                uses.add(node.target.id)
+        elif kind is gast.AnnAssign:
+            if node.value is not None:
+                self.expr(node.value, uses, defs)
+                self.target(node.target, uses, defs, modified)
+            elif type(node.target) is not gast.Name:
+                self.expr(node.target, uses, set())
+        elif kind in (gast.If, gast.While):
+            self.expr(node.test, uses, defs)
+            modified |= self.block(node.body) | self.block(node.orelse)
+            anno.set(node, anno.MODIFIED, frozenset(modified | defs))
+        elif kind in (gast.For, gast.AsyncFor):
+            self.expr(node.iter, uses, set())
+            extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
+            if extra_test is not None:
+                self.expr(extra_test, uses, set())
+            self.target(node.target, uses, defs, modified)
+            modified |= self.block(node.body) | self.block(node.orelse)
+            anno.set(node, anno.MODIFIED, frozenset(modified | defs))
+        elif kind in (gast.With, gast.AsyncWith):
+            for item in node.items:
+                self.expr(item.context_expr, uses, defs)
+                if item.optional_vars is not None:
+                    self.target(item.optional_vars, uses, defs, modified)
+            modified |= self.block(node.body)
+        elif kind in (gast.Try, getattr(gast, "TryStar", gast.Try)):
+            modified |= self.block(node.body) | self.block(node.orelse) | self.block(node.finalbody)
+            for handler in node.handlers:
+                h_uses, h_defs = set(), set()
+                if handler.type is not None:
+                    self.expr(handler.type, h_uses, h_defs)
+                if handler.name is not None:
+                    self.target(handler.name, h_uses, h_defs, modified)
+                anno.set(handler, anno.USES, frozenset(h_uses))
+                anno.set(handler, anno.DEFS, frozenset(h_defs))
+                self.reads |= h_uses
+                self.scope.bound |= h_defs
+                modified |= h_defs | self.block(handler.body)
+        elif kind in _FUNCTIONS or kind is gast.ClassDef:
+            for decorator in node.decorator_list:
+                self.expr(decorator, uses, defs)
+            if kind is gast.ClassDef:
+                for base in node.bases + [k.value for k in node.keywords]:
+                    self.expr(base, uses, defs)
+                free = _class_free(node)
+                uses |= free
+                self.nested_free |= free
+            else:
+                for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                    self.expr(default, uses, defs)
+                self._nested(node, uses)
+            defs.add(node.name)
+        elif kind in (gast.Import, gast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    defs.add((alias.asname or alias.name).partition(".")[0])
+        elif kind is gast.Global:
+            self.scope.globals.update(node.names)
+        elif kind is gast.Nonlocal:
+            self.scope.nonlocals.update(node.names)
+        elif kind is gast.Match:
+            self.expr(node.subject, uses, defs)
+            for case in node.cases:
+                self.expr(case.pattern, uses, defs)
+                _pattern_names(case.pattern, defs)
+                if case.guard is not None:
+                    self.expr(case.guard, uses, defs)
+                modified |= self.block(case.body)
+        else:
+            self.expr(node, uses, defs)
+        anno.set(node, anno.USES, frozenset(uses))
+        anno.set(node, anno.DEFS, frozenset(defs))
+        self.reads |= uses
+        self.scope.bound |= defs
+        return modified | defs
+
+
+def _pattern_names(pattern, defs):
+    for node in gast.walk(pattern):
+        for field in ("name", "rest"):
+            value = getattr(node, field, None)
+            if type(value) is str:
+                defs.add(value)
+
+
+def _class_free(node) -> set:
+    """Names a nested class body mentions (conservatively: all of them)."""
+    return {n.id for n in gast.walk(node) if type(n) is gast.Name}
+
+
+def analyze(node) -> set:
+    """Annotates the function or lambda ``node`` and everything in it.
+
+    Returns the names the function mentions without binding them (its free
+    variables and the globals it reads).
+    """
+    walker = _ScopeWalker()
+    scope = walker.scope
+    args = node.args
+    for arg in args.posonlyargs + args.args + ([args.vararg] if args.vararg else []) + args.kwonlyargs + (
+        [args.kwarg] if args.kwarg else []
+    ):
+        scope.params.append(arg.id)
+    scope.bound.update(scope.params)
+    if type(node) is gast.Lambda:
+        uses = set()
+        walker.expr(node.body, uses, scope.bound)
+        walker.reads |= uses
+    else:
+        walker.block(node.body)
+    local = scope.locals
+    scope.captured = walker.nested_free & local
+    scope.free = (walker.reads | walker.nested_free | scope.nonlocals) - local
+    anno.set(node, anno.SCOPE, scope)
+    return scope.free

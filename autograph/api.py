@@ -1,0 +1,195 @@
+"""The public API: ``convert``, ``to_code``, ``do_not_convert``, ``function``.
+
+``convert(f)`` = load the source -> run the pipeline -> compile -> bind to
+``f``'s globals and closure.  Conversions are cached per code object and
+options (converting the same function again is a dictionary lookup), and
+every converted function is registered with the operators, so
+``converted_call`` calls it as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import warnings
+
+from autograph import compiling, context, loading, naming, pipeline
+from autograph.runtime import errors
+from autograph.runtime.operators import calls
+
+_CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
+
+
+class _Conversion:
+    """The result of converting one code object with one set of options."""
+
+    __slots__ = ("code", "node", "_source")
+
+    def __init__(self, code, node):
+        self.code = code
+        self.node = node
+        self._source = None
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            self._source = compiling.to_source(self.node)
+        return self._source
+
+
+_CACHE: dict = {}
+# converted function -> its conversion (for to_code)
+_CONVERSIONS: dict = {}
+
+
+def convert_node(node, filename, options, namespace=None, freevars=(), name="<function>", stop_after=None):
+    """Runs the pipeline on a ``gast`` function node (used by ``convert`` and the CLI)."""
+    ctx = context.Context(
+        filename, options, naming.names_in(node), namespace=namespace, freevars=freevars, function_name=name
+    )
+    return pipeline.run(node, ctx, stop_after=stop_after)
+
+
+def _conversion(function, options) -> _Conversion:
+    code = function.__code__
+    key = (code, options)
+    conversion = _CACHE.get(key)
+    if conversion is None:
+        if code.co_flags & _CO_GENERATOR:
+            raise _unsupported_function(function)
+        node = loading.load(function)
+        node = convert_node(
+            node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
+            name=function.__qualname__,
+        )
+        compiled = compiling.compile_function(node, code.co_filename, code.co_freevars)
+        calls.register_converted_code(compiled)
+        conversion = _CACHE[key] = _Conversion(compiled, node)
+        _CONVERSIONS[compiled] = conversion
+    return conversion
+
+
+def _unsupported_function(function):
+    code = function.__code__
+    kind = "a generator function (yield)" if code.co_flags & inspect.CO_GENERATOR else "an async function (async def / await)"
+    return errors.ConversionError(
+        f"'{function.__qualname__}' is {kind}, which autograph cannot convert: defined at "
+        f"{errors.at(code.co_filename, code.co_firstlineno)}. Call it from converted code instead "
+        "(it then runs as plain Python), or mark it with @ag.do_not_convert."
+    )
+
+
+def _warn_unconverted(function, reason):
+    warnings.warn(
+        f"autograph could not convert '{getattr(function, '__qualname__', function)}' and will run it as is: "
+        f"{reason}.",
+        errors.AutoGraphWarning,
+        stacklevel=3,
+    )
+
+
+def _convert_function(function, options):
+    code = function.__code__
+    if code in calls.converted_codes or getattr(function, calls.DO_NOT_CONVERT_ATTR, False):
+        return function
+    try:
+        conversion = _conversion(function, options)
+    except loading.SourceUnavailable as e:
+        _warn_unconverted(function, str(e))
+        return function
+    return compiling.instantiate(conversion.code, function)
+
+
+def convert(func=None, *, recursive=True):
+    """Converts ``func``: its Python control flow becomes calls of the operators.
+
+    Use as ``ag.convert(f)``, ``@ag.convert`` or ``@ag.convert(recursive=False)``
+    (``recursive``: convert the user functions it calls, too).  The result
+    behaves exactly like ``func`` on Python values.  Raises
+    ``ag.ConversionError`` for syntax autograph cannot convert; warns with
+    ``ag.AutoGraphWarning`` and returns ``func`` unchanged if its source is
+    unavailable.
+    """
+    options = context.Options(recursive=recursive)
+    if func is None:
+        return functools.partial(convert, recursive=recursive)
+    if type(func) is types.MethodType:
+        converted = convert(func.__func__, recursive=recursive)
+        return types.MethodType(converted, func.__self__)
+    if type(func) is types.FunctionType:
+        return _convert_function(func, options)
+    if isinstance(func, (staticmethod, classmethod)):
+        return type(func)(convert(func.__func__, recursive=recursive))
+    if callable(func) and not isinstance(func, type) and isinstance(getattr(type(func), "__call__", None), types.FunctionType):
+        return types.MethodType(convert(type(func).__call__, recursive=recursive), func)
+    _warn_unconverted(func, f"it is a {type(func).__name__}, not a Python function with source")
+    return func
+
+
+def _hook(function):
+    """The conversion hook ``converted_call`` uses: never raises, warns instead."""
+    if function.__code__.co_flags & _CO_GENERATOR:
+        return function
+    try:
+        return _convert_function(function, context.Options())
+    except errors.ConversionError as e:
+        warnings.warn(f"{e} It runs unconverted.", errors.AutoGraphWarning, stacklevel=4)
+        return function
+
+
+calls.set_conversion_hook(_hook)
+
+
+def to_code(func, *, recursive=True) -> str:
+    """The generated source of ``func`` (converted or not), deterministic and readable."""
+    if type(func) is types.MethodType:
+        func = func.__func__
+    if isinstance(func, (staticmethod, classmethod)):
+        func = func.__func__
+    if type(func) is not types.FunctionType:
+        raise TypeError(f"to_code expects a Python function, got {type(func).__name__}")
+    conversion = _CONVERSIONS.get(func.__code__)
+    if conversion is None:
+        if func.__code__ in calls.converted_codes:
+            raise errors.ConversionError(f"'{func.__qualname__}' is code generated by autograph, not a converted function")
+        try:
+            conversion = _conversion(func, context.Options(recursive=recursive))
+        except loading.SourceUnavailable as e:
+            raise errors.ConversionError(f"cannot show the code of '{func.__qualname__}': {e}.") from None
+    return conversion.source + "\n"
+
+
+def do_not_convert(func=None):
+    """Decorator: leaves ``func`` unconverted, even when called from converted code."""
+    if func is None:
+        return do_not_convert
+    target = func.__func__ if type(func) is types.MethodType else func
+    try:
+        setattr(target, calls.DO_NOT_CONVERT_ATTR, True)
+    except (AttributeError, TypeError):
+        pass
+    return func
+
+
+def function(func=None, *, input_signature=None, autograph=True, jit_compile=False, optimize=True, parallel=True, **options):
+    """``rt.function`` over the converted function: convert, trace, run the graph.
+
+    Use as ``@ag.function`` or ``@ag.function(input_signature=[...], ...)``.
+    """
+    if func is None:
+        return functools.partial(
+            function, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
+            optimize=optimize, parallel=parallel, **options,
+        )
+    from autograph.runtime import function as rt_function
+
+    return rt_function.function(
+        func,
+        input_signature=input_signature,
+        trace_transform=(lambda f: convert(f)) if autograph else None,
+        jit_compile=jit_compile,
+        optimize=optimize,
+        parallel=parallel,
+        **options,
+    )

@@ -1,0 +1,146 @@
+"""Small AST helpers shared by the converters: walking statement lists and scopes."""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import anno
+
+BLOCK_FIELDS = ("body", "orelse", "finalbody")
+FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+LOOPS = (gast.While, gast.For, gast.AsyncFor)
+
+SKIP = "skip"
+"""Annotation on nested functions converters must leave alone (generators, async)."""
+
+
+def child_blocks(node):
+    """The statement lists directly owned by ``node`` (bodies, handlers, cases)."""
+    blocks = []
+    for field in BLOCK_FIELDS:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            blocks.append((node, field))
+    for handler in getattr(node, "handlers", ()):
+        blocks.append((handler, "body"))
+    for case in getattr(node, "cases", ()):
+        blocks.append((case, "body"))
+    return blocks
+
+
+def transform_blocks(node, fn, into_functions=True):
+    """Replaces every statement list under ``node`` by ``fn(list)``, innermost first.
+
+    Does not enter nested functions when ``into_functions`` is false, nor
+    functions annotated ``SKIP``, nor class bodies.
+    """
+    for owner, field in child_blocks(node):
+        statements = getattr(owner, field)
+        for statement in statements:
+            kind = type(statement)
+            if kind is gast.ClassDef or anno.get(statement, SKIP, False):
+                continue
+            if kind in FUNCTIONS and not into_functions:
+                continue
+            transform_blocks(statement, fn, into_functions)
+        setattr(owner, field, fn(statements))
+
+
+def walk_scope(node):
+    """Every node of ``node``'s own scope (not descending into nested scopes)."""
+    stack = list(_children(node))
+    while stack:
+        current = stack.pop()
+        yield current
+        if type(current) not in SCOPES:
+            stack.extend(_children(current))
+
+
+def _children(node):
+    for field in node._fields:
+        value = getattr(node, field)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, gast.AST):
+                    yield item
+        elif isinstance(value, gast.AST):
+            yield value
+
+
+def functions(node):
+    """``node`` (a function) and every convertible function nested in it, outermost first."""
+    result = [node]
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for child in walk_scope(current):
+            if type(child) in FUNCTIONS and not anno.get(child, SKIP, False):
+                result.append(child)
+                stack.append(child)
+    return result
+
+
+def body_start(function) -> int:
+    """Index of the first statement after the docstring."""
+    body = function.body
+    if body and type(body[0]) is gast.Expr and type(body[0].value) is gast.Constant and isinstance(body[0].value.value, str):
+        return 1
+    return 0
+
+
+def negate(test):
+    """``not test`` (hand-built: a single operator node)."""
+    return gast.UnaryOp(op=gast.Not(), operand=test)
+
+
+def conjoin(first, second):
+    """``first and second``, flattening nested ``and``s."""
+    values = []
+    for operand in (first, second):
+        if type(operand) is gast.BoolOp and type(operand.op) is gast.And:
+            values.extend(operand.values)
+        else:
+            values.append(operand)
+    return gast.BoolOp(op=gast.And(), values=values)
+
+
+def rewrite(node, visit):
+    """Rebuilds ``node`` bottom-up: every descendant ``n`` is replaced by ``visit(n)``.
+
+    ``visit`` returns the node to use (``n`` itself to keep it).  Nested
+    functions annotated ``SKIP`` are left alone.
+    """
+    for field in node._fields:
+        value = getattr(node, field)
+        if type(value) is list:
+            for index, item in enumerate(value):
+                if isinstance(item, gast.AST) and not anno.get(item, SKIP, False):
+                    rewrite(item, visit)
+                    replacement = visit(item)
+                    if replacement is not item:
+                        value[index] = replacement
+        elif isinstance(value, gast.AST):
+            rewrite(value, visit)
+            replacement = visit(value)
+            if replacement is not value:
+                setattr(node, field, replacement)
+    return node
+
+
+def rewrite_body(function, visit):
+    """``rewrite`` over the statements of ``function``'s body only (not its signature)."""
+    for index, statement in enumerate(function.body):
+        rewrite(statement, visit)
+        replacement = visit(statement)
+        if replacement is not statement:
+            function.body[index] = replacement
+    return function
+
+
+def contains_type(node, types) -> bool:
+    """True if ``node`` or a descendant is an instance of ``types``."""
+    for child in gast.walk(node):
+        if isinstance(child, types):
+            return True
+    return False

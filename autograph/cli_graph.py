@@ -1,0 +1,233 @@
+"""``autograph graph FILE.py:FUNC --arg float32[3] ...``: trace one function and print its graph.
+
+Unlike ``autograph show``, this IMPORTS (runs) FILE: tracing needs the
+function object.  The function is traced with ``ag.function`` (or used as it
+is if FILE already decorates it) for the argument specs given by ``--arg``,
+one per positional parameter, in order:
+
+* ``float32[3]``, ``int32[]``, ``float64[?,2]`` (``?``, ``None`` or ``-1``
+  for an unknown dimension), or a bare dtype for a scalar: an input tensor;
+* anything else is read as a Python literal (``3``, ``2.5``, ``True``,
+  ``"'mode'"``): a constant the function sees as a Python value.
+
+Output (``--format``): ``text`` (the readable listing), ``json`` (the graph
+def), ``dot`` (Graphviz), ``python`` (the graph compiled by
+``jit_compile``).  ``--optimized`` prints the graph as it runs (after the
+optimizer) rather than as traced; ``--optimize-report`` prints the op counts
+before and after each optimizer pass.
+
+Exit status: 0 on success, 1 when FILE raises or the function cannot be
+converted or traced (message on stderr), 2 on bad usage (unknown file or
+function, malformed ``--arg``).
+
+Interface for ``autograph/cli.py``: ``add_parser(subparsers)`` registers the
+``graph`` sub-command, ``run(args) -> int`` executes it; ``main(argv)``
+runs it standalone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import os
+import re
+import sys
+import warnings
+
+HELP = "trace FUNC of FILE (IMPORTS and runs FILE) and print its graph"
+
+DESCRIPTION = (
+    "Trace one function with ag.function for the given argument specs and print the graph. "
+    "WARNING: this IMPORTS FILE, executing its module-level code (unlike `autograph show`, which "
+    "only reads the source)."
+)
+
+_SPEC = re.compile(r"^\s*([a-z_]+[0-9]*)\s*(?:\[\s*([^\]]*)\s*\])?\s*$")
+
+
+class UsageError(Exception):
+    """Bad command line: exit status 2."""
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Registers ``graph`` on an ``argparse`` sub-parsers object; returns its parser."""
+    parser = subparsers.add_parser("graph", help=HELP, description=DESCRIPTION)
+    configure(parser)
+    return parser
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="FILE.py:FUNC", help="the file (imported!) and the function to trace")
+    parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="one per positional parameter: DTYPE[SHAPE] (e.g. float32[3], int32[], float32[?,2]) "
+        "or a Python literal constant (e.g. 3, True, \"'mode'\")",
+    )
+    parser.add_argument("--format", choices=("text", "json", "dot", "python"), default="text")
+    parser.add_argument("--optimized", action="store_true", help="print the optimized graph (as it runs)")
+    parser.add_argument("--no-autograph", action="store_true", help="trace the function without converting it")
+    parser.add_argument(
+        "--optimize-report", action="store_true", help="print op counts before/after each optimizer pass"
+    )
+    parser.set_defaults(handler=run)
+
+
+def parse_arg(text: str):
+    """``float32[3]`` -> TensorSpec; other text -> the Python literal it spells."""
+    from autograph.runtime import dtypes
+    from autograph.runtime.tensor import TensorSpec
+
+    match = _SPEC.match(text)
+    if match is not None:
+        name, dims = match.group(1), match.group(2)
+        try:
+            dtype = dtypes.as_dtype(name)
+        except TypeError:
+            dtype = None
+        if dtype is not None:
+            shape = []
+            for dim in (dims or "").split(","):
+                dim = dim.strip()
+                if not dim:
+                    continue
+                if dim in ("?", "None", "-1"):
+                    shape.append(None)
+                elif dim.isdigit():
+                    shape.append(int(dim))
+                else:
+                    raise UsageError(f"--arg {text!r}: dimension {dim!r} must be a non-negative int or ?")
+            if dims is not None and dims.strip() == "" and "," in dims:
+                raise UsageError(f"--arg {text!r}: empty dimension")
+            return TensorSpec(tuple(shape), dtype)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise UsageError(
+            f"--arg {text!r} is neither a tensor spec (DTYPE[SHAPE], e.g. float32[3], int32[]) nor a Python "
+            "literal (e.g. 3, 2.5, True, \"'text'\")"
+        ) from None
+
+
+def _split_target(target: str):
+    path, sep, qualname = target.rpartition(":")
+    if not sep or not path or not qualname:
+        raise UsageError(f"target {target!r} must be FILE.py:FUNC (e.g. model.py:step)")
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such file")
+    return path, qualname
+
+
+def _load_module(path: str):
+    """Imports FILE as a module (its directory first on sys.path, as `python FILE` would)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            compile(f.read(), path, "exec")
+    except SyntaxError as e:
+        raise UsageError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    directory = os.path.dirname(os.path.abspath(path))
+    name = "_autograph_graph_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, directory)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if sys.path and sys.path[0] == directory:
+            sys.path.pop(0)
+    return module
+
+
+def _resolve(module, qualname: str, path: str):
+    obj = module
+    for part in qualname.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"{path} has no {qualname!r} (no attribute {part!r})")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"{path}:{qualname} is a {type(obj).__name__}, not a function")
+    return obj
+
+
+def _traceable(obj, no_autograph: bool):
+    """``obj`` as a traced function: as it is if FILE decorated it, else through ag.function."""
+    import autograph as ag
+    from autograph.runtime.function import BoundFunction, Function, function
+
+    if isinstance(obj, (Function, BoundFunction)):
+        return obj
+    if no_autograph:
+        return function(obj)
+    if hasattr(ag, "function"):
+        return ag.function(obj)
+    return function(obj, trace_transform=getattr(ag, "convert", None))
+
+
+def run(args) -> int:
+    """Executes ``autograph graph`` for parsed ``args``; returns the exit status."""
+    from autograph.runtime.errors import AutoGraphError
+
+    try:
+        path, qualname = _split_target(args.target)
+        specs = [parse_arg(a) for a in args.arg]
+        try:
+            module = _load_module(path)
+        except UsageError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's module failed: report it, no traceback
+            print(f"autograph graph: importing {path} raised {type(e).__name__}: {e}", file=sys.stderr)
+            return 1
+        fn = _resolve(module, qualname, path)
+    except UsageError as e:
+        print(f"autograph graph: {e}", file=sys.stderr)
+        return 2
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            traced = _traceable(fn, args.no_autograph)
+            cf = traced.get_concrete_function(*specs)
+    except TypeError as e:
+        print(f"autograph graph: {e}", file=sys.stderr)
+        return 2
+    except AutoGraphError as e:
+        print(f"autograph graph: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - the user's function failed while tracing
+        print(f"autograph graph: tracing {qualname} raised {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    graph = cf.execution_graph if args.optimized else cf.graph
+    if args.optimize_report:
+        from autograph.runtime import optimizer
+
+        _, report = optimizer.optimize(cf.graph, report=True)
+        print(report.to_text())
+        return 0
+    if args.format == "text":
+        print(graph.to_text())
+    elif args.format == "json":
+        print(json.dumps(graph.as_graph_def(), indent=1, sort_keys=True))
+    elif args.format == "dot":
+        print(graph.to_dot())
+    else:
+        print(cf.compiled_source())
+    return 0
+
+
+def main(argv=None) -> int:
+    """``python -m autograph.cli_graph FILE.py:FUNC ...`` (the same as ``autograph graph ...``)."""
+    parser = argparse.ArgumentParser(prog="autograph graph", description=DESCRIPTION)
+    configure(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Code generation: from the converted ``gast`` function to a live function.
+
+The converted ``def`` is compiled directly from the AST (no source text is
+re-parsed), under the original file name, so every node keeps the user's
+line numbers and tracebacks show the user's own lines.  It is compiled
+nested in a factory function that declares ``ag__`` and the original's
+free variables, only so that the compiler makes them free variables of the
+converted function; the factory never runs.  ``instantiate`` then builds
+the function object with:
+
+* the original's ``__globals__`` (the live module namespace: reads and
+  ``global`` writes are those of the original);
+* the original's closure cells, matched by name (a ``nonlocal`` write is
+  seen by the enclosing scope and vice versa), plus a cell holding the
+  operators module for ``ag__``;
+* the original's defaults, keyword defaults, annotations, name, qualname,
+  docstring, module, attributes, and ``__wrapped__`` pointing to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+import gast
+
+from autograph import templates
+import autograph.runtime.operators as operators
+
+AG_NAME = "ag__"
+_AG_CELL = types.CellType(operators)
+
+
+def to_source(node) -> str:
+    """The source text of a converted node, printed with ``ast.unparse``."""
+    tree = gast.gast_to_ast(node)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+def _strip(node):
+    """The converted def as it is compiled: without its decorators."""
+    if type(node) is gast.Lambda:
+        return node
+    node.decorator_list = []
+    return node
+
+
+def compile_function(node, filename, freevars):
+    """Compiles the converted ``node``; returns its code object."""
+    node = _strip(node)
+    factory_name = "ag__factory"
+    member = node if type(node) is not gast.Lambda else gast.Expr(value=node)
+    gast.copy_location(member, node)
+    declared = [AG_NAME] + sorted(v for v in freevars if v != AG_NAME)
+    factory = templates.replace(
+        """
+        def factory():
+            names = None
+        """,
+        origin=node, factory=factory_name, names=templates.name_tuple(declared, store=True),
+    )[0]
+    factory.body.append(member)
+    module = gast.Module(body=[factory], type_ignores=[])
+    tree = gast.gast_to_ast(module)
+    ast.fix_missing_locations(tree)
+    module_code = compile(tree, filename, "exec", dont_inherit=True)
+    factory_code = _nested_code(module_code, factory_name)
+    wanted = "<lambda>" if type(node) is gast.Lambda else node.name
+    return _nested_code(factory_code, wanted)
+
+
+def _nested_code(code, name):
+    for const in code.co_consts:
+        if type(const) is types.CodeType and const.co_name == name:
+            return const
+    raise AssertionError(f"compiled code has no function {name!r}")
+
+
+def instantiate(code, original):
+    """A function running ``code`` in ``original``'s globals and closure."""
+    cells = {}
+    if original.__closure__:
+        cells = dict(zip(original.__code__.co_freevars, original.__closure__))
+    cells[AG_NAME] = _AG_CELL
+    closure = tuple(cells[name] for name in code.co_freevars) or None
+    function = types.FunctionType(code, original.__globals__, original.__name__, original.__defaults__, closure)
+    function.__kwdefaults__ = dict(original.__kwdefaults__) if original.__kwdefaults__ else None
+    function.__annotations__ = original.__annotations__
+    function.__qualname__ = original.__qualname__
+    function.__doc__ = original.__doc__
+    function.__module__ = original.__module__
+    function.__dict__.update(original.__dict__)
+    function.__wrapped__ = original
+    return function

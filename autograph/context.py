@@ -1,0 +1,47 @@
+"""The conversion context: what every pass may know about the function being converted.
+
+``Context`` carries the options, the file name (for error messages), the
+namer for generated symbols, and -- when converting a live function -- its
+globals and free variable names (used to resolve callees statically).
+The CLI converts without importing the file: ``namespace`` is then None.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from autograph import naming
+from autograph.runtime import errors
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Conversion options; part of the conversion cache key.
+
+    ``recursive``: calls are routed through ``ag__.converted_call`` so user
+    functions reached from the converted one are converted too.
+    """
+
+    recursive: bool = True
+
+
+class Context:
+    __slots__ = ("filename", "options", "namer", "namespace", "freevars", "function_name")
+
+    def __init__(self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>"):
+        self.filename = filename
+        self.options = options
+        self.namer = naming.Namer(used_names)
+        self.namespace = namespace
+        self.freevars = frozenset(freevars)
+        self.function_name = function_name
+
+    def location(self, node) -> str:
+        return errors.at(self.filename, getattr(node, "lineno", None))
+
+    def error(self, node, construct: str, fix: str) -> errors.ConversionError:
+        """A ConversionError naming ``construct`` at ``node``'s line, and how to fix it."""
+        return errors.ConversionError(
+            f"{construct} is not supported in converted code: found in function "
+            f"'{self.function_name}' at {self.location(node)}. {fix}"
+        )

@@ -1,0 +1,46 @@
+"""Fresh names for generated symbols, never colliding with the user's names.
+
+``Namer(used).new('if_body')`` returns ``if_body`` the first time, then
+``if_body_1``, ``if_body_2``...; a name the user's code mentions anywhere in
+the function is skipped.
+"""
+
+from __future__ import annotations
+
+import gast
+
+
+def names_in(node) -> set:
+    """Every identifier the tree mentions: names, arguments, attributes, defs."""
+    found = set()
+    for child in gast.walk(node):
+        kind = type(child)
+        if kind is gast.Name:
+            found.add(child.id)
+        elif kind is gast.Attribute:
+            found.add(child.attr)
+        elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            found.add(child.name)
+        elif kind is gast.alias:
+            found.add((child.asname or child.name).partition(".")[0])
+        elif kind in (gast.Global, gast.Nonlocal):
+            found.update(child.names)
+    return found
+
+
+class Namer:
+    """Hands out names not in ``used`` (and not handed out before)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self, used):
+        self.used = set(used)
+
+    def new(self, base: str) -> str:
+        name = base
+        counter = 0
+        while name in self.used:
+            counter += 1
+            name = f"{base}_{counter}"
+        self.used.add(name)
+        return name

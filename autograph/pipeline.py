@@ -1,0 +1,81 @@
+"""The conversion pipeline, declared once: an ordered list of named passes.
+
+``run(node, ctx)`` applies them in order; ``run(node, ctx, stop_after=name)``
+stops after the named pass (``autograph show --after NAME``).  A pass is
+``transform(node, ctx) -> node``; analyses annotate, converters rewrite.
+"""
+
+from __future__ import annotations
+
+from autograph import activity, liveness, qual_names, reaching_definitions
+from autograph.converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    lists,
+    logical_expressions,
+    return_statements,
+    slices,
+    unsupported,
+)
+
+
+def _analyze(node, ctx):
+    """Qualified names, activity, liveness and reaching definitions, in that order."""
+    qual_names.resolve(node)
+    activity.analyze(node)
+    liveness.analyze(node)
+    reaching_definitions.analyze(node)
+    return node
+
+
+def _activity(node, ctx):
+    activity.analyze(node)
+    return node
+
+
+def _call_trees(node, ctx):
+    return call_trees.transform(node, ctx) if ctx.options.recursive else node
+
+
+PASSES = (
+    # Rejects what cannot be converted (yield, await, ...) before anything changes.
+    ("unsupported", unsupported.transform),
+    # Jumps go first, so that control flow only ever sees structured blocks.
+    # break also lowers loop `else` clauses; it runs before continue so that a
+    # `continue` moved out of an inner loop's else is lowered with its own loop.
+    ("break_statements", break_statements.transform),
+    ("continue_statements", continue_statements.transform),
+    # After break: a return inside a loop extends the loop test break added.
+    ("return_statements", return_statements.transform),
+    # Before call_trees, so the calls these emit to ag__ are not wrapped.
+    ("asserts", asserts.transform),
+    # lists and slices read which names are local: activity on the lowered code.
+    ("activity", _activity),
+    ("lists", lists.transform),
+    ("slices", slices.transform),
+    # Before control flow, so the operator calls it emits are not wrapped.
+    ("call_trees", _call_trees),
+    # control_flow reads these annotations; they must describe the final statements.
+    ("analysis", _analyze),
+    ("control_flow", control_flow.transform),
+    # After control flow, so the tests of lowered loops (`not break_ and ...`) are converted too.
+    ("conditional_expressions", conditional_expressions.transform),
+    ("logical_expressions", logical_expressions.transform),
+)
+
+PASS_NAMES = tuple(name for name, _ in PASSES)
+
+
+def run(node, ctx, stop_after=None):
+    """Runs the passes in order on ``node``; stops after ``stop_after`` if given."""
+    if stop_after is not None and stop_after not in PASS_NAMES:
+        raise ValueError(f"unknown pass {stop_after!r}; passes are: {', '.join(PASS_NAMES)}")
+    for name, transform in PASSES:
+        node = transform(node, ctx)
+        if name == stop_after:
+            break
+    return node

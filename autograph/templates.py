@@ -1,0 +1,177 @@
+"""Code templates: generate AST from readable source with named placeholders.
+
+    templates.replace('''
+        def body_name():
+            nonlocal state
+            body
+        ''', body_name='if_body', state=['y'], body=stmts, origin=node)
+
+A placeholder is any identifier equal to a keyword argument:
+
+* a ``str`` value renames it (names, ``def`` names, parameters, and the
+  names of ``nonlocal``/``global`` statements);
+* a list of ``str`` replaces the names of a ``nonlocal``/``global``
+  statement (an empty list removes the statement);
+* an expression node replaces a name in expression position (inserted the
+  first time, copied after);
+* a list of statements replaces a statement that is just the placeholder
+  (an empty list removes it; an emptied block gets ``pass``).
+
+Each template is parsed once and copied on every use.  Every node the
+template creates gets the source location of ``origin`` (the user's
+statement being lowered), so tracebacks point at the user's line; the
+substituted user nodes keep their own locations.
+"""
+
+from __future__ import annotations
+
+import gast
+
+_PARSED: dict = {}
+_LOCATION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_STORE = gast.Store()
+
+
+def _parse(template: str) -> list:
+    body = _PARSED.get(template)
+    if body is None:
+        lines = [line for line in template.split("\n")]
+        indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+        source = "\n".join(line[indent:] for line in lines)
+        body = _PARSED[template] = gast.parse(source).body
+    return body
+
+
+class _Cloner:
+    __slots__ = ("replacements", "location", "used")
+
+    def __init__(self, replacements, origin):
+        self.replacements = replacements
+        self.location = None
+        if origin is not None and getattr(origin, "lineno", None) is not None:
+            self.location = tuple(getattr(origin, f, None) for f in _LOCATION_FIELDS)
+        self.used = set()
+
+    def _located(self, node):
+        if self.location is not None:
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = self.location
+        return node
+
+    def _substitute_expr(self, key, ctx):
+        value = self.replacements[key]
+        if isinstance(value, str):
+            return self._located(gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None))
+        if key in self.used:
+            value = copy_tree(value)
+        self.used.add(key)
+        if type(ctx) is gast.Store:
+            set_store_ctx(value)
+        return value
+
+    def clone(self, node):
+        kind = type(node)
+        if kind is gast.Name and node.id in self.replacements:
+            return self._substitute_expr(node.id, node.ctx)
+        new = kind.__new__(kind)
+        replacements = self.replacements
+        for field in node._fields:
+            value = getattr(node, field)
+            if isinstance(value, list):
+                value = self.clone_list(value, field)
+            elif isinstance(value, gast.AST):
+                value = self.clone(value)
+            elif type(value) is str and value in replacements and field in ("name", "arg"):
+                value = replacements[value]
+            setattr(new, field, value)
+        if kind in (gast.Nonlocal, gast.Global):
+            names = []
+            for name in node.names:
+                value = replacements.get(name, name)
+                names.extend([value] if isinstance(value, str) else value)
+            new.names = names
+        if "lineno" in kind._attributes:
+            self._located(new)
+        return new
+
+    def clone_list(self, items, field):
+        result = []
+        for item in items:
+            kind = type(item)
+            if kind is gast.Expr and type(item.value) is gast.Name and item.value.id in self.replacements:
+                value = self.replacements[item.value.id]
+                if isinstance(value, list):
+                    result.extend(value)
+                    continue
+            if isinstance(item, gast.AST):
+                cloned = self.clone(item)
+                if type(cloned) in (gast.Nonlocal, gast.Global) and not cloned.names:
+                    continue
+                result.append(cloned)
+            else:
+                result.append(self.replacements.get(item, item) if type(item) is str else item)
+        if not result and field in ("body", "orelse", "finalbody") and items:
+            result.append(self._located(gast.Pass()))
+        return result
+
+
+def replace(template: str, origin=None, **replacements) -> list:
+    """The statements of ``template`` with placeholders substituted."""
+    cloner = _Cloner(replacements, origin)
+    return cloner.clone_list(_parse(template), "module")
+
+
+def replace_as_expression(template: str, origin=None, **replacements):
+    """The single expression of ``template`` with placeholders substituted."""
+    (statement,) = _parse(template)
+    if type(statement) is not gast.Expr:
+        raise ValueError(f"template is not an expression: {template!r}")
+    return _Cloner(replacements, origin).clone(statement.value)
+
+
+def copy_tree(node):
+    """A deep copy of an AST (annotations are not copied)."""
+    if isinstance(node, list):
+        return [copy_tree(item) for item in node]
+    if not isinstance(node, gast.AST):
+        return node
+    kind = type(node)
+    new = kind.__new__(kind)
+    for field in node._fields:
+        setattr(new, field, copy_tree(getattr(node, field)))
+    for attr in kind._attributes:
+        if hasattr(node, attr):
+            setattr(new, attr, getattr(node, attr))
+    return new
+
+
+def set_store_ctx(node):
+    """Turns an expression used as an assignment target into Store context."""
+    kind = type(node)
+    if kind in (gast.Name, gast.Attribute, gast.Subscript, gast.Starred, gast.Tuple, gast.List):
+        node.ctx = gast.Store()
+        if kind in (gast.Tuple, gast.List):
+            for element in node.elts:
+                set_store_ctx(element)
+        elif kind is gast.Starred:
+            set_store_ctx(node.value)
+
+
+def name(identifier: str, store: bool = False):
+    """A ``Name`` node (hand-built: names are one of the two allowed cases)."""
+    return gast.Name(id=identifier, ctx=gast.Store() if store else gast.Load(), annotation=None, type_comment=None)
+
+
+def constant(value):
+    """A ``Constant`` node."""
+    return gast.Constant(value=value, kind=None)
+
+
+def str_tuple(strings):
+    """A tuple of string constants: ``('x', 'y')``."""
+    return gast.Tuple(elts=[constant(s) for s in strings], ctx=gast.Load())
+
+
+def name_tuple(identifiers, store: bool = False):
+    """A tuple of names: ``(x, y)``; also accepts prebuilt expression nodes."""
+    elts = [name(i, store) if isinstance(i, str) else i for i in identifiers]
+    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())

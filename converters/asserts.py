@@ -1,0 +1,32 @@
+"""Lowers ``assert`` statements to ``ag__.assert_`` calls with a lazy message.
+
+Before::
+
+    assert x > 0, f"bad x: {x}"
+
+After::
+
+    ag__.assert_(x > 0, lambda: f"bad x: {x}")
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import ast_util, templates
+
+
+def _lower(node):
+    if type(node) is not gast.Assert:
+        return node
+    if node.msg is None:
+        return templates.replace("ag__.assert_(test)", origin=node, test=node.test)[0]
+    if ast_util.contains_type(node.msg, gast.NamedExpr):
+        return node
+    return templates.replace("ag__.assert_(test, lambda: msg)", origin=node, test=node.test, msg=node.msg)[0]
+
+
+def transform(node, ctx):
+    for function in ast_util.functions(node):
+        ast_util.transform_blocks(function, lambda statements: [_lower(s) for s in statements], into_functions=False)
+    return node

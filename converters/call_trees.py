@@ -1,0 +1,175 @@
+"""Lowers function calls to ``ag__.converted_call``, so called user code is converted too.
+
+Before::
+
+    def f(x, ys):
+        z = helper(x)
+        n = len(ys)
+        return np.sum(ys) + math.sqrt(n) + obj.method(z, k=1)
+
+After::
+
+    def f(x, ys):
+        z = ag__.converted_call(helper, x)
+        n = ag__.len(ys)
+        return np.sum(ys) + math.sqrt(n) + ag__.converted_call(obj.method, z, k=1)
+
+A callee is resolved at conversion time when it is a name (or a dotted
+path through modules) found in the function's globals or the builtins --
+never a local or closure variable, which may change.  Calls resolved to a
+builtin, to numpy, the standard library or autograph, to a class, or to a
+``do_not_convert``-ed function are left alone; the builtins ``range``,
+``len``, ``print``, ``int``, ``float``, ``abs``, ``enumerate``, ``zip``
+become ``ag__.<name>`` (they dispatch to the graph for tensors).  Without a
+live namespace (``autograph show``) only builtin names are resolved.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import gast
+
+from autograph import anno, ast_util, templates
+from autograph.compiling import AG_NAME
+from autograph.runtime.operators import calls, py_builtins
+
+_MISSING = object()
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_NATIVE_CALLABLES = (
+    types.BuiltinFunctionType,
+    types.BuiltinMethodType,
+    types.MethodWrapperType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+)
+
+
+def _dotted(node):
+    """``['np', 'linalg', 'norm']`` for ``np.linalg.norm``; None for anything else."""
+    parts = []
+    while type(node) is gast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not gast.Name:
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+class _CallLowering:
+    __slots__ = ("ctx", "locals_stack")
+
+    def __init__(self, ctx, local_names):
+        self.ctx = ctx
+        self.locals_stack = [frozenset(local_names) | ctx.freevars]
+
+    def _is_local(self, name) -> bool:
+        return any(name in names for names in self.locals_stack)
+
+    def _resolve(self, path):
+        root = path[0]
+        if self._is_local(root):
+            return _MISSING
+        namespace = self.ctx.namespace
+        if namespace is None:
+            if len(path) == 1 and root in py_builtins.BUILTINS:
+                return getattr(builtins, root)
+            return _MISSING
+        value = namespace.get(root, _MISSING)
+        if value is _MISSING:
+            value = getattr(builtins, root, _MISSING)
+        for attr in path[1:]:
+            if type(value) is not types.ModuleType:
+                return _MISSING
+            value = getattr(value, attr, _MISSING)
+        return value
+
+    def lower_call(self, node):
+        path = _dotted(node.func)
+        if path is not None:
+            if path[0] == AG_NAME:
+                return node
+            value = self._resolve(path)
+            if value is not _MISSING:
+                if len(path) == 1 and path[0] in py_builtins.BUILTINS and value is getattr(builtins, path[0]):
+                    node.func = templates.replace_as_expression(f"{AG_NAME}.{path[0]}", origin=node.func)
+                    return node
+                if _leave_alone(value):
+                    return node
+        # The user's argument list is kept as written (stars included); the
+        # callee becomes the first argument.
+        call = gast.Call(
+            func=templates.replace_as_expression("ag__.converted_call", origin=node),
+            args=[node.func] + node.args,
+            keywords=node.keywords,
+        )
+        return gast.copy_location(call, node)
+
+    def expr(self, node):
+        """Lowers the calls in ``node``; returns its replacement."""
+        kind = type(node)
+        if kind in ast_util.FUNCTIONS or kind is gast.Lambda:
+            self._function(node)
+        elif kind in _COMPREHENSIONS:
+            targets = {n.id for g in node.generators for n in gast.walk(g.target) if type(n) is gast.Name}
+            self.locals_stack.append(frozenset(targets))
+            self.children(node)
+            self.locals_stack.pop()
+        elif kind is not gast.ClassDef:
+            self.children(node)
+        if kind is gast.Call:
+            return self.lower_call(node)
+        return node
+
+    def children(self, node):
+        for field in node._fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if isinstance(item, gast.AST):
+                        value[index] = self.expr(item)
+            elif isinstance(value, gast.AST):
+                setattr(node, field, self.expr(value))
+
+    def _function(self, node):
+        """A nested function or lambda: its own names shadow the enclosing ones."""
+        args = node.args
+        args.defaults = [self.expr(d) for d in args.defaults]
+        args.kw_defaults = [self.expr(d) if d is not None else None for d in args.kw_defaults]
+        if type(node) is gast.Lambda:
+            self.locals_stack.append(frozenset(anno.get(node, anno.SCOPE).locals))
+            node.body = self.expr(node.body)
+            self.locals_stack.pop()
+            return
+        node.decorator_list = [self.expr(d) for d in node.decorator_list]
+        if anno.get(node, ast_util.SKIP, False):
+            return
+        self.locals_stack.append(frozenset(anno.get(node, anno.SCOPE).locals))
+        node.body = [self.expr(s) for s in node.body]
+        self.locals_stack.pop()
+
+
+def _leave_alone(value) -> bool:
+    """True for callees that need no conversion: natives, classes, libraries, do_not_convert."""
+    if isinstance(value, _NATIVE_CALLABLES) or isinstance(value, type):
+        return True
+    if getattr(value, calls.DO_NOT_CONVERT_ATTR, False):
+        return True
+    module = getattr(value, "__module__", None)
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+    return calls.is_skipped_module(module)
+
+
+def transform(node, ctx):
+    scope = anno.get(node, anno.SCOPE)
+    lowering = _CallLowering(ctx, scope.locals)
+    if type(node) is gast.Lambda:
+        node.body = lowering.expr(node.body)
+    else:
+        node.body = [lowering.expr(s) for s in node.body]
+    return node

@@ -1,0 +1,45 @@
+"""Lowers ``and``, ``or`` and ``not`` to ``ag__.and_``, ``ag__.or_`` and ``ag__.not_``.
+
+Both operands of ``and``/``or`` become closures, so short-circuit
+evaluation (and the value Python returns) is preserved.
+
+Before::
+
+    if not done and (i < n or force):
+        ...
+
+After::
+
+    if ag__.and_(lambda: ag__.not_(done), lambda: ag__.or_(lambda: i < n, lambda: force)):
+        ...
+
+An expression containing an assignment expression (``:=``) is left as is.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import ast_util, templates
+
+
+def _lower(node):
+    kind = type(node)
+    if kind is gast.UnaryOp and type(node.op) is gast.Not:
+        return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
+    if kind is not gast.BoolOp or ast_util.contains_type(node, gast.NamedExpr):
+        return node
+    template = "ag__.and_(lambda: a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(lambda: a, lambda: b)"
+    result = node.values[-1]
+    for value in reversed(node.values[:-1]):
+        result = templates.replace_as_expression(template, origin=node, a=value, b=result)
+    return result
+
+
+def transform(node, ctx):
+    if type(node) is gast.Lambda:
+        node.body = ast_util.rewrite(gast.Expr(value=node.body), _lower).value
+        node.body = _lower(node.body)
+        return node
+    ast_util.rewrite_body(node, _lower)
+    return node

@@ -1,0 +1,93 @@
+"""Lowers ``return`` inside control flow to one ``return`` at the end of the function.
+
+Before::
+
+    def f(x):
+        if x < 0:
+            return -x
+        return x
+
+After::
+
+    def f(x):
+        if x < 0:
+            retval_ = -x
+        else:
+            retval_ = x
+        return retval_
+
+A ``return`` inside a loop sets a flag that stops the loop and guards the
+code after it::
+
+    do_return = False
+    retval_ = None
+    for x in xs:
+        if x > 0:
+            retval_ = x
+            do_return = True
+    if not do_return:
+        retval_ = -1
+        do_return = True
+    return retval_
+
+Functions whose returns are not nested in other statements are unchanged.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import anno, ast_util, templates
+from autograph.converters import break_statements, lowering
+
+
+class _ReturnLowering(lowering.Lowering):
+    stop_at_loops = False
+
+    def __init__(self, flag, retval):
+        super().__init__(gast.Return, flag)
+        self.retval = retval
+
+    def replace(self, node):
+        value = node.value if node.value is not None else templates.constant(None)
+        statements = templates.replace("retval = value", origin=node, retval=self.retval, value=value)
+        anno.set(statements[0], anno.RETURN_VALUE, True)
+        return statements + [self.flag_assignment(node)]
+
+    def lower_loop(self, loop):
+        break_statements.add_loop_test(loop, self.flag_test())
+
+
+def _needs_lowering(function) -> bool:
+    """True if a ``return`` of ``function`` is nested inside another statement."""
+    for statement in function.body:
+        if type(statement) is not gast.Return:
+            for node in ast_util.walk_scope(statement):
+                if type(node) is gast.Return:
+                    return True
+    return False
+
+
+def _lower_function(function, ctx):
+    if not _needs_lowering(function):
+        return
+    lowering_ = _ReturnLowering(ctx.namer.new("do_return"), ctx.namer.new("retval_"))
+    start = ast_util.body_start(function)
+    original_status = lowering_.status(function.body[start:])
+    body, _ = lowering_.block(function.body[start:])
+    function.body = function.body[:start] + body
+    lowering_.finish(function)
+    body = function.body[start:]
+    prologue = []
+    if lowering_.flag_used:
+        prologue = templates.replace("flag = False", origin=function.body[start], flag=lowering_.flag)
+    if lowering_.flag_used or original_status != lowering.ALWAYS:
+        prologue += templates.replace("retval = None", origin=function.body[start], retval=lowering_.retval)
+    epilogue = templates.replace("return retval", origin=function.body[-1], retval=lowering_.retval)
+    function.body = function.body[:start] + prologue + body + epilogue
+
+
+def transform(node, ctx):
+    for function in ast_util.functions(node):
+        _lower_function(function, ctx)
+    return node

@@ -1,0 +1,100 @@
+"""Rejects what cannot be converted, before any pass changes the code.
+
+Raises ``ConversionError`` naming the construct and the user's line for:
+``yield``/``yield from`` and ``await`` in the converted function, ``async
+def``, ``return``/``break``/``continue`` inside a ``finally`` block (their
+lowering would stop them from swallowing the exception being raised), and
+user names spelled like the operators module, ``ag__``.
+
+Nested generator or ``async`` functions are not an error: they are marked
+``SKIP`` and stay exactly as written (plain Python, unconverted).  So are
+nested classes, whose methods are converted when called.  Zero-argument
+``super()`` becomes ``super(__class__, self)``, which also works from the
+closures the control flow converter creates.
+
+Before::
+
+    def method(self, x):
+        if x:
+            return super().method(x)
+
+After::
+
+    def method(self, x):
+        if x:
+            return super(__class__, self).method(x)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import anno, ast_util, templates
+from autograph.compiling import AG_NAME
+
+_JUMPS = (gast.Return, gast.Break, gast.Continue)
+
+
+def _is_generator(function) -> bool:
+    return any(type(n) in (gast.Yield, gast.YieldFrom, gast.Await) for n in ast_util.walk_scope(function))
+
+
+def _check_function(function, ctx):
+    for node in ast_util.walk_scope(function):
+        kind = type(node)
+        if kind in (gast.Yield, gast.YieldFrom):
+            raise ctx.error(node, "'yield' (a generator function)", "Generators cannot be converted; call the generator from converted code instead, or mark the function with @ag.do_not_convert.")
+        if kind in (gast.Await, gast.AsyncFor, gast.AsyncWith):
+            raise ctx.error(node, "'await'/'async' syntax", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
+        if kind is gast.Try and node.finalbody:
+            for statement in node.finalbody:
+                for inner in [statement, *ast_util.walk_scope(statement)]:
+                    if type(inner) in _JUMPS:
+                        word = type(inner).__name__.lower()
+                        raise ctx.error(inner, f"'{word}' inside a 'finally' block", f"Move the '{word}' after the try statement.")
+        if kind is gast.Name and node.id == AG_NAME:
+            raise ctx.error(node, f"the name '{AG_NAME}'", f"'{AG_NAME}' is reserved for autograph's operators; rename the variable.")
+
+
+def _rewrite_super(function):
+    params = function.args.posonlyargs + function.args.args
+    if not params:
+        return
+    self_name = params[0].id
+
+    def visit(node):
+        if (
+            type(node) is gast.Call
+            and type(node.func) is gast.Name
+            and node.func.id == "super"
+            and not node.args
+            and not node.keywords
+        ):
+            return gast.copy_location(
+                templates.replace_as_expression("super(__class__, self_)", origin=node, self_=self_name), node
+            )
+        return node
+
+    for statement in function.body:
+        for node in [statement, *ast_util.walk_scope(statement)]:
+            for field in node._fields:
+                value = getattr(node, field)
+                if type(value) is list:
+                    value[:] = [visit(v) if isinstance(v, gast.AST) else v for v in value]
+                elif isinstance(value, gast.AST):
+                    setattr(node, field, visit(value))
+
+
+def transform(node, ctx):
+    if type(node) is gast.AsyncFunctionDef:
+        raise ctx.error(node, "'async def'", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
+    for inner in gast.walk(node):
+        if inner is not node and type(inner) in ast_util.FUNCTIONS:
+            if type(inner) is gast.AsyncFunctionDef or _is_generator(inner):
+                anno.set(inner, ast_util.SKIP, True)
+    for function in ast_util.functions(node):
+        _check_function(function, ctx)
+    for function in ast_util.functions(node):
+        if function is node and type(node) is not gast.Lambda:
+            _rewrite_super(function)
+    return node

@@ -1,0 +1,551 @@
+"""Graph paths of the operators converted code calls, for symbolic tensors.
+
+``autograph.runtime.operators`` runs Python control flow on Python values
+and hands a call here, with the same arguments, when the condition or the
+iterable is a ``Tensor`` (see its docstring for the state contract):
+
+* ``if_stmt`` traces both branches into sub-graphs and emits an ``If``;
+  ``while_stmt`` and ``for_stmt`` trace the condition and body and emit a
+  ``While`` (``control_flow_ops.build_cond`` / ``build_while`` hold the
+  rules: dtypes, shapes, Python values, undefined variables);
+* ``for_stmt`` loops over the first dimension of a tensor, or over
+  ``range_(t)`` (a ``TensorRange``), ``enumerate_`` and ``zip_`` of those,
+  with a hidden ``int`` counter; ``extra_test`` (lowered ``break`` and
+  ``return`` flags) joins the loop condition;
+* ``if_exp``, ``and_``, ``or_`` emit an ``If`` so the lazy operand runs
+  only when Python would evaluate it; ``not_`` is ``LogicalNot``;
+* builtins on tensors: ``range_``, ``len_`` (the static first dimension
+  when known), ``int_``/``float_`` (casts), ``abs_``, ``enumerate_``,
+  ``zip_``, ``print_`` (``rt.print``, which prints at every execution);
+* ``list_append``/``list_pop`` on staged lists (``staged_list``) and
+  ``aug_setitem`` (``x[i] += v`` on a tensor, which is immutable: a new
+  tensor with row ``i`` updated); ``assert_`` emits a stateful ``Assert``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from autograph.runtime import cf_nest as nest
+from autograph.runtime import dtypes, op_registry, shapes, staged_list
+from autograph.runtime.control_flow_ops import as_predicate, build_cond, build_while, is_undefined
+from autograph.runtime.errors import TracingError
+from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.tensor import Tensor
+
+__all__ = [
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_",
+    "range_", "len_", "int_", "float_", "abs_", "enumerate_", "zip_", "print_",
+    "list_append", "list_pop", "aug_setitem", "TensorRange",
+]
+
+
+def _ops():
+    from autograph.runtime import ops
+
+    return ops
+
+
+def _here(construct: str) -> str:
+    return f"{construct} at {user_location() or '<unknown>'}"
+
+
+# --------------------------------------------------------------------------
+# State: the variables a statement changes, flattened to loop values
+# --------------------------------------------------------------------------
+
+
+def _names(symbol_names, state):
+    names = list(symbol_names or ())
+    names += [f"<state {i}>" for i in range(len(names), len(state))]
+    return names
+
+
+def _is_state_leaf(value) -> bool:
+    """Top-level state entries that are not looked into: lists are staged as a whole."""
+    return type(value) is list or is_undefined(value) or not nest.is_nested(value)
+
+
+def _flatten_state(state, names):
+    flat, labels = [], []
+    for name, entry in zip(names, state):
+        if _is_state_leaf(entry):
+            flat.append(entry)
+            labels.append(name)
+        else:
+            flat.extend(nest.flatten(entry))
+            labels.extend(name + path for path in nest.leaf_paths(entry))
+    return flat, labels
+
+
+def _flatten_like(init, new, names, where):
+    """Flattens the state ``new`` a body produced, checking it against ``init``'s structure."""
+    new = tuple(new)
+    if len(new) != len(init):
+        raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
+    flat = []
+    for name, before, after in zip(names, init, new):
+        if _is_state_leaf(before):
+            flat.append(after)
+            continue
+        diff = nest.mismatch(before, after)
+        if diff is not None:
+            raise TracingError(
+                f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
+                "variable must keep its structure; build it with its final structure before the loop."
+            )
+        flat.extend(nest.flatten(after))
+    return flat
+
+
+def _pack_state(init, flat):
+    flat = list(flat)
+    out, index = [], 0
+    for entry in init:
+        if _is_state_leaf(entry):
+            out.append(flat[index])
+            index += 1
+        else:
+            count = len(nest.flatten(entry))
+            out.append(nest.pack_as(entry, flat[index:index + count]))
+            index += count
+    return tuple(out)
+
+
+def _copy_lists(state):
+    """The state with its top-level lists copied, so tracing a body never mutates the user's lists."""
+    return tuple(list(v) if type(v) is list else v for v in state)
+
+
+def _loop_invariants(opts, flat, labels, where):
+    """``opts['shape_invariants']`` (pairs ``(value, shape)`` or a dict ``{name: shape}``) per flat value."""
+    spec = (opts or {}).get("shape_invariants")
+    if not spec:
+        return None
+    result = [None] * len(flat)
+    pairs = spec.items() if isinstance(spec, dict) else spec
+    for key, shape in pairs:
+        if isinstance(key, str):
+            matches = [i for i, label in enumerate(labels) if label == key]
+        else:
+            matches = [i for i, value in enumerate(flat) if value is key]
+        if not matches:
+            raise TracingError(
+                f"a shape invariant of {where} is given for {key!r}, which is not a variable the loop "
+                f"changes (those are {', '.join(labels) or 'none'}). Give invariants only for loop variables."
+            )
+        for i in matches:
+            result[i] = shape
+    return result
+
+
+# --------------------------------------------------------------------------
+# if / while / for
+# --------------------------------------------------------------------------
+
+
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
+    """Graph path of ``if``: both branches traced, one ``If`` op, outputs bound by ``set_state``."""
+    if not isinstance(cond, Tensor):
+        return body() if cond else orelse()
+    where = _here("the if")
+    init = tuple(get_state())
+    names = _names(symbol_names, init)
+
+    def branch(fn):
+        def run():
+            set_state(_copy_lists(init))
+            fn()
+            return tuple(get_state())
+
+        return run
+
+    outputs = build_cond(cond, branch(body), branch(orelse), labels=names, where=where, stage_lists=True)
+    set_state(tuple(outputs))
+
+
+def while_stmt(test, body, get_state, set_state, symbol_names, opts):
+    """Graph path of ``while``: a ``While`` op whose loop variables are the state."""
+    where = _here("the while loop")
+    init = tuple(get_state())
+    names = _names(symbol_names, init)
+    flat, labels = _flatten_state(init, names)
+    opts = opts or {}
+
+    def cond_fn(values):
+        set_state(_pack_state(init, values))
+        return test()
+
+    def body_fn(values):
+        set_state(_pack_state(init, values))
+        body()
+        return _flatten_like(init, get_state(), names, where)
+
+    final = build_while(cond_fn, body_fn, flat, labels=labels, where=where,
+                        invariants=_loop_invariants(opts, flat, labels, where),
+                        maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
+    set_state(_pack_state(init, final))
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+    """Graph path of ``for``: a ``While`` over a hidden counter that indexes the iterable."""
+    where = _here("the for loop")
+    sequence = _as_sequence(iter_, where)
+    length = sequence.length()
+    counter0 = op_registry.constant(0, sequence.index_dtype)
+    init = tuple(get_state())
+    names = _names(symbol_names, init)
+    flat, labels = _flatten_state(init, names)
+    opts = opts or {}
+    ops = _ops()
+
+    def cond_fn(values):
+        set_state(_pack_state(init, values[1:]))
+        more = ops.less(values[0], length)
+        if extra_test is None:
+            return more
+        extra = extra_test()
+        if isinstance(extra, Tensor):
+            return ops.logical_and(more, as_predicate(extra, where))
+        return more if extra else op_registry.constant(False)
+
+    def body_fn(values):
+        index = values[0]
+        set_state(_pack_state(init, values[1:]))
+        body(sequence.item(index))
+        return [index + 1, *_flatten_like(init, get_state(), names, where)]
+
+    invariants = _loop_invariants(opts, flat, labels, where)
+    final = build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
+                        invariants=None if invariants is None else [None, *invariants],
+                        maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
+    set_state(_pack_state(init, final[1:]))
+
+
+# --------------------------------------------------------------------------
+# What a tensor for loop iterates over
+# --------------------------------------------------------------------------
+
+
+class _TensorItems:
+    """The rows of a tensor (its first dimension)."""
+
+    def __init__(self, tensor, where):
+        if tensor.shape is not None and len(tensor.shape) == 0:
+            raise TracingError(
+                f"{where} iterates over the scalar tensor {tensor.name}; only tensors with at least one "
+                "dimension can be iterated (over their first dimension)."
+            )
+        self.tensor = tensor
+        self.index_dtype = dtypes.int32
+
+    def length(self):
+        return len_(self.tensor)
+
+    def item(self, index):
+        return _ops().gather(self.tensor, index, axis=0)
+
+
+class TensorRange:
+    """``range(start, stop, step)`` with tensor bounds: what ``range_`` returns for a ``for`` loop."""
+
+    __ag_staged_iterable__ = True
+
+    def __init__(self, start, stop, step):
+        for value in (start, stop, step):
+            kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
+            if kind not in "iub":
+                raise TracingError(
+                    f"range() at {user_location() or '<unknown>'} got {value!r}, which is not an integer; "
+                    "cast it with int() first."
+                )
+        if type(step) is int and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+        strong = [v.dtype for v in (start, stop, step) if isinstance(v, Tensor)]
+        weak = [v for v in (start, stop, step) if not isinstance(v, Tensor)]
+        self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak]) if strong else dtypes.int64
+
+    def __repr__(self):
+        return f"TensorRange({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"{self!r} is a range with tensor bounds; only a converted `for` loop can iterate over it. "
+            "Convert the function, or use rt.while_loop."
+        )
+
+    def length(self):
+        start, stop, step = self.start, self.stop, self.step
+        if type(step) is int:
+            if step > 0:
+                count = (stop - start + (step - 1)) // step
+            else:
+                count = (stop - start + (step + 1)) // step
+        else:
+            ops = _ops()
+            count = ops.where(step > 0, (stop - start + step - 1) // step, (stop - start + step + 1) // step)
+        return _ops().maximum(count, 0)
+
+    def item(self, index):
+        value = index
+        if not (type(self.step) is int and self.step == 1):
+            value = value * self.step
+        if not (type(self.start) is int and self.start == 0):
+            value = value + self.start
+        return value
+
+
+class _Enumerate:
+    __ag_staged_iterable__ = True
+
+    def __init__(self, sequence, start):
+        self.sequence, self.start = sequence, start
+        self.index_dtype = sequence.index_dtype
+
+    def length(self):
+        return self.sequence.length()
+
+    def item(self, index):
+        position = index if type(self.start) is int and self.start == 0 else index + self.start
+        return position, self.sequence.item(index)
+
+
+class _Zip:
+    __ag_staged_iterable__ = True
+
+    def __init__(self, sequences):
+        self.sequences = sequences
+        self.index_dtype = dtypes.result_type(*[s.index_dtype for s in sequences])
+
+    def length(self):
+        lengths = [s.length() for s in self.sequences]
+        result = lengths[0]
+        for other in lengths[1:]:
+            if isinstance(result, int) and isinstance(other, int):
+                result = min(result, other)
+            else:
+                result = _ops().minimum(result, other)
+        return result
+
+    def item(self, index):
+        return tuple(s.item(index) for s in self.sequences)
+
+
+def _as_sequence(iterable, where):
+    if isinstance(iterable, Tensor):
+        return _TensorItems(iterable, where)
+    if isinstance(iterable, (TensorRange, _Enumerate, _Zip)):
+        return iterable
+    if isinstance(iterable, range):
+        return TensorRange(iterable.start, iterable.stop, iterable.step)
+    if type(iterable) in (list, tuple) and iterable:
+        return _TensorItems(staged_list.stack(list(iterable), label="iterable", where=where), where)
+    raise TracingError(
+        f"{where} iterates over {type(iterable).__name__} {iterable!r} together with tensors; a tensor loop "
+        "can iterate over tensors, range() and non-empty lists of numbers or tensors."
+    )
+
+
+# --------------------------------------------------------------------------
+# Expressions: a if c else b, and, or, not, assert
+# --------------------------------------------------------------------------
+
+
+def if_exp(cond, if_true, if_false, expr_repr):
+    """``if_true() if cond else if_false()`` for a tensor ``cond``: an ``If``."""
+    if not isinstance(cond, Tensor):
+        return if_true() if cond else if_false()
+    where = _here(f"the conditional expression `... if {expr_repr} else ...`")
+    (value,) = build_cond(cond, lambda: (if_true(),), lambda: (if_false(),), labels=["value"], where=where)
+    return value
+
+
+def and_(a, b):
+    """``a() and b()`` where ``a()`` is a tensor: ``b`` runs (in an ``If``) only when ``a`` is true."""
+    value = a()
+    if not isinstance(value, Tensor):
+        return value and b()
+    where = _here("the `and`")
+    (result,) = build_cond(value, lambda: (b(),), lambda: (value,), labels=["result"], where=where)
+    return result
+
+
+def or_(a, b):
+    """``a() or b()`` where ``a()`` is a tensor: ``b`` runs (in an ``If``) only when ``a`` is false."""
+    value = a()
+    if not isinstance(value, Tensor):
+        return value or b()
+    where = _here("the `or`")
+    (result,) = build_cond(value, lambda: (value,), lambda: (b(),), labels=["result"], where=where)
+    return result
+
+
+def not_(a):
+    """``not a`` for a tensor: ``LogicalNot`` (``a == 0`` for numbers, as Python's truth)."""
+    if not isinstance(a, Tensor):
+        return not a
+    ops = _ops()
+    if a.dtype == dtypes.bool_:
+        return ops.logical_not(a)
+    return ops.equal(a, 0)
+
+
+def _infer_assert(inputs, attrs):
+    return []
+
+
+def _assert_kernel(condition, *data, message):
+    if not np.all(condition):
+        raise AssertionError(message)
+    return ()
+
+
+op_registry.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
+
+
+def assert_(cond, message=None):
+    """``assert cond, message()`` for a tensor ``cond``: a stateful ``Assert`` checked at every run."""
+    if not isinstance(cond, Tensor):
+        if not cond:
+            raise AssertionError(message() if message is not None else None)
+        return None
+    location = user_location() or "<unknown>"
+    text = message() if message is not None else None
+    if isinstance(text, Tensor):
+        text = f"assertion failed at {location} (message tensor {text.name})"
+    elif text is None:
+        text = f"assertion failed at {location}"
+    else:
+        text = str(text)
+    if cond.dtype != dtypes.bool_:
+        cond = _ops().not_equal(cond, 0)
+    op_registry.apply_op("Assert", [cond], {"message": text})
+    return None
+
+
+# --------------------------------------------------------------------------
+# Builtins on tensors
+# --------------------------------------------------------------------------
+
+
+def range_(*args):
+    """``range(...)`` with a tensor bound: a ``TensorRange`` that ``for_stmt`` loops over."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    if len(args) == 1:
+        return TensorRange(0, args[0], 1)
+    if len(args) == 2:
+        return TensorRange(args[0], args[1], 1)
+    return TensorRange(*args)
+
+
+def len_(obj):
+    """``len(t)``: the static first dimension if known, else a scalar ``int32`` tensor."""
+    if isinstance(obj, (TensorRange, _Enumerate, _Zip)):
+        return obj.length()
+    if not isinstance(obj, Tensor):
+        return len(obj)
+    if obj.shape is not None:
+        if len(obj.shape) == 0:
+            raise TracingError(
+                f"len() of the scalar tensor {obj.name} at {user_location() or '<unknown>'}: a scalar has no "
+                "length. Use it directly, or reshape it."
+            )
+        if obj.shape[0] is not None:
+            return obj.shape[0]
+    return _ops().shape(obj)[0]
+
+
+def int_(x, base=None):
+    """``int(t)``: the tensor cast to int64 (unchanged if already an integer tensor)."""
+    if base is not None:
+        raise TracingError(f"int() of the tensor {x.name} with a base is not supported; tensors are numbers.")
+    if dtypes.is_integer(x.dtype):
+        return x
+    return _ops().cast(x, dtypes.int64)
+
+
+def float_(x):
+    """``float(t)``: the tensor cast to float64 (unchanged if already float64)."""
+    if x.dtype == dtypes.float64:
+        return x
+    return _ops().cast(x, dtypes.float64)
+
+
+def abs_(x):
+    return _ops().abs(x)
+
+
+def enumerate_(iterable, start=0):
+    """``enumerate(t)``: pairs ``(index, row)`` that ``for_stmt`` loops over."""
+    return _Enumerate(_as_sequence(iterable, _here("enumerate()")), start)
+
+
+def zip_(*iterables, strict=False):
+    """``zip(a, b, ...)`` with tensors: tuples of rows that ``for_stmt`` loops over."""
+    where = _here("zip()")
+    if strict:
+        raise TracingError(f"{where}: zip(strict=True) over tensors is not supported; check lengths first.")
+    return _Zip([_as_sequence(x, where) for x in iterables])
+
+
+def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print(...)`` with tensors: ``rt.print``, which prints at every execution of the graph."""
+    del flush
+    from autograph.runtime.ops import state
+
+    return state.print(*args, sep=sep, end=end, output_stream=file)
+
+
+# --------------------------------------------------------------------------
+# Lists and item updates
+# --------------------------------------------------------------------------
+
+
+def list_append(target, item):
+    """``l.append(x)`` on a staged list (a tensor of stacked elements)."""
+    return staged_list.list_append(target, item)
+
+
+def list_pop(target, index=None):
+    """``l.pop(i)`` on a staged list: ``(rest, item)``."""
+    return staged_list.list_pop(target, index)
+
+
+_BINARY = {
+    "+=": operator.add, "-=": operator.sub, "*=": operator.mul, "@=": operator.matmul,
+    "/=": operator.truediv, "//=": operator.floordiv, "%=": operator.mod, "**=": operator.pow,
+    "&=": operator.and_, "|=": operator.or_, "^=": operator.xor,
+}
+
+
+def aug_setitem(target, index, op, value):
+    """``target[index] op= value`` for a tensor: a new tensor with entry ``index`` (first axis) updated."""
+    where = _here(f"the `x[i] {op} v`")
+    if isinstance(index, tuple) or isinstance(index, slice) or op not in _BINARY:
+        raise TracingError(
+            f"{where}: updating a tensor in place is supported for one integer index on the first axis "
+            "only. Build the new tensor with rt.where or rt.concat."
+        )
+    if isinstance(index, Tensor) and index.shape not in ((), None):
+        raise TracingError(f"{where}: the index {index.name} must be a scalar.")
+    if target.shape is None or not target.shape:
+        raise TracingError(f"{where}: {target.name} must have a known rank of at least 1.")
+    ops = _ops()
+    updated = _BINARY[op](target[index], value)
+    if isinstance(updated, Tensor) and updated.dtype != target.dtype:
+        updated = ops.cast(updated, target.dtype)
+    length = len_(target)
+    if type(index) is int and index < 0:
+        index = index + length
+    elif isinstance(index, Tensor):
+        index = ops.where(index < 0, index + ops.cast(length, index.dtype) if isinstance(length, Tensor)
+                          else index + length, index)
+    index_dtype = index.dtype if isinstance(index, Tensor) else dtypes.int32
+    positions = ops.range(0, length, 1, dtype=index_dtype)
+    mask = ops.equal(positions, index)
+    mask = ops.reshape(mask, [-1] + [1] * (len(target.shape) - 1))
+    return ops.where(mask, updated, target)

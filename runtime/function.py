@@ -1,0 +1,1042 @@
+"""``rt.function``: trace a Python function into graphs, cache them per input signature, run them.
+
+``rt.function(f)`` returns a ``Function``.  Calling it binds the arguments
+to ``f``'s signature and computes a *cache key*:
+
+* numpy arrays and numpy scalars are graph inputs, keyed by dtype and shape;
+* Python ``bool``/``int``/``float``/``str``/``None`` (and types, dtypes,
+  functions, enums) are constants, keyed by value: each new value traces a
+  new graph, in which the function sees the Python value itself;
+* tuples, lists, dicts and namedtuples are walked (dict keys in sorted
+  order); an ``rt.Variable`` is keyed by identity and used by reference.
+
+The first call with a key *traces*: it runs ``trace_transform(f)`` (``f``
+itself without one; ``ag.function`` passes ``ag.convert``) on placeholders
+inside a new ``Graph``, flattens what it returns into ``graph.outputs``,
+optimizes the graph (``optimize=True``) and keeps the result as a
+``ConcreteFunction``.  Every call then runs the concrete function's graph
+(the interpreter, or the compiled function with ``jit_compile=True``) and
+returns numpy values -- 0-d results as numpy scalars -- nested the way the
+Python function nests them; Python constants it returns pass through.
+
+Calls made while another function is being traced (a ``Function`` called
+from a traced function) do not run a graph: the inner Python body is traced
+into the current graph (inlined).
+
+``input_signature`` (a list of ``TensorSpec``, possibly nested) fixes the
+graph once; arguments must match it (``None`` dimensions accept any size).
+``reduce_retracing=True`` relaxes the dimensions that changed into ``None``
+instead of tracing every new shape.  A function retraced
+``RETRACE_WARNING_THRESHOLD`` times warns (``RetracingWarning``) naming the
+argument that changed.  On methods, each instance has its own cache.
+
+Cached calls are the hot path: a call whose positional arguments are numpy
+values and Python scalars (no keywords) looks its concrete function up by a
+flat tuple of dtypes, shapes and values, without binding the signature.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import inspect
+import threading
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+from autograph.runtime import dtypes, executor, shapes
+from autograph.runtime.errors import AutoGraphWarning, TracingError
+from autograph.runtime.graph import Graph, current_graph, user_location
+from autograph.runtime.tensor import Tensor, TensorSpec
+
+RETRACE_WARNING_THRESHOLD = 5
+
+_SUPPORTED = frozenset(dtypes.SUPPORTED)
+_PY_CONSTANTS = (bool, int, str, type(None))
+_FAST_SCALARS = frozenset((bool, int, float, str, type(None)))
+_CONSTANT_OBJECTS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
+
+
+class RetracingWarning(AutoGraphWarning):
+    """A traced function was traced again and again for new argument signatures.
+
+    Each new dtype or shape of an array argument, and each new value of a
+    Python scalar argument, traces a new graph.  Pass varying Python numbers
+    as numpy values, or give an ``input_signature`` (``None`` for the
+    dimensions that vary), or use ``reduce_retracing=True``.
+    """
+
+
+def function(
+    python_function=None,
+    *,
+    input_signature=None,
+    trace_transform=None,
+    jit_compile=False,
+    optimize=True,
+    parallel=True,
+    reduce_retracing=False,
+    name=None,
+):
+    """Makes a ``Function`` of ``python_function``; usable as ``@function`` or ``@function(...)``."""
+
+    def decorate(fn):
+        return Function(
+            fn,
+            input_signature=input_signature,
+            trace_transform=trace_transform,
+            jit_compile=jit_compile,
+            optimize=optimize,
+            parallel=parallel,
+            reduce_retracing=reduce_retracing,
+            name=name,
+        )
+
+    if python_function is None:
+        return decorate
+    return decorate(python_function)
+
+
+# --------------------------------------------------------------------------
+# Cache keys: argument values -> hashable keys + the array leaves
+# --------------------------------------------------------------------------
+
+
+def _state_module():
+    from autograph.runtime.ops import state
+
+    return state
+
+
+def _is_variable(value) -> bool:
+    return type(value).__name__ == "Variable" and isinstance(value, _state_module().Variable)
+
+
+class _Encoder:
+    """Walks argument values into a hashable key, collecting array leaves.
+
+    ``allow_specs``: ``TensorSpec`` leaves stand for arrays of that spec
+    (``get_concrete_function``).
+    """
+
+    __slots__ = ("owner", "leaves", "allow_specs")
+
+    def __init__(self, owner, allow_specs=False):
+        self.owner = owner
+        self.leaves = []
+        self.allow_specs = allow_specs
+
+    def encode(self, value, path):
+        if isinstance(value, (np.ndarray, np.generic)):
+            if value.dtype not in _SUPPORTED:
+                raise TypeError(self.owner._bad_arg(path, value, f"has dtype {value.dtype}, which the runtime does not support"))
+            self.leaves.append(value)
+            return ("A", value.dtype, value.shape)
+        kind = type(value)
+        if kind in _PY_CONSTANTS:
+            return ("P", kind, value)
+        if kind is float:
+            return ("P", float, "nan" if value != value else value)
+        if isinstance(value, tuple):
+            children = tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value))
+            if hasattr(value, "_fields"):
+                return ("N", kind, children)
+            return ("T", children)
+        if isinstance(value, list):
+            return ("L", tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value)))
+        if isinstance(value, dict):
+            keys = _sorted_keys(value)
+            return ("D", keys, tuple(self.encode(value[k], f"{path}[{k!r}]") for k in keys))
+        if isinstance(value, TensorSpec) and self.allow_specs:
+            self.leaves.append(value)
+            return ("A", value.dtype, value.shape)
+        if isinstance(value, Tensor):
+            raise TracingError(
+                f"{self.owner._label()}: argument {path!r} is the symbolic tensor {value.name} of a finished "
+                f"trace (called at {user_location() or '<unknown>'}); symbolic tensors only exist while their "
+                "function is traced. Pass numpy values."
+            )
+        if _is_variable(value):
+            return ("V", value.handle)
+        if isinstance(value, _CONSTANT_OBJECTS):
+            return ("C", value)
+        if isinstance(value, complex):
+            raise TypeError(self.owner._bad_arg(path, value, "is a complex number, which the runtime does not support"))
+        raise TypeError(self.owner._bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
+
+
+def _sorted_keys(d):
+    try:
+        return tuple(sorted(d))
+    except TypeError:
+        return tuple(sorted(d, key=lambda k: (type(k).__name__, repr(k))))
+
+
+def _describe(key) -> str:
+    """A readable form of one key component, for messages."""
+    tag = key[0]
+    if tag == "A":
+        return f"{key[1].name}{shapes.format_shape(key[2])}"
+    if tag == "P":
+        return f"{key[2]!r} ({key[1].__name__})" if key[2] != "nan" or key[1] is not float else "nan (float)"
+    if tag in ("T", "L"):
+        inner = ", ".join(_describe(k) for k in key[1])
+        return f"({inner})" if tag == "T" else f"[{inner}]"
+    if tag == "N":
+        return key[1].__name__ + "(" + ", ".join(_describe(k) for k in key[2]) + ")"
+    if tag == "D":
+        return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in zip(key[1], key[2])) + "}"
+    if tag == "V":
+        return f"rt.Variable {key[1]}"
+    return repr(key[1])
+
+
+def _key_matches(general, key) -> bool:
+    """True if every argument keyed ``key`` fits the (maybe relaxed) ``general`` key."""
+    if general[0] != key[0]:
+        return False
+    tag = general[0]
+    if tag == "A":
+        return general[1] == key[1] and shapes.is_subshape(key[2], general[2])
+    if tag in ("T", "L"):
+        return len(general[1]) == len(key[1]) and all(map(_key_matches, general[1], key[1]))
+    if tag in ("N", "D"):
+        return general[1] == key[1] and len(general[2]) == len(key[2]) and all(map(_key_matches, general[2], key[2]))
+    return general == key
+
+
+def _keys_match(general, key) -> bool:
+    """``_key_matches`` over whole call keys (one component per parameter)."""
+    return len(general) == len(key) and all(map(_key_matches, general, key))
+
+
+def _relax_key(a, b):
+    """The key covering both ``a`` and ``b`` by relaxing array dimensions; None if none does."""
+    if a[0] != b[0]:
+        return None
+    tag = a[0]
+    if tag == "A":
+        if a[1] != b[1] or a[2] is None or b[2] is None or len(a[2]) != len(b[2]):
+            return None
+        return ("A", a[1], shapes.relax(a[2], b[2]))
+    if tag in ("T", "L"):
+        if len(a[1]) != len(b[1]):
+            return None
+        children = tuple(_relax_key(x, y) for x, y in zip(a[1], b[1]))
+        return None if None in children else (tag, children)
+    if tag in ("N", "D"):
+        if a[1] != b[1] or len(a[2]) != len(b[2]):
+            return None
+        children = tuple(_relax_key(x, y) for x, y in zip(a[2], b[2]))
+        return None if None in children else (tag, a[1], children)
+    return a if a == b else None
+
+
+def _leaf_specs(key, out):
+    """The (dtype, shape) of every array leaf of ``key``, in leaf order."""
+    tag = key[0]
+    if tag == "A":
+        out.append((key[1], key[2]))
+    elif tag in ("T", "L"):
+        for k in key[1]:
+            _leaf_specs(k, out)
+    elif tag in ("N", "D"):
+        for k in key[2]:
+            _leaf_specs(k, out)
+    return out
+
+
+def _rebuild(value, make_leaf, path):
+    """``value`` with each array/spec leaf replaced by ``make_leaf(path)``."""
+    if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
+        return make_leaf(path)
+    if isinstance(value, tuple):
+        items = [_rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        rebuilt = {}
+        for k in _sorted_keys(value):  # leaf order is sorted-key order
+            rebuilt[k] = _rebuild(value[k], make_leaf, f"{path}_{k}")
+        return {k: rebuilt[k] for k in value}
+    return value
+
+
+def _rebuild_spec(spec, make_leaf, path):
+    """The structure of ``spec`` (an input_signature entry) with a placeholder per TensorSpec."""
+    if isinstance(spec, TensorSpec):
+        return make_leaf(path)
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_rebuild_spec(s, make_leaf, f"{path}_{i}") for i, s in enumerate(spec))
+    rebuilt = {k: _rebuild_spec(spec[k], make_leaf, f"{path}_{k}") for k in _sorted_keys(spec)}
+    return {k: rebuilt[k] for k in spec}
+
+
+# --------------------------------------------------------------------------
+# Outputs: nested Python structure <-> flat graph outputs
+# --------------------------------------------------------------------------
+
+
+class _Out:
+    """Marks output number ``index`` in a structure template."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+def _to_numpy(value, dtype):
+    kind = type(value)
+    if kind is np.ndarray:
+        return value[()] if value.ndim == 0 else value
+    if isinstance(value, np.generic):
+        return value
+    array = np.asarray(value, dtype=dtype)
+    return array[()] if array.ndim == 0 else array
+
+
+def _make_packer(template, out_dtypes):
+    """A function turning the flat list of output values into the returned structure."""
+    if isinstance(template, _Out):
+        index = template.index
+        dtype = out_dtypes[index]
+
+        def pack_one(values):
+            value = values[index]
+            if type(value) is np.ndarray:
+                return value[()] if value.ndim == 0 else value
+            return _to_numpy(value, dtype)
+
+        return pack_one
+
+    def build(node, values):
+        if isinstance(node, _Out):
+            return _to_numpy(values[node.index], out_dtypes[node.index])
+        if isinstance(node, tuple):
+            items = [build(v, values) for v in node]
+            return type(node)(*items) if hasattr(node, "_fields") else tuple(items)
+        if isinstance(node, list):
+            return [build(v, values) for v in node]
+        if isinstance(node, dict):
+            return {k: build(v, values) for k, v in node.items()}
+        return node
+
+    return lambda values: build(template, values)
+
+
+def _structure_of(template, outputs):
+    """``template`` with the graph's output tensors in place of the markers."""
+    if isinstance(template, _Out):
+        return outputs[template.index]
+    if isinstance(template, tuple):
+        items = [_structure_of(v, outputs) for v in template]
+        return type(template)(*items) if hasattr(template, "_fields") else tuple(items)
+    if isinstance(template, list):
+        return [_structure_of(v, outputs) for v in template]
+    if isinstance(template, dict):
+        return {k: _structure_of(v, outputs) for k, v in template.items()}
+    return template
+
+
+# --------------------------------------------------------------------------
+# Concrete functions
+# --------------------------------------------------------------------------
+
+
+class ConcreteFunction:
+    """One traced graph of a ``Function``, for one input signature.
+
+    ``graph`` is the graph as traced; ``execution_graph`` is the one that
+    runs (optimized unless ``optimize=False``).  Calling it takes the same
+    arguments as the ``Function``; they must fit the signature it was
+    traced for.
+    """
+
+    def __init__(self, function, key, graph, template, structured_input_signature):
+        self._function = function
+        self._key = key
+        self.graph = graph
+        self._template = template
+        self.structured_outputs = _structure_of(template, graph.outputs)
+        self.structured_input_signature = structured_input_signature
+        self.execution_graph = graph
+        self._compiled = None
+        self._variables = _variables_used(graph)
+        out_dtypes = [t.dtype for t in graph.outputs]
+        self._pack = _make_packer(template, out_dtypes)
+        self._run = None
+        self._prepare(function)
+
+    def _prepare(self, function):
+        graph = self.graph
+        if function._optimize:
+            optimizer = _optional_module("optimizer")
+            if optimizer is not None:
+                graph = optimizer.optimize(graph)
+        self.execution_graph = graph
+        if function._jit_compile:
+            self._compiled = _jit_compile(graph, function._label())
+        if self._compiled is not None:
+            self._run = self._compiled[0]
+            return
+        self._run = executor.plan(graph).run
+        if function.parallel:
+            parallel_plan = _parallel_plan(graph, function._label())
+            if parallel_plan is not None:  # only when independent heavy ops can overlap
+                self._run = parallel_plan.run
+
+    def _call_flat(self, leaves):
+        """Runs the graph on the array leaves; returns the structured numpy result."""
+        return self._pack(self._run(leaves))
+
+    def __call__(self, *args, **kwargs):
+        function = self._function
+        key, leaves, _ = function._key_of(args, kwargs)
+        if not _keys_match(self._key, key):
+            raise TypeError(
+                f"{function._label()}: this concrete function was traced for "
+                f"{function._describe_key(self._key)}, but got {function._describe_key(key)}; call the "
+                "Function itself to trace for new arguments"
+            )
+        return self._call_flat(leaves)
+
+    def compiled_source(self) -> str:
+        """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""
+        if self._compiled is None:
+            jit = _optional_module("jit")
+            if jit is None:
+                raise RuntimeError("compiled_source() needs autograph.runtime.jit, which is not available")
+            return jit.compile_graph(self.execution_graph)[1]
+        return self._compiled[1]
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.graph.name} {self._function._describe_key(self._key)}>"
+
+
+def _optional_module(name):
+    """``autograph.runtime.<name>`` if it is installed, else None (optional components)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"autograph.runtime.{name}")
+    except ImportError as e:
+        if e.name is not None and not e.name.startswith("autograph.runtime"):
+            raise
+        return None
+
+
+def _parallel_plan(graph, label):
+    """The parallel schedule of ``graph`` if one can win (None: run sequentially)."""
+    schedule = _optional_module("schedule")
+    if schedule is None:
+        return None
+    try:
+        return schedule.parallel_plan(graph)
+    except Exception as e:  # noqa: BLE001 - an optional speed-up must not stop the function
+        warnings.warn(
+            f"{label}: parallel scheduling failed ({type(e).__name__}: {e}); running sequentially",
+            AutoGraphWarning,
+            stacklevel=2,
+        )
+        return None
+
+
+def _jit_compile(graph, label):
+    """``(callable, source)`` of the compiled graph, or None (with one warning) if it cannot compile."""
+    jit = _optional_module("jit")
+    if jit is None:
+        warnings.warn(
+            f"{label}: jit_compile=True but autograph.runtime.jit is not available; running the "
+            "interpreter instead",
+            AutoGraphWarning,
+            stacklevel=2,
+        )
+        return None
+    unsupported = getattr(jit, "JitUnsupported", None) or getattr(jit, "UnsupportedGraphError", None)
+    try:
+        return jit.compile_graph(graph)
+    except Exception as e:  # noqa: BLE001 - any refusal of the compiler falls back
+        if unsupported is not None and not isinstance(e, unsupported):
+            raise
+        warnings.warn(
+            f"{label}: jit_compile=True could not compile the graph ({e}); running the interpreter instead",
+            AutoGraphWarning,
+            stacklevel=2,
+        )
+        return None
+
+
+def _all_graphs(graph):
+    yield graph
+    seen = {id(graph)}
+    for sub in list(graph.library.values()):
+        if id(sub) not in seen:
+            seen.add(id(sub))
+            yield sub
+
+
+def _variables_used(graph):
+    """Strong references to the variables the graph's ops refer to (keeps them alive)."""
+    state = _state_module()
+    found = {}
+    for g in _all_graphs(graph):
+        for op in g.operations:
+            handle = op.attrs.get("handle")
+            if isinstance(handle, state.VariableHandle) and handle.id in state._VARIABLES:
+                found[handle.id] = state._VARIABLES[handle.id]
+    return tuple(found[k] for k in sorted(found))
+
+
+# --------------------------------------------------------------------------
+# Function
+# --------------------------------------------------------------------------
+
+
+class Function:
+    """A Python function traced into graphs on demand (see the module docstring)."""
+
+    def __init__(
+        self,
+        python_function,
+        *,
+        input_signature=None,
+        trace_transform=None,
+        jit_compile=False,
+        optimize=True,
+        parallel=True,
+        reduce_retracing=False,
+        name=None,
+        _instance=None,
+        _parent=None,
+    ):
+        if not callable(python_function):
+            raise TypeError(f"rt.function needs a callable, got {python_function!r}")
+        self._python_function = python_function
+        self._trace_transform = trace_transform
+        self._jit_compile = jit_compile
+        self._optimize = optimize
+        self.parallel = parallel
+        self._reduce_retracing = reduce_retracing
+        self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
+        self._instance_ref = _instance
+        self._parent = _parent
+        self._lock = threading.RLock()
+        self._cache: dict = {}
+        self._fast: dict = {}
+        self._general: list = []
+        self._signature = None
+        self._param_names = None
+        self._traced_callable = None
+        self._tracing_count = 0
+        self._last_key = None
+        self._warned = False
+        self._bound: dict = {}
+        self.input_signature = None if input_signature is None else self._check_signature(input_signature)
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- description ---------------------------------------------------------
+
+    @property
+    def python_function(self):
+        """The original Python function (bound to the instance for methods)."""
+        instance = self._instance()
+        if instance is not None:
+            return types.MethodType(self._python_function, instance)
+        return self._python_function
+
+    @property
+    def tracing_count(self) -> int:
+        """How many graphs were traced so far."""
+        return self._tracing_count
+
+    def _instance(self):
+        ref = self._instance_ref
+        if ref is None:
+            return None
+        return ref() if isinstance(ref, weakref.ref) else ref
+
+    def _label(self) -> str:
+        code = getattr(self._python_function, "__code__", None)
+        where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        return f"function {self._name!r}{where}"
+
+    def _bad_arg(self, path, value, problem) -> str:
+        shown = repr(value)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return (
+            f"{self._label()}: argument {path!r} = {shown} {problem} (called at {user_location() or '<unknown>'}). "
+            "A traced function takes numpy arrays and scalars (bool, int, float dtypes), Python "
+            "bool/int/float/str/None (traced as constants), rt.Variable, and tuples/lists/dicts/"
+            "namedtuples of those; convert the value to a numpy array, or close over it instead of "
+            "passing it."
+        )
+
+    def _describe_key(self, key) -> str:
+        names = self._names()
+        return "(" + ", ".join(f"{n}={_describe(k)}" for n, k in zip(names, key)) + ")"
+
+    def __repr__(self):
+        return f"<rt.Function {self._name} traced {self._tracing_count} time(s)>"
+
+    # -- signature -----------------------------------------------------------
+
+    def _sig(self):
+        if self._signature is None:
+            try:
+                sig = inspect.signature(self._python_function)
+            except (TypeError, ValueError):
+                sig = inspect.Signature(
+                    [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                     inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
+                )
+            self._signature = sig
+        return self._signature
+
+    def _names(self):
+        """Names of the parameters that make up the key (the instance of a method excluded)."""
+        if self._param_names is None:
+            names = list(self._sig().parameters)
+            self._param_names = names[1:] if self._instance_ref is not None else names
+        return self._param_names
+
+    def _check_signature(self, input_signature):
+        if not isinstance(input_signature, (list, tuple)):
+            raise TypeError(f"{self._label()}: input_signature must be a list of rt.TensorSpec, got {input_signature!r}")
+
+        def check(spec):
+            if isinstance(spec, TensorSpec):
+                return
+            if isinstance(spec, (list, tuple)):
+                for s in spec:
+                    check(s)
+            elif isinstance(spec, dict):
+                for s in spec.values():
+                    check(s)
+            else:
+                raise TypeError(f"{self._label()}: input_signature entries must be rt.TensorSpec (or nested lists/dicts of them), got {spec!r}")
+
+        for spec in input_signature:
+            check(spec)
+        params = [p for p in list(self._sig().parameters.values())[1 if self._instance_ref is not None else 0:]]
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if len(input_signature) > len(positional) and not any(p.kind == p.VAR_POSITIONAL for p in params):
+            raise TypeError(
+                f"{self._label()}: input_signature has {len(input_signature)} entries but the function takes "
+                f"{len(positional)} positional argument(s)"
+            )
+        return list(input_signature)
+
+    def _bind(self, args, kwargs):
+        instance = self._instance()
+        try:
+            if instance is not None:
+                bound = self._sig().bind(instance, *args, **kwargs)
+            else:
+                bound = self._sig().bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(
+                f"{self._name}{self._sig()}: {e} (called at {user_location() or '<unknown>'})"
+            ) from None
+        bound.apply_defaults()
+        return bound
+
+    def _bound_values(self, bound):
+        values = list(bound.arguments.items())
+        return values[1:] if self._instance_ref is not None else values
+
+    def _key_of(self, args, kwargs, allow_specs=False):
+        """(key, array leaves, bound arguments) of a call."""
+        bound = self._bind(args, kwargs)
+        values = self._bound_values(bound)
+        if self.input_signature is not None:
+            key, leaves = self._match_signature(values, bound, allow_specs)
+            return key, leaves, bound
+        encoder = _Encoder(self, allow_specs)
+        key = tuple(encoder.encode(v, name) for name, v in values)
+        return key, encoder.leaves, bound
+
+    def _match_signature(self, values, bound, allow_specs):
+        sig = self.input_signature
+        for name, value in values[len(sig):]:
+            param = self._sig().parameters[name]
+            unused = (
+                (param.kind is param.VAR_POSITIONAL and value == ())
+                or (param.kind is param.VAR_KEYWORD and value == {})
+                or (param.default is not param.empty and value is param.default)
+            )
+            if not unused:
+                raise TypeError(
+                    f"{self._label()}: argument {name!r} is not covered by input_signature ({len(sig)} "
+                    f"entries), called at {user_location() or '<unknown>'}; pass only the argument(s) the "
+                    "signature describes"
+                )
+        leaves = []
+        key = tuple(self._match(value, spec, name, leaves, allow_specs) for (name, value), spec in zip(values, sig))
+        if len(key) < len(sig):
+            raise TypeError(
+                f"{self._label()}: input_signature has {len(sig)} entries but only {len(key)} argument(s) "
+                f"were bound, called at {user_location() or '<unknown>'}"
+            )
+        return key, leaves
+
+    def _match(self, value, spec, path, leaves, allow_specs):
+        if isinstance(spec, TensorSpec):
+            expected = f"{spec.dtype.name}{shapes.format_shape(spec.shape)} (input_signature)"
+            if isinstance(value, TensorSpec) and allow_specs:
+                if value.dtype != spec.dtype or not shapes.is_subshape(value.shape, spec.shape):
+                    raise TypeError(f"{self._label()}: argument {path!r}: expected {expected}, got {value!r}")
+                leaves.append(spec)
+                return ("A", spec.dtype, spec.shape)
+            array = self._signature_array(value, spec, path, expected)
+            if not shapes.is_subshape(array.shape, spec.shape):
+                raise ValueError(
+                    f"{self._label()}: argument {path!r} has shape {shapes.format_shape(array.shape)} but "
+                    f"expected {expected} (called at {user_location() or '<unknown>'}); pass a value of "
+                    "that shape, or use None in the TensorSpec for dimensions that vary"
+                )
+            leaves.append(array)
+            return ("A", spec.dtype, spec.shape)
+        if isinstance(spec, (list, tuple)):
+            if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+                raise TypeError(
+                    f"{self._label()}: argument {path!r} must be a sequence of {len(spec)} values matching "
+                    f"input_signature {spec!r}, got {value!r}"
+                )
+            return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in enumerate(zip(value, spec))))
+        keys = _sorted_keys(spec)
+        if not isinstance(value, dict) or _sorted_keys(value) != keys:
+            raise TypeError(
+                f"{self._label()}: argument {path!r} must be a dict with keys {list(keys)} matching "
+                f"input_signature, got {value!r}"
+            )
+        return ("D", keys, tuple(self._match(value[k], spec[k], f"{path}[{k!r}]", leaves, allow_specs) for k in keys))
+
+    def _signature_array(self, value, spec, path, expected):
+        if isinstance(value, (np.ndarray, np.generic)):
+            if value.dtype != spec.dtype:
+                raise TypeError(
+                    f"{self._label()}: argument {path!r} has dtype {value.dtype} but expected {expected} "
+                    f"(called at {user_location() or '<unknown>'}); convert it with .astype({spec.dtype.name!r})"
+                )
+            return value
+        kind = type(value)
+        fits = (
+            (kind is bool and spec.dtype.kind == "b")
+            or (kind is int and spec.dtype.kind in "iuf")
+            or (kind is float and spec.dtype.kind == "f")
+        )
+        if fits:
+            return np.asarray(value, dtype=spec.dtype)[()]
+        if isinstance(value, (list, tuple)) and value:
+            array = np.asarray(value)
+            if array.dtype != object and (array.dtype == spec.dtype or np.can_cast(array.dtype, spec.dtype, "same_kind")):
+                return array.astype(spec.dtype)
+        raise TypeError(
+            f"{self._label()}: argument {path!r} = {value!r} does not match {expected} (called at "
+            f"{user_location() or '<unknown>'}); pass a numpy value of dtype {spec.dtype.name}"
+        )
+
+    # -- calling -------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if current_graph() is not None:
+            return self._inline(args, kwargs)
+        if not kwargs:
+            key = []
+            for a in args:
+                kind = type(a)
+                if kind is np.ndarray or isinstance(a, np.generic):
+                    key.append(a.dtype)
+                    key.append(a.shape)
+                elif kind in _FAST_SCALARS:
+                    key.append(kind)
+                    key.append(a)
+                else:
+                    break
+            else:
+                entry = self._fast.get(tuple(key))
+                if entry is not None:
+                    cf, index = entry
+                    if index is None:
+                        return cf._call_flat(args)
+                    return cf._call_flat([args[i] for i in index])
+        return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
+        key, leaves, bound = self._key_of(args, kwargs)
+        cf = self._lookup(key)
+        if cf is None:
+            with self._lock:
+                cf = self._lookup(key)
+                if cf is None:
+                    cf = self._trace(key, bound, leaves)
+        if not kwargs:
+            self._remember_fast(args, leaves, cf)
+        return cf._call_flat(leaves)
+
+    def _lookup(self, key):
+        try:
+            found = self._cache.get(key)
+        except TypeError:  # an unhashable constant argument
+            return None
+        if found is None and self._general:
+            for general, cf in self._general:
+                if _keys_match(general, key):
+                    self._cache[key] = cf
+                    return cf
+        return found
+
+    def _remember_fast(self, args, leaves, cf):
+        key = []
+        index = []
+        for i, a in enumerate(args):
+            kind = type(a)
+            if kind is np.ndarray or isinstance(a, np.generic):
+                key.append(a.dtype)
+                key.append(a.shape)
+                index.append(i)
+            elif kind in _FAST_SCALARS:
+                if kind is float and a != a:
+                    return
+                key.append(kind)
+                key.append(a)
+            else:
+                return
+        if len(index) != len(leaves) or any(args[i] is not leaf for i, leaf in zip(index, leaves)):
+            return  # defaults or signature conversions hold arrays: the flat key does not say it all
+        self._fast[tuple(key)] = (cf, None if len(index) == len(args) else tuple(index))
+
+    def _inline(self, args, kwargs):
+        """Traces the Python body into the current graph (a call from inside another trace)."""
+        fn = self._callable()
+        instance = self._instance()
+        if instance is not None:
+            return fn(instance, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    def _callable(self):
+        if self._traced_callable is None:
+            fn = self._python_function
+            self._traced_callable = self._trace_transform(fn) if self._trace_transform is not None else fn
+        return self._traced_callable
+
+    # -- tracing -------------------------------------------------------------
+
+    def _trace(self, key, bound, leaves):
+        if self._reduce_retracing and self.input_signature is None:
+            key = self._relaxed(key)
+        specs = []
+        for component in key:
+            _leaf_specs(component, specs)
+        graph = Graph(self._name)
+        state = _state_module()
+        with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
+            placeholders = iter(specs)
+
+            def make_leaf(path):
+                dtype, shape = next(placeholders)
+                return graph.add_placeholder(dtype, shape, name=_placeholder_name(path))
+
+            values = self._bound_values(bound)
+            if self.input_signature is not None:
+                traced_values = {
+                    name: _rebuild_spec(spec, make_leaf, name) for (name, _), spec in zip(values, self.input_signature)
+                }
+            else:
+                traced_values = {name: _rebuild(value, make_leaf, name) for name, value in values}
+            for name, value in traced_values.items():
+                bound.arguments[name] = value
+            result = self._callable()(*bound.args, **bound.kwargs)
+            outputs = []
+            template = self._flatten_output(result, outputs, graph, "result")
+        graph.outputs = outputs
+        input_signature = self._input_structure(bound)
+        cf = ConcreteFunction(self, key, graph, template, input_signature)
+        cf._variables += tuple(created)
+        self._tracing_count += 1
+        self._cache[key] = cf
+        if any(shape is None or None in shape for _, shape in specs):
+            self._general.append((key, cf))
+        self._warn_retracing(key)
+        return cf
+
+    def _relaxed(self, key):
+        """With reduce_retracing: ``key`` relaxed against the keys traced before, if any fits."""
+        for previous in list(self._cache):
+            relaxed = tuple(_relax_key(a, b) for a, b in zip(previous, key)) if len(previous) == len(key) else None
+            if relaxed is not None and None not in relaxed and relaxed != key:
+                return relaxed
+        return key
+
+    def _input_structure(self, bound):
+        """(args, kwargs) of the traced call with TensorSpecs in place of the placeholders."""
+
+        def spec_of(value):
+            if isinstance(value, Tensor):
+                return TensorSpec(value.shape, value.dtype, name=value.op.name)
+            if isinstance(value, tuple):
+                items = [spec_of(v) for v in value]
+                return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+            if isinstance(value, list):
+                return [spec_of(v) for v in value]
+            if isinstance(value, dict):
+                return {k: spec_of(v) for k, v in value.items()}
+            return value
+
+        args = tuple(spec_of(v) for v in bound.args)
+        if self._instance_ref is not None:
+            args = args[1:]
+        return args, {k: spec_of(v) for k, v in bound.kwargs.items()}
+
+    def _flatten_output(self, value, outputs, graph, path):
+        """The structure template of a returned value; appends its tensors to ``outputs``."""
+        if isinstance(value, Tensor):
+            if value.op.graph is not graph:
+                raise TracingError(
+                    f"{self._label()} returned tensor {value.name} as {path}, which belongs to another graph "
+                    f"(created at {value.op.location or '<unknown>'}): a tensor escaped the trace that made "
+                    "it (e.g. kept in a global or an attribute). Compute it inside this function."
+                )
+            outputs.append(value)
+            return _Out(len(outputs) - 1)
+        if isinstance(value, (np.ndarray, np.generic)):
+            from autograph.runtime import op_registry
+
+            outputs.append(op_registry.constant(value))
+            return _Out(len(outputs) - 1)
+        if _is_variable(value):
+            outputs.append(value.read_value())
+            return _Out(len(outputs) - 1)
+        if isinstance(value, tuple):
+            items = [self._flatten_output(v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, list):
+            return [self._flatten_output(v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {k: self._flatten_output(v, outputs, graph, f"{path}[{k!r}]") for k, v in value.items()}
+        if type(value) in _FAST_SCALARS or isinstance(value, _CONSTANT_OBJECTS):
+            return value
+        raise TypeError(
+            f"{self._label()} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
+            "may return tensors, numpy values, Python scalars/strings/None and tuples/lists/dicts/namedtuples "
+            "of those"
+        )
+
+    def _warn_retracing(self, key):
+        previous, self._last_key = self._last_key, key
+        retraces = self._tracing_count - 1
+        if self._warned or retraces < RETRACE_WARNING_THRESHOLD or previous is None:
+            return
+        self._warned = True
+        changed = [(n, old, new) for n, old, new in zip(self._names(), previous, key) if old != new]
+        what = "; ".join(
+            f"argument {n!r} changed from {_describe(old)} to {_describe(new)}" for n, old, new in changed
+        )
+        hint = ""
+        if any(new[0] == "P" for _, _, new in changed):
+            hint = "Pass numbers that vary as numpy values (e.g. np.float32(x)) rather than Python scalars, or "
+        message = (
+            f"{self._label()} was retraced {retraces} times (traced {self._tracing_count} times); last retrace: "
+            f"{what or 'arguments changed'}. Every new dtype/shape of an array argument and every new value "
+            f"of a Python scalar argument traces a new graph. {hint}Give an input_signature with None for "
+            "dimensions that vary, or use reduce_retracing=True."
+        )
+        filename, lineno = _split_location(user_location())
+        warnings.warn_explicit(message, RetracingWarning, filename, lineno)
+
+    # -- concrete functions --------------------------------------------------
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed."""
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+            key, leaves, bound = self._key_of(args, {}, allow_specs=True)
+        else:
+            key, leaves, bound = self._key_of(args, kwargs, allow_specs=True)
+        cf = self._lookup(key)
+        if cf is None:
+            with self._lock:
+                cf = self._lookup(key) or self._trace(key, bound, leaves)
+        return cf
+
+    # -- methods -------------------------------------------------------------
+
+    def __get__(self, instance, owner=None):
+        if instance is None or self._instance_ref is not None:
+            return self
+        found = self._bound.get(id(instance))
+        if found is not None and found._instance() is instance:
+            return BoundFunction(found, instance)
+        bound = Function(
+            self._python_function,
+            input_signature=None,
+            trace_transform=self._trace_transform,
+            jit_compile=self._jit_compile,
+            optimize=self._optimize,
+            parallel=self.parallel,
+            reduce_retracing=self._reduce_retracing,
+            name=self._name,
+            _instance=self._instance_reference(instance),
+            _parent=self,
+        )
+        if self.input_signature is not None:
+            bound.input_signature = bound._check_signature(self.input_signature)
+        self._bound[id(instance)] = bound
+        return BoundFunction(bound, instance)
+
+    def _instance_reference(self, instance):
+        key = id(instance)
+        bound_dict = self._bound
+
+        def forget(_ref):
+            bound_dict.pop(key, None)
+
+        try:
+            return weakref.ref(instance, forget)
+        except TypeError:
+            return instance  # not weak-referenceable: kept alive with its bound function
+
+
+class BoundFunction:
+    """A ``Function`` accessed on an instance: the instance's own cache, plus the instance.
+
+    The per-instance ``Function`` refers to its instance weakly (so caches
+    die with their instances); this short-lived handle keeps the instance
+    alive while a call on it runs, as in ``Model().f(x)``.
+    """
+
+    __slots__ = ("_function", "_instance")
+
+    def __init__(self, function, instance):
+        self._function = function
+        self._instance = instance
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._function, name)
+
+    def __repr__(self):
+        return f"<bound {self._function!r} of {type(self._instance).__name__} object>"
+
+
+def _placeholder_name(path: str) -> str:
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
+    return name or "input"
+
+
+def _split_location(location):
+    if not location:
+        return "<unknown>", 0
+    filename, _, line = location.rpartition(":")
+    try:
+        return filename, int(line)
+    except ValueError:
+        return location, 0

@@ -1,0 +1,70 @@
+"""Python paths of the list and subscript helpers.
+
+They exist so that the runtime can later stage these mutations in a graph
+(a list appended to in a tensor loop becomes a staged list): generated code
+rebinds the receiver, which makes it a loop variable of the enclosing loop::
+
+    l.append(x)        ->  l = ag__.list_append(l, x)
+    v = l.pop()        ->  (l, v) = ag__.list_pop(l)
+    x[i] += v          ->  x = ag__.aug_setitem(x, i, '+=', v)
+
+On Python values they mutate in place and return the same object.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from autograph.runtime.tensor import Tensor
+
+_INPLACE = {
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "@=": operator.imatmul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "&=": operator.iand,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+}
+
+
+def _staged(value) -> bool:
+    return isinstance(value, Tensor) or getattr(type(value), "__ag_staged_list__", False)
+
+
+def list_append(target, item):
+    """``target.append(item)``; returns the (possibly new, if staged) list."""
+    if _staged(target):
+        from autograph.runtime import control_flow
+        return control_flow.list_append(target, item)
+    target.append(item)
+    return target
+
+
+def list_pop(target, index=None):
+    """``target.pop(index)``; returns ``(list, popped_item)``."""
+    if _staged(target):
+        from autograph.runtime import control_flow
+        return control_flow.list_pop(target, index)
+    if index is None:
+        return target, target.pop()
+    return target, target.pop(index)
+
+
+def aug_setitem(target, index, op, value):
+    """``target[index] op value`` (``op`` like ``'+='``); returns the updated container.
+
+    Tensors are immutable, so the graph path returns a new tensor; Python
+    containers are updated in place, with Python's in-place operator.
+    """
+    if isinstance(target, Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.aug_setitem(target, index, op, value)
+    target[index] = _INPLACE[op](target[index], value)
+    return target

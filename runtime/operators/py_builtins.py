@@ -1,0 +1,89 @@
+"""Python paths of the builtins converted code reaches through ``ag__``.
+
+``range(n)`` in a converted function becomes ``ag__.range(n)`` (when the
+name is not shadowed): with Python arguments it is the builtin itself; with
+a ``Tensor`` argument it goes to ``control_flow.range_`` (and ``len_``,
+``print_``, ...), the graph path.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from autograph.runtime.tensor import Tensor
+
+
+def _any_tensor(args) -> bool:
+    for arg in args:
+        if isinstance(arg, Tensor):
+            return True
+    return False
+
+
+def range_(*args):
+    if _any_tensor(args):
+        from autograph.runtime import control_flow
+        return control_flow.range_(*args)
+    return builtins.range(*args)
+
+
+def len_(obj):
+    if isinstance(obj, Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.len_(obj)
+    return builtins.len(obj)
+
+
+def print_(*args, **kwargs):
+    if _any_tensor(args):
+        from autograph.runtime import control_flow
+        return control_flow.print_(*args, **kwargs)
+    return builtins.print(*args, **kwargs)
+
+
+def int_(*args, **kwargs):
+    if args and isinstance(args[0], Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.int_(*args, **kwargs)
+    return builtins.int(*args, **kwargs)
+
+
+def float_(*args):
+    if args and isinstance(args[0], Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.float_(*args)
+    return builtins.float(*args)
+
+
+def abs_(x):
+    if isinstance(x, Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.abs_(x)
+    return builtins.abs(x)
+
+
+def enumerate_(iterable, start=0):
+    if isinstance(iterable, Tensor):
+        from autograph.runtime import control_flow
+        return control_flow.enumerate_(iterable, start)
+    return builtins.enumerate(iterable, start)
+
+
+def zip_(*iterables, **kwargs):
+    if _any_tensor(iterables):
+        from autograph.runtime import control_flow
+        return control_flow.zip_(*iterables, **kwargs)
+    return builtins.zip(*iterables, **kwargs)
+
+
+# The names generated code uses (``ag__.range``, ...) -> the functions above.
+BUILTINS = {
+    "range": range_,
+    "len": len_,
+    "print": print_,
+    "int": int_,
+    "float": float_,
+    "abs": abs_,
+    "enumerate": enumerate_,
+    "zip": zip_,
+}

@@ -1,0 +1,73 @@
+"""The op library: every ``rt.*`` op, grouped by family.
+
+* ``core``: ``Placeholder``, ``Const``, ``Identity``, ``Cast``;
+* ``math``: elementwise arithmetic, comparison and logic, ``MatMul``;
+* ``reduction``: ``Sum`` ... ``All``, ``ArgMax``;
+* ``array``: ``Reshape``, ``Shape``, ``Size``, ``Pack``, ``ConcatV2``,
+  ``Select``, ``Range``, ``Fill``, ``ZerosLike``/``OnesLike``, ``GatherV2``;
+* ``indexing``: ``StridedSlice`` and ``t[...]``.
+
+Importing this package registers the op types.  Each function runs eagerly
+on numpy when no graph is being traced and adds an op otherwise
+(``op_registry.apply_op``).  Stateful ops (``state``) and control flow
+(``control_flow_ops``) belong to their own modules.
+"""
+
+from autograph.runtime.ops.array import (
+    concat,
+    fill,
+    gather,
+    ones,
+    ones_like,
+    reshape,
+    shape,
+    size,
+    stack,
+    where,
+    zeros,
+    zeros_like,
+)
+from autograph.runtime.ops.array import tensor_range as range  # noqa: A001 - rt.range, as tf.range
+from autograph.runtime.ops.core import cast, constant, identity
+from autograph.runtime.ops.indexing import getitem
+from autograph.runtime.ops.math import (
+    abs,  # noqa: A004
+    add,
+    cos,
+    divide,
+    equal,
+    exp,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,  # noqa: A004
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+)
+from autograph.runtime.ops.reduction import (
+    argmax,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)

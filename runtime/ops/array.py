@@ -1,0 +1,370 @@
+"""Array ops: shapes, building and combining tensors, selection and gathering.
+
+``Reshape(x, shape)`` and ``Fill(dims, value)`` take their target shape as an
+int tensor (as in TensorFlow), so a shape computed while tracing works; the
+static output shape comes from whatever of that tensor is known at trace
+time (constants, ``Shape`` of a statically shaped tensor, stacks of those).
+``Shape`` and ``Size`` give int32 by default; ``Pack`` (stack), ``ConcatV2``
+(concat), ``Select`` (where), ``Range`` and ``GatherV2`` follow numpy's
+``stack``, ``concatenate``, ``where``, ``arange`` and ``take``.
+``zeros``/``ones`` default to float32, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+import numpy as np
+
+from autograph.runtime import dtypes, op_registry, shapes
+from autograph.runtime.graph import current_graph
+from autograph.runtime.ops._common import (
+    check_int_attr,
+    is_weak,
+    normalize_axis,
+    partial_value,
+    promote,
+    static_value,
+)
+from autograph.runtime.tensor import Tensor
+
+
+def _shape_arg(shape):
+    """A shape argument (tuple/list of ints and scalar tensors, or a 1-D int tensor) as an op input."""
+    if isinstance(shape, Tensor):
+        return shape
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    if isinstance(shape, np.ndarray):
+        return shape.astype(np.int32) if shape.dtype.kind in "iu" else shape
+    parts = list(shape)
+    if any(isinstance(p, Tensor) for p in parts):
+        return stack([p if isinstance(p, Tensor) else np.int32(p) for p in parts])
+    return np.asarray(parts, dtype=np.int32).reshape(len(parts))
+
+
+def _check_shape_tensor(t, what):
+    if not dtypes.is_integer(t.dtype):
+        raise TypeError(f"{what} must be integers, got {t.dtype.name} tensor {t.name}")
+    if t.shape is not None and len(t.shape) != 1:
+        raise ValueError(f"{what} must be a 1-D tensor (a list of sizes), got shape {shapes.format_shape(t.shape)}")
+
+
+# -- Reshape, Shape, Size ---------------------------------------------------
+
+
+def reshaped_shape(in_shape, target):
+    """Static result of reshaping ``in_shape`` to ``target`` (list of int, -1 or None=unknown)."""
+    if target is None:
+        return None
+    if sum(1 for d in target if d == -1) > 1:
+        raise ValueError(f"reshape to {target}: at most one dimension may be -1")
+    if any(d is not None and d < -1 for d in target):
+        raise ValueError(f"reshape to {target}: negative dimension")
+    known_in = shapes.is_fully_defined(in_shape)
+    size_in = int(np.prod(in_shape, dtype=np.int64)) if known_in else None
+    known_out = [d for d in target if d is not None and d != -1]
+    product = int(np.prod(known_out, dtype=np.int64))
+    if -1 in target:
+        if size_in is not None and None not in target:
+            if product == 0 or size_in % product:
+                raise ValueError(
+                    f"cannot reshape a tensor of shape {shapes.format_shape(in_shape)} ({size_in} elements) "
+                    f"to {list(target)}: the known dimensions do not divide the size"
+                )
+            return tuple(size_in // product if d == -1 else d for d in target)
+        return tuple(None if d == -1 else d for d in target)
+    if size_in is not None and None not in target and product != size_in:
+        raise ValueError(
+            f"cannot reshape a tensor of shape {shapes.format_shape(in_shape)} ({size_in} elements) to "
+            f"{list(target)} ({product} elements)"
+        )
+    return tuple(target)
+
+
+def _reshape_infer(inputs, attrs):
+    x, shape = inputs
+    _check_shape_tensor(shape, "the target shape of reshape")
+    target = partial_value(shape)
+    return [(x.dtype, reshaped_shape(x.shape, target))]
+
+
+op_registry.register("Reshape", infer=_reshape_infer, kernel=lambda x, shape: np.reshape(x, tuple(shape)))
+
+
+def reshape(x, shape, name=None):
+    """``x`` with the same elements in ``shape`` (one dimension may be -1)."""
+    return op_registry.apply_op("Reshape", [x, _shape_arg(shape)], name=name)
+
+
+def _shape_infer(inputs, attrs):
+    (x,) = inputs
+    rank = None if x.shape is None else len(x.shape)
+    return [(dtypes.as_dtype(attrs["out_type"]), (rank,))]
+
+
+op_registry.register(
+    "Shape", infer=_shape_infer, kernel=lambda x, *, out_type: np.array(np.shape(x), dtype=out_type)
+)
+op_registry.register(
+    "Size",
+    infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())],
+    kernel=lambda x, *, out_type: np.asarray(np.size(x), dtype=out_type),
+)
+
+
+def shape(x, out_type="int32", name=None):
+    """The dynamic shape of ``x`` as a 1-D int tensor (``x.shape`` is the static one)."""
+    return op_registry.apply_op("Shape", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+
+
+def size(x, out_type="int32", name=None):
+    """The number of elements of ``x``."""
+    return op_registry.apply_op("Size", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+
+
+# -- Pack, ConcatV2 ---------------------------------------------------------
+
+
+def _pack_infer(inputs, attrs):
+    if not inputs:
+        raise ValueError("stack needs at least one tensor")
+    dtype = dtypes.result_type(*[t.dtype for t in inputs])
+    merged = inputs[0].shape
+    for t in inputs[1:]:
+        if not shapes.is_compatible(merged, t.shape):
+            raise ValueError(
+                f"stack needs tensors of one shape, got {shapes.format_shape(inputs[0].shape)} "
+                f"({inputs[0].name}) and {shapes.format_shape(t.shape)} ({t.name})"
+            )
+        merged = shapes.merge(merged, t.shape)
+    if merged is None:
+        return [(dtype, None)]
+    axis = normalize_axis(attrs["axis"], len(merged) + 1)
+    return [(dtype, merged[:axis] + (len(inputs),) + merged[axis:])]
+
+
+op_registry.register("Pack", infer=_pack_infer, kernel=lambda *values, axis: np.stack(values, axis=axis))
+
+
+def stack(values, axis=0, name=None):
+    """Stacks tensors of one shape along a new ``axis``."""
+    values = promote(list(values))
+    return op_registry.apply_op("Pack", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+def _concat_infer(inputs, attrs):
+    if not inputs:
+        raise ValueError("concat needs at least one tensor")
+    dtype = dtypes.result_type(*[t.dtype for t in inputs])
+    known = [t for t in inputs if t.shape is not None]
+    if not known:
+        return [(dtype, None)]
+    rank = len(known[0].shape)
+    if rank == 0:
+        raise ValueError(f"concat of scalars ({known[0].name}): use stack to build a vector from scalars")
+    axis = normalize_axis(attrs["axis"], rank)
+    out = list(known[0].shape)
+    total = 0
+    for t in known:
+        if len(t.shape) != rank:
+            raise ValueError(
+                f"concat needs tensors of one rank, got {shapes.format_shape(known[0].shape)} "
+                f"({known[0].name}) and {shapes.format_shape(t.shape)} ({t.name})"
+            )
+        for i, d in enumerate(t.shape):
+            if i == axis:
+                continue
+            if out[i] is not None and d is not None and out[i] != d:
+                raise ValueError(
+                    f"concat along axis {axis}: dimension {i} differs between {known[0].name} "
+                    f"{shapes.format_shape(known[0].shape)} and {t.name} {shapes.format_shape(t.shape)}"
+                )
+            out[i] = d if out[i] is None else out[i]
+    for t in inputs:
+        d = None if t.shape is None else t.shape[axis]
+        total = None if total is None or d is None else total + d
+    out[axis] = total
+    return [(dtype, tuple(out))]
+
+
+op_registry.register("ConcatV2", infer=_concat_infer, kernel=lambda *values, axis: np.concatenate(values, axis=axis))
+
+
+def concat(values, axis=0, name=None):
+    """Joins tensors along an existing ``axis``."""
+    values = promote(list(values))
+    return op_registry.apply_op("ConcatV2", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+# -- Select -----------------------------------------------------------------
+
+
+def _select_infer(inputs, attrs):
+    cond, x, y = inputs
+    dtype = dtypes.result_type(x.dtype, y.dtype)
+    try:
+        out = shapes.broadcast(cond.shape, shapes.broadcast(x.shape, y.shape))
+    except ValueError:
+        raise ValueError(
+            f"where: condition {shapes.format_shape(cond.shape)} ({cond.name}), x "
+            f"{shapes.format_shape(x.shape)} ({x.name}) and y {shapes.format_shape(y.shape)} ({y.name}) "
+            "cannot be broadcast together"
+        ) from None
+    return [(dtype, out)]
+
+
+op_registry.register("Select", infer=_select_infer, kernel=np.where)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise ``x if condition else y`` with broadcasting (``np.where`` with three arguments)."""
+    if x is None or y is None:
+        raise TypeError(
+            "rt.where needs x and y: the one-argument form (indices of true elements) has a data-dependent "
+            "shape and is not supported; use rt.where(condition, x, y)"
+        )
+    x, y = promote([x, y])
+    return op_registry.apply_op("Select", [condition, x, y], name=name)
+
+
+# -- Range, Fill, ZerosLike, OnesLike ----------------------------------------
+
+
+def range_length(start, limit, delta) -> int:
+    """The number of elements of ``np.arange(start, limit, delta)``."""
+    if delta == 0:
+        raise ValueError("range: delta must not be zero")
+    return max(0, _math.ceil((limit - start) / delta))
+
+
+def _range_infer(inputs, attrs):
+    for t, what in zip(inputs, ("start", "limit", "delta")):
+        if t.shape is not None and t.shape != ():
+            raise ValueError(f"range: {what} must be a scalar, got shape {shapes.format_shape(t.shape)} ({t.name})")
+    values = [static_value(t) for t in inputs]
+    length = None
+    if all(v is not None for v in values):
+        length = range_length(*(v.item() for v in values))
+    return [(dtypes.as_dtype(attrs["dtype"]), (length,))]
+
+
+op_registry.register(
+    "Range",
+    infer=_range_infer,
+    kernel=lambda start, limit, delta, *, dtype: np.arange(start, limit, delta, dtype=dtype),
+)
+
+
+def tensor_range(start, limit=None, delta=1, dtype=None, name=None):
+    """``rt.range``: like ``np.arange`` (``range(n)`` or ``range(start, limit, delta)``)."""
+    if limit is None:
+        start, limit = 0, start
+    values = promote([start, limit, delta])
+    if dtype is None:
+        dtype = dtypes.result_type(*[v if is_weak(v) else v.dtype for v in values])
+    dtype = dtypes.as_dtype(dtype)
+    values = [np.asarray(v, dtype) if is_weak(v) else v for v in values]
+    return op_registry.apply_op("Range", values, {"dtype": dtype}, name=name)
+
+
+def _fill_infer(inputs, attrs):
+    dims, value = inputs
+    _check_shape_tensor(dims, "the shape of fill")
+    if value.shape is not None and value.shape != ():
+        raise ValueError(f"fill: the value must be a scalar, got shape {shapes.format_shape(value.shape)}")
+    target = partial_value(dims)
+    if target is not None and any(d is not None and d < 0 for d in target):
+        raise ValueError(f"fill: negative dimension in {target}")
+    return [(value.dtype, None if target is None else tuple(target))]
+
+
+def _fill_kernel(dims, value):
+    value = np.asarray(value)
+    return np.full(tuple(dims), value, dtype=value.dtype)
+
+
+op_registry.register("Fill", infer=_fill_infer, kernel=_fill_kernel)
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` with every element ``value``."""
+    return op_registry.apply_op("Fill", [_shape_arg(dims), value], name=name)
+
+
+def zeros(shape, dtype="float32", name=None):
+    """Zeros of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    dtype = dtypes.as_dtype(dtype)
+    if current_graph() is None and not isinstance(shape, Tensor):
+        return op_registry.eager_result(np.zeros(tuple(_eager_dims(shape)), dtype))
+    return fill(shape, np.zeros((), dtype), name=name or "zeros")
+
+
+def ones(shape, dtype="float32", name=None):
+    """Ones of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    dtype = dtypes.as_dtype(dtype)
+    if current_graph() is None and not isinstance(shape, Tensor):
+        return op_registry.eager_result(np.ones(tuple(_eager_dims(shape)), dtype))
+    return fill(shape, np.ones((), dtype), name=name or "ones")
+
+
+def _eager_dims(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return [int(d) for d in np.asarray(shape).reshape(-1)]
+
+
+def _like_infer(inputs, attrs):
+    (x,) = inputs
+    return [(x.dtype if attrs["dtype"] is None else dtypes.as_dtype(attrs["dtype"]), x.shape)]
+
+
+op_registry.register("ZerosLike", infer=_like_infer, kernel=lambda x, *, dtype: np.zeros_like(x, dtype=dtype))
+op_registry.register("OnesLike", infer=_like_infer, kernel=lambda x, *, dtype: np.ones_like(x, dtype=dtype))
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros with the shape (and, unless given, the dtype) of ``x``."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return op_registry.apply_op("ZerosLike", [x], {"dtype": dtype}, name=name)
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones with the shape (and, unless given, the dtype) of ``x``."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return op_registry.apply_op("OnesLike", [x], {"dtype": dtype}, name=name)
+
+
+# -- GatherV2 ---------------------------------------------------------------
+
+
+def _gather_infer(inputs, attrs):
+    params, indices = inputs
+    if not dtypes.is_integer(indices.dtype):
+        raise TypeError(f"gather: indices must be integers, got {indices.dtype.name} tensor {indices.name}")
+    if params.shape is None:
+        return [(params.dtype, None)]
+    if len(params.shape) == 0:
+        raise ValueError(f"gather from the scalar {params.name}: params must have at least one dimension")
+    axis = normalize_axis(attrs["axis"], len(params.shape))
+    if indices.shape is None:
+        return [(params.dtype, None)]
+    size = params.shape[axis]
+    value = static_value(indices)
+    if value is not None and size is not None and value.size:
+        bad = value[(value >= size) | (value < -size)]
+        if bad.size:
+            raise IndexError(f"gather: index {int(bad.reshape(-1)[0])} is out of bounds for axis {axis} with size {size}")
+    return [(params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1 :])]
+
+
+op_registry.register("GatherV2", infer=_gather_infer, kernel=lambda params, indices, *, axis: np.take(params, indices, axis=axis))
+
+
+def gather(params, indices, axis=0, name=None):
+    """Elements of ``params`` at ``indices`` along ``axis`` (``np.take``)."""
+    if not isinstance(indices, Tensor):
+        indices = np.asarray(indices)
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"gather: indices must be integers, got {indices.dtype.name} values")
+    return op_registry.apply_op("GatherV2", [params, indices], {"axis": check_int_attr(axis, "axis")}, name=name)

@@ -1,0 +1,274 @@
+"""Elementwise math, comparison and logical ops, and ``MatMul``.
+
+Each op type maps to one numpy ufunc in a table; the ufunc is the kernel,
+and its dtype rule (found by probing the ufunc) is the dtype inference, so
+eager and graph results always agree.  Shapes broadcast as in numpy.
+Python scalar operands are weakly typed (``int32_t + 1`` stays int32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import op_registry, shapes
+from autograph.runtime.ops._common import probe_dtype, promote
+
+# op type -> ufunc, for ops of two broadcast operands
+BINARY = {
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "RealDiv": np.true_divide,
+    "FloorDiv": np.floor_divide,
+    "FloorMod": np.remainder,
+    "Pow": np.power,
+    "Maximum": np.maximum,
+    "Minimum": np.minimum,
+    "Less": np.less,
+    "LessEqual": np.less_equal,
+    "Greater": np.greater,
+    "GreaterEqual": np.greater_equal,
+    "Equal": np.equal,
+    "NotEqual": np.not_equal,
+    "LogicalAnd": np.logical_and,
+    "LogicalOr": np.logical_or,
+    "LogicalXor": np.logical_xor,
+    "BitwiseAnd": np.bitwise_and,
+    "BitwiseOr": np.bitwise_or,
+    "BitwiseXor": np.bitwise_xor,
+}
+
+# op type -> ufunc, for ops of one operand (same shape out)
+UNARY = {
+    "Neg": np.negative,
+    "Abs": np.absolute,
+    "Sqrt": np.sqrt,
+    "Exp": np.exp,
+    "Log": np.log,
+    "Sin": np.sin,
+    "Cos": np.cos,
+    "Tanh": np.tanh,
+    "Square": np.square,
+    "LogicalNot": np.logical_not,
+    "Invert": np.invert,
+}
+
+
+def _describe(t) -> str:
+    return f"{t.name} {t.dtype.name}{shapes.format_shape(t.shape)}"
+
+
+def _binary_infer(ufunc):
+    def infer(inputs, attrs):
+        a, b = inputs
+        try:
+            dtype = probe_dtype(ufunc, [a.dtype, b.dtype])
+        except TypeError as e:
+            raise TypeError(
+                f"{ufunc.__name__} is not defined for {a.dtype.name} and {b.dtype.name} "
+                f"(operands {a.name}, {b.name}): {e}. Cast an operand with rt.cast"
+            ) from None
+        try:
+            shape = shapes.broadcast(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(
+                f"operands {_describe(a)} and {_describe(b)} cannot be broadcast together; "
+                "reshape or slice them so that each dimension matches or is 1"
+            ) from None
+        return [(dtype, shape)]
+
+    return infer
+
+
+def _unary_infer(ufunc):
+    def infer(inputs, attrs):
+        (x,) = inputs
+        try:
+            dtype = probe_dtype(ufunc, [x.dtype])
+        except TypeError as e:
+            raise TypeError(
+                f"{ufunc.__name__} is not defined for {x.dtype.name} (operand {x.name}): {e}. "
+                "Cast the operand with rt.cast"
+            ) from None
+        return [(dtype, x.shape)]
+
+    return infer
+
+
+for _type, _ufunc in BINARY.items():
+    op_registry.register(_type, infer=_binary_infer(_ufunc), kernel=_ufunc)
+for _type, _ufunc in UNARY.items():
+    op_registry.register(_type, infer=_unary_infer(_ufunc), kernel=_ufunc)
+
+
+def binary(op_type: str, x, y, name=None):
+    """Applies elementwise op ``op_type`` (a key of ``BINARY``) to ``x`` and ``y``."""
+    return op_registry.apply_op(op_type, promote([x, y]), name=name)
+
+
+def unary(op_type: str, x, name=None):
+    """Applies elementwise op ``op_type`` (a key of ``UNARY``) to ``x``."""
+    return op_registry.apply_op(op_type, [x], name=name)
+
+
+def add(x, y, name=None):
+    return binary("Add", x, y, name)
+
+
+def subtract(x, y, name=None):
+    return binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    return binary("Mul", x, y, name)
+
+
+def divide(x, y, name=None):
+    """True division (``/``): integers give float64, as in numpy."""
+    return binary("RealDiv", x, y, name)
+
+
+def floordiv(x, y, name=None):
+    return binary("FloorDiv", x, y, name)
+
+
+def mod(x, y, name=None):
+    return binary("FloorMod", x, y, name)
+
+
+def pow(x, y, name=None):  # noqa: A001 - the runtime's name, as tf.pow
+    return binary("Pow", x, y, name)
+
+
+def maximum(x, y, name=None):
+    return binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    return binary("Minimum", x, y, name)
+
+
+def less(x, y, name=None):
+    return binary("Less", x, y, name)
+
+
+def less_equal(x, y, name=None):
+    return binary("LessEqual", x, y, name)
+
+
+def greater(x, y, name=None):
+    return binary("Greater", x, y, name)
+
+
+def greater_equal(x, y, name=None):
+    return binary("GreaterEqual", x, y, name)
+
+
+def equal(x, y, name=None):
+    return binary("Equal", x, y, name)
+
+
+def not_equal(x, y, name=None):
+    return binary("NotEqual", x, y, name)
+
+
+def logical_and(x, y, name=None):
+    return binary("LogicalAnd", x, y, name)
+
+
+def logical_or(x, y, name=None):
+    return binary("LogicalOr", x, y, name)
+
+
+def logical_xor(x, y, name=None):
+    return binary("LogicalXor", x, y, name)
+
+
+def logical_not(x, name=None):
+    return unary("LogicalNot", x, name)
+
+
+def negative(x, name=None):
+    return unary("Neg", x, name)
+
+
+def abs(x, name=None):  # noqa: A001 - the runtime's name, as tf.abs
+    return unary("Abs", x, name)
+
+
+def sqrt(x, name=None):
+    return unary("Sqrt", x, name)
+
+
+def exp(x, name=None):
+    return unary("Exp", x, name)
+
+
+def log(x, name=None):
+    return unary("Log", x, name)
+
+
+def sin(x, name=None):
+    return unary("Sin", x, name)
+
+
+def cos(x, name=None):
+    return unary("Cos", x, name)
+
+
+def tanh(x, name=None):
+    return unary("Tanh", x, name)
+
+
+def square(x, name=None):
+    return unary("Square", x, name)
+
+
+# -- MatMul ---------------------------------------------------------------
+
+
+def matmul_shape(a, b):
+    """Static shape of ``np.matmul`` of shapes ``a`` and ``b`` (ValueError if they cannot multiply)."""
+    if a is not None and len(a) == 0 or b is not None and len(b) == 0:
+        raise ValueError("matmul does not accept scalar (rank-0) operands; use * to scale a tensor")
+    if a is None or b is None:
+        return None
+    lhs = (1,) + a if len(a) == 1 else a
+    rhs = b + (1,) if len(b) == 1 else b
+    k1, k2 = lhs[-1], rhs[-2]
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise ValueError(
+            f"matmul: the last dimension of the left operand ({k1}, shape {shapes.format_shape(a)}) "
+            f"must equal the second-to-last dimension of the right one ({k2}, shape "
+            f"{shapes.format_shape(b)}); transpose or reshape an operand"
+        )
+    try:
+        batch = shapes.broadcast(lhs[:-2], rhs[:-2])
+    except ValueError:
+        raise ValueError(
+            f"matmul: the batch dimensions of shapes {shapes.format_shape(a)} and "
+            f"{shapes.format_shape(b)} cannot be broadcast together"
+        ) from None
+    out = batch
+    if len(a) > 1:
+        out = out + (lhs[-2],)
+    if len(b) > 1:
+        out = out + (rhs[-1],)
+    return out
+
+
+def _matmul_infer(inputs, attrs):
+    a, b = inputs
+    try:
+        dtype = probe_dtype(lambda x, y: np.matmul(x.reshape(1, 1), y.reshape(1, 1)), [a.dtype, b.dtype])
+    except TypeError as e:
+        raise TypeError(f"matmul is not defined for {a.dtype.name} and {b.dtype.name}: {e}") from None
+    return [(dtype, matmul_shape(a.shape, b.shape))]
+
+
+op_registry.register("MatMul", infer=_matmul_infer, kernel=np.matmul)
+
+
+def matmul(x, y, name=None):
+    """Matrix product with numpy's rules (1-D operands, broadcast batch dimensions)."""
+    return op_registry.apply_op("MatMul", promote([x, y]), name=name)

@@ -1,0 +1,121 @@
+"""Reductions (``Sum``, ``Mean``, ``Max``, ``Min``, ``Prod``, ``Any``, ``All``) and ``ArgMax``.
+
+Attributes: ``axis`` (None for all axes, an int, or a tuple of ints) and
+``keepdims``.  Result dtypes follow numpy (``reduce_sum`` of int32 gives
+int64 as ``np.sum`` does, ``reduce_mean`` of ints gives float64); the
+kernel is the numpy function itself.  ``argmax`` follows ``np.argmax``:
+``axis=None`` looks at the flattened tensor; the result is int64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import op_registry
+from autograph.runtime.ops._common import check_int_attr, normalize_axis, probe_dtype
+
+# op type -> numpy reduction (called as fn(x, axis=..., keepdims=...))
+REDUCTIONS = {
+    "Sum": np.sum,
+    "Mean": np.mean,
+    "Max": np.max,
+    "Min": np.min,
+    "Prod": np.prod,
+    "Any": np.any,
+    "All": np.all,
+}
+
+
+def reduced_shape(shape, axis, keepdims: bool):
+    """Static shape after reducing ``axis`` (None, int or tuple) of ``shape``."""
+    if shape is None:
+        return None if axis is not None or keepdims else ()
+    rank = len(shape)
+    if axis is None:
+        axes = set(range(rank))
+    else:
+        listed = axis if isinstance(axis, tuple) else (axis,)
+        axes = [normalize_axis(a, rank) for a in listed]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"axis {axis!r} repeats an axis")
+        axes = set(axes)
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduction_infer(fn):
+    def infer(inputs, attrs):
+        (x,) = inputs
+        try:
+            dtype = probe_dtype(fn, [x.dtype])
+        except TypeError as e:
+            raise TypeError(f"{fn.__name__} is not defined for {x.dtype.name} (operand {x.name}): {e}") from None
+        return [(dtype, reduced_shape(x.shape, attrs["axis"], attrs["keepdims"]))]
+
+    return infer
+
+
+for _type, _fn in REDUCTIONS.items():
+    op_registry.register(_type, infer=_reduction_infer(_fn), kernel=_fn)
+
+
+def _axis_attr(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(check_int_attr(a, "axis") for a in axis)
+    return check_int_attr(axis, "axis")
+
+
+def reduce(op_type: str, x, axis=None, keepdims=False, name=None):
+    """Applies reduction ``op_type`` (a key of ``REDUCTIONS``) over ``axis`` of ``x``."""
+    attrs = {"axis": _axis_attr(axis), "keepdims": bool(keepdims)}
+    return op_registry.apply_op(op_type, [x], attrs, name=name)
+
+
+def reduce_sum(x, axis=None, keepdims=False, name=None):
+    return reduce("Sum", x, axis, keepdims, name)
+
+
+def reduce_mean(x, axis=None, keepdims=False, name=None):
+    return reduce("Mean", x, axis, keepdims, name)
+
+
+def reduce_max(x, axis=None, keepdims=False, name=None):
+    return reduce("Max", x, axis, keepdims, name)
+
+
+def reduce_min(x, axis=None, keepdims=False, name=None):
+    return reduce("Min", x, axis, keepdims, name)
+
+
+def reduce_prod(x, axis=None, keepdims=False, name=None):
+    return reduce("Prod", x, axis, keepdims, name)
+
+
+def reduce_any(x, axis=None, keepdims=False, name=None):
+    return reduce("Any", x, axis, keepdims, name)
+
+
+def reduce_all(x, axis=None, keepdims=False, name=None):
+    return reduce("All", x, axis, keepdims, name)
+
+
+def _argmax_infer(inputs, attrs):
+    (x,) = inputs
+    axis = attrs["axis"]
+    dtype = probe_dtype(np.argmax, [x.dtype])
+    if x.shape is not None and axis is not None and len(x.shape) == 0:
+        raise ValueError(f"argmax over axis {axis} of the scalar {x.name}: a scalar has no axes")
+    if x.shape is not None and 0 in (x.shape if axis is None else (x.shape[normalize_axis(axis, len(x.shape))],)):
+        raise ValueError(f"argmax of an empty dimension of {x.name} (shape {x.shape}) has no result")
+    return [(dtype, reduced_shape(x.shape, axis, False))]
+
+
+op_registry.register("ArgMax", infer=_argmax_infer, kernel=np.argmax)
+
+
+def argmax(x, axis=None, name=None):
+    """Index of the largest element (``np.argmax``: ``axis=None`` means the flattened tensor)."""
+    return op_registry.apply_op("ArgMax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)

@@ -1,0 +1,763 @@
+"""Stateful ops: variables, printing, random numbers and calls back into Python.
+
+Every op type here is registered ``stateful=True``, so while tracing the
+graph chains them through automatic control dependencies
+(``graph.last_stateful``): their side effects happen in program order at
+every execution of the graph, and the executor and the optimizer never drop
+them even when their results are unused.
+
+* ``Variable`` -- mutable state.  Eagerly it holds a numpy array.  In a
+  trace, ``read_value``/``assign``/``assign_add``/``assign_sub`` become the
+  ops ``ReadVariable``/``AssignVariable``/``AssignAddVariable``/
+  ``AssignSubVariable``, which refer to the variable by its *handle*, a
+  process-unique string kept in the op attrs (``handle``).  The kernels find
+  the variable through a process-wide registry of live variables, so a graph
+  stays plain data.  ``export_variable``/``import_variable`` turn a handle
+  into a JSON-serializable record (name, dtype, shape, current value) and
+  back, for graph serialization.
+* ``print`` -- ``Print`` prints at every execution (Python's ``print`` in a
+  traced function prints once, at trace time).  Non-tensor arguments are
+  formatted when the op is created and kept as strings in the attrs.
+* ``random.uniform`` / ``random.normal`` -- ``RandomUniform`` /
+  ``RandomNormal`` draw fresh values at every execution.  Seeding follows
+  TensorFlow: with neither a global seed (``random.set_seed``) nor an
+  op seed the values are unpredictable; with either, each op draws a
+  reproducible sequence (an op seed defaults to a counter of random ops
+  created since ``set_seed``).
+* ``py_function`` -- ``PyFunc`` calls a Python function on numpy values at
+  execution time.  Its ``func`` attr is a Python callable, so a graph
+  holding one cannot be loaded back from a graph def.
+
+Creating a ``Variable`` while ``rt.function`` retraces a function is an
+error (the variable would be created again on every trace):
+``creation_scope`` is how ``rt.function`` says which traces may create
+variables.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import itertools
+import os
+import sys
+import time
+import threading
+import types
+import weakref
+
+import numpy as np
+
+from autograph.runtime import dtypes, shapes
+from autograph.runtime.errors import TracingError
+from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.op_registry import apply_op, get, register
+from autograph.runtime.tensor import Tensor
+
+__all__ = ["Variable", "VariableHandle", "print", "py_function", "random", "export_variable", "import_variable"]
+
+
+def _scalar_if_0d(value):
+    """0-d arrays become numpy scalars, the way every rt op returns values."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+# --------------------------------------------------------------------------
+# Variables
+# --------------------------------------------------------------------------
+
+class VariableHandle:
+    """How graph ops refer to a variable: a process-unique id (printed as that id).
+
+    Graph serialization saves a handle as the variable's name, dtype, shape
+    and current value (see ``export_variable``), so a loaded graph finds the
+    same variable in the same process, or recreates it in another one.
+    """
+
+    __slots__ = ("id",)
+
+    def __init__(self, id: str):
+        self.id = id
+
+    def __eq__(self, other):
+        return isinstance(other, VariableHandle) and other.id == self.id
+
+    def __hash__(self):
+        return hash((VariableHandle, self.id))
+
+    def __repr__(self):
+        return self.id
+
+
+# handle id -> live Variable.  Weak: a variable nobody refers to any more is
+# freed; ConcreteFunctions keep the variables their graphs use alive.
+_VARIABLES: "weakref.WeakValueDictionary[str, Variable]" = weakref.WeakValueDictionary()
+_handle_counter = itertools.count()
+# Tells this process's handles from those of a graph saved by another process.
+_PROCESS_TOKEN = f"{os.getpid()}-{time.time_ns()}"
+_creation = threading.local()
+
+
+@contextlib.contextmanager
+def creation_scope(allowed: bool, owner: str):
+    """While active, ``Variable(...)`` raises ``TracingError`` unless ``allowed``.
+
+    ``owner`` names the traced function in that message.  ``rt.function``
+    allows creation on a function's first trace only.  Yields the list of
+    the variables created in the scope: the caller keeps them alive (the
+    graph refers to them only by handle).
+    """
+    saved = getattr(_creation, "scope", None)
+    created: list = []
+    _creation.scope = (allowed, owner, created)
+    try:
+        yield created
+    finally:
+        _creation.scope = saved
+
+
+def lookup_variable(handle) -> "Variable":
+    """The live variable with ``handle`` (a ``VariableHandle`` or its id); a clear error if it was freed."""
+    key = handle.id if isinstance(handle, VariableHandle) else handle
+    found = _VARIABLES.get(key)
+    if found is None:
+        raise RuntimeError(
+            f"variable with handle {key!r} no longer exists: it was garbage-collected. Keep a reference "
+            "to the rt.Variable for as long as graphs that use it run."
+        )
+    return found
+
+
+def _constant_value(tensor: Tensor, what: str):
+    """The value of ``tensor`` if it depends on constants only (evaluated with kernels)."""
+    memo: dict[int, object] = {}
+
+    def value_of(t):
+        op = t.op
+        if id(op) not in memo:
+            if op.type == "Placeholder":
+                raise TracingError(
+                    f"{what} depends on the traced function's input {op.name!r} (tensor {t.name}) at "
+                    f"{user_location() or '<unknown>'}: a variable is created once, outside the graph, so "
+                    "its initial value must be computable without the function's arguments. Create the "
+                    "variable outside the function, or initialize it with a constant and assign() the "
+                    "input-dependent value."
+                )
+            opdef = get(op.type)
+            if opdef.stateful:
+                raise TracingError(
+                    f"{what} depends on the stateful op {op.name!r} ({op.type}) at "
+                    f"{user_location() or '<unknown>'}: a variable's initial value must be computable "
+                    "once, outside the graph. Create the variable outside the function instead."
+                )
+            args = [value_of(x) for x in op.inputs]
+            result = opdef.kernel(*args, **op.attrs)
+            memo[id(op)] = result if len(op.outputs) != 1 else (result,)
+        return memo[id(op)][t.value_index]
+
+    return value_of(tensor)
+
+
+# Python numbers make float32 / int32 variables, as in TensorFlow.
+_PYTHON_NUMBER_DTYPES = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32")}
+
+
+class Variable:
+    """Mutable state shared by eager code and every graph that uses it.
+
+    ``Variable(initial_value, dtype=None, name=None, shape=None)``: the
+    dtype and shape are fixed at creation (``shape`` may use ``None`` for
+    dimensions that assignments may change).  Reading it in arithmetic
+    (``v + 1``, ``v @ w``, ``v[0]``) reads its current value.
+    """
+
+    __slots__ = ("_handle", "_value", "dtype", "shape", "name", "__weakref__")
+
+    # numpy defers binary operators to ours: np.float32(2) * v -> v.__rmul__
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(self, initial_value, dtype=None, name=None, shape=None):
+        self.name = name or "Variable"
+        scope = getattr(_creation, "scope", None)
+        if scope is not None and not scope[0]:
+            raise TracingError(
+                f"rt.Variable {self.name!r} created at {user_location() or '<unknown>'} while retracing "
+                f"function {scope[1]!r}: a traced function may create variables only on its first trace "
+                "(the variable is created once and kept); a retrace would create another one. Create the "
+                "variable outside the function (a global, or an attribute set in __init__), or create it "
+                "once, guarded by `if self.v is None:`."
+            )
+        if callable(initial_value) and not isinstance(initial_value, (Tensor, np.ndarray, np.generic)):
+            initial_value = initial_value()
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value.numpy()
+        if isinstance(initial_value, Tensor):
+            initial_value = _constant_value(initial_value, f"the initial value of rt.Variable {self.name!r}")
+        value = np.array(initial_value, dtype=None if dtype is None else dtypes.as_dtype(dtype), copy=True)
+        if value.dtype == object or value.dtype not in dtypes.SUPPORTED:
+            raise TypeError(
+                f"rt.Variable {self.name!r} at {user_location() or '<unknown>'}: initial value "
+                f"{initial_value!r} has unsupported dtype {value.dtype}; pass a numeric value or dtype=..."
+            )
+        if dtype is None and not isinstance(initial_value, (np.ndarray, np.generic)):
+            value = value.astype(_PYTHON_NUMBER_DTYPES.get(value.dtype, value.dtype))
+        self.dtype = value.dtype
+        if shape is None:
+            self.shape = value.shape
+        else:
+            self.shape = shapes.as_shape(shape)
+            if not shapes.is_subshape(value.shape, self.shape):
+                raise ValueError(
+                    f"rt.Variable {self.name!r}: initial value of shape {shapes.format_shape(value.shape)} "
+                    f"does not fit shape={shapes.format_shape(self.shape)}"
+                )
+        self._value = value
+        self._handle = VariableHandle(f"{self.name}_{next(_handle_counter)}")
+        _VARIABLES[self._handle.id] = self
+        if scope is not None:
+            scope[2].append(self)
+
+    @property
+    def handle(self) -> VariableHandle:
+        """The process-unique id graph ops use to refer to this variable."""
+        return self._handle
+
+    def _attrs(self):
+        return {"handle": self._handle, "dtype": self.dtype, "shape": self.shape}
+
+    # -- reading -----------------------------------------------------------
+
+    def read_value(self):
+        """The current value: a numpy value eagerly, a ``ReadVariable`` tensor in a trace."""
+        return apply_op("ReadVariable", [], self._attrs(), name="read_" + _op_name(self.name))
+
+    def value(self):
+        """Same as ``read_value()``."""
+        return self.read_value()
+
+    def numpy(self):
+        """The current value as numpy (a copy; 0-d as a numpy scalar). Eager only."""
+        if current_graph() is not None:
+            raise TracingError(
+                f"Variable.numpy() of {self.name!r} at {user_location() or '<unknown>'} while tracing: a "
+                "traced function has no concrete values. Use v.read_value() (or v itself in arithmetic)."
+            )
+        return _scalar_if_0d(self._value.copy())
+
+    def __array__(self, dtype=None, copy=None):
+        if current_graph() is not None:
+            raise TracingError(
+                f"rt.Variable {self.name!r} converted to a constant array at {user_location() or '<unknown>'} "
+                "while tracing: that would freeze its current value into the graph. Use v.read_value()."
+            )
+        return self._value.copy() if dtype is None else self._value.astype(dtype)
+
+    # -- writing -----------------------------------------------------------
+
+    def _update(self, op_type, value, verb):
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if not isinstance(value, Tensor):
+            array = np.asarray(value)
+            if array.dtype != self.dtype:
+                if array.dtype == object or not np.can_cast(array.dtype, self.dtype, "same_kind"):
+                    raise TypeError(
+                        f"Variable.{verb} of {self.name!r} ({self.dtype.name}) at "
+                        f"{user_location() or '<unknown>'}: cannot assign a {array.dtype} value "
+                        f"{value!r}; convert it with .astype({self.dtype.name!r}) or rt.cast first."
+                    )
+                array = array.astype(self.dtype)
+            value = array
+        return apply_op(op_type, [value], self._attrs(), name=verb + "_" + _op_name(self.name))
+
+    def assign(self, value):
+        """Sets the value; returns the new value (a tensor in a trace)."""
+        return self._update("AssignVariable", value, "assign")
+
+    def assign_add(self, delta):
+        """Adds ``delta`` in place; returns the new value (a tensor in a trace)."""
+        return self._update("AssignAddVariable", delta, "assign_add")
+
+    def assign_sub(self, delta):
+        """Subtracts ``delta`` in place; returns the new value (a tensor in a trace)."""
+        return self._update("AssignSubVariable", delta, "assign_sub")
+
+    # -- Python protocol: arithmetic reads the current value ---------------
+
+    def __repr__(self):
+        shape = shapes.format_shape(self.shape)
+        return f"<rt.Variable {self.name!r} {self.dtype.name}{shape} numpy={self._value!r}>"
+
+    def __getitem__(self, index):
+        return self.read_value()[index]
+
+    def __bool__(self):
+        return builtins.bool(self.read_value())
+
+    def __float__(self):
+        return builtins.float(self.read_value())
+
+    def __int__(self):
+        return builtins.int(self.read_value())
+
+    def __neg__(self):
+        return -self.read_value()
+
+    def __pos__(self):
+        return +self.read_value()
+
+    def __abs__(self):
+        return abs(self.read_value())
+
+    def __invert__(self):
+        return ~self.read_value()
+
+
+def _binary(name):
+    def forward(self, other):
+        if isinstance(other, Variable):
+            other = other.read_value()
+        return getattr(self.read_value(), name)(other)
+
+    forward.__name__ = name
+    return forward
+
+
+for _name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+    "radd", "rsub", "rmul", "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul", "rand", "ror", "rxor",
+    "lt", "le", "gt", "ge",
+):
+    setattr(Variable, f"__{_name}__", _binary(f"__{_name}__"))
+del _name
+
+
+def _op_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def export_variable(handle) -> dict:
+    """A JSON-serializable record of a live variable: handle, name, dtype, shape, current value."""
+    var = lookup_variable(handle)
+    return {
+        "handle": var.handle.id,
+        "process": _PROCESS_TOKEN,
+        "name": var.name,
+        "dtype": var.dtype.name,
+        "shape": None if var.shape is None else list(var.shape),
+        "value": var._value.tolist(),
+    }
+
+
+# (process token, handle id) of a saved variable -> the variable recreated
+# for it in this process; kept alive for as long as the process runs, since
+# loaded graphs refer to it only by handle.
+_IMPORTED: dict = {}
+
+
+def import_variable(record: dict) -> VariableHandle:
+    """The handle standing for ``export_variable``'s record in this process.
+
+    In the process that saved it, that is the same (live) variable; in
+    another one, a variable recreated from the saved value, once per saved
+    variable however many ops or loads refer to it.
+    """
+    if record.get("process") == _PROCESS_TOKEN and record["handle"] in _VARIABLES:
+        return _VARIABLES[record["handle"]].handle
+    key = (record.get("process"), record["handle"])
+    var = _IMPORTED.get(key)
+    if var is None:
+        dtype = dtypes.as_dtype(record["dtype"])
+        shape = None if record["shape"] is None else tuple(record["shape"])
+        saved = getattr(_creation, "scope", None)
+        _creation.scope = None  # loading a graph is not a trace that may refuse to create variables
+        try:
+            var = Variable(np.array(record["value"], dtype=dtype), name=record["name"], shape=shape)
+        finally:
+            _creation.scope = saved
+        _IMPORTED[key] = var
+    return var.handle
+
+
+def _register_codec():
+    from autograph.runtime import serialize
+
+    serialize.register_codec("variable", VariableHandle, export_variable, import_variable)
+
+
+_register_codec()
+
+
+def _infer_read(inputs, attrs):
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _read_kernel(*, handle, dtype, shape):
+    return _scalar_if_0d(lookup_variable(handle)._value.copy())
+
+
+def _update_label(attrs):
+    handle = attrs["handle"]
+    var = _VARIABLES.get(handle.id)
+    return f"variable {var.name!r}" if var is not None else f"variable {handle.id!r}"
+
+
+def _infer_assign(inputs, attrs):
+    (value,) = inputs
+    if value.dtype != attrs["dtype"]:
+        raise TypeError(
+            f"{_update_label(attrs)} has dtype {attrs['dtype'].name} but the value {value.name} has dtype "
+            f"{value.dtype.name}; cast it with rt.cast(value, {attrs['dtype'].name!r})"
+        )
+    if not shapes.is_compatible(value.shape, attrs["shape"]):
+        raise ValueError(
+            f"{_update_label(attrs)} has shape {shapes.format_shape(attrs['shape'])}; a value of shape "
+            f"{shapes.format_shape(value.shape)} cannot be assigned to it (reshape the value first)"
+        )
+    return [(attrs["dtype"], attrs["shape"])]
+
+
+def _infer_assign_update(inputs, attrs):
+    (value,) = inputs
+    if value.dtype != attrs["dtype"]:
+        raise TypeError(
+            f"{_update_label(attrs)} has dtype {attrs['dtype'].name} but the value {value.name} has dtype "
+            f"{value.dtype.name}; cast it with rt.cast(value, {attrs['dtype'].name!r})"
+        )
+    var_shape = attrs["shape"]
+    try:
+        merged = shapes.broadcast(var_shape, value.shape)
+    except ValueError:
+        merged = ()
+    if var_shape is not None and merged is not None and (
+        len(merged) != len(var_shape) or not shapes.is_compatible(merged, var_shape)
+    ):
+        raise ValueError(
+            f"{_update_label(attrs)} has shape {shapes.format_shape(var_shape)}; a value of shape "
+            f"{shapes.format_shape(value.shape)} does not broadcast to it"
+        )
+    return [(attrs["dtype"], var_shape)]
+
+
+def _store(var, new):
+    new = np.array(new, dtype=var.dtype)
+    if not shapes.is_subshape(new.shape, var.shape):
+        raise ValueError(
+            f"cannot assign a value of shape {shapes.format_shape(new.shape)} to variable {var.name!r} of "
+            f"shape {shapes.format_shape(var.shape)}"
+        )
+    var._value = new
+    return _scalar_if_0d(new.copy())
+
+
+def _assign_kernel(value, *, handle, dtype, shape):
+    return _store(lookup_variable(handle), value)
+
+
+def _assign_add_kernel(value, *, handle, dtype, shape):
+    var = lookup_variable(handle)
+    return _store(var, np.add(var._value, value, dtype=var.dtype))
+
+
+def _assign_sub_kernel(value, *, handle, dtype, shape):
+    var = lookup_variable(handle)
+    return _store(var, np.subtract(var._value, value, dtype=var.dtype))
+
+
+register("ReadVariable", infer=_infer_read, kernel=_read_kernel, stateful=True)
+register("AssignVariable", infer=_infer_assign, kernel=_assign_kernel, stateful=True)
+register("AssignAddVariable", infer=_infer_assign_update, kernel=_assign_add_kernel, stateful=True)
+register("AssignSubVariable", infer=_infer_assign_update, kernel=_assign_sub_kernel, stateful=True)
+
+
+# --------------------------------------------------------------------------
+# print
+# --------------------------------------------------------------------------
+
+_STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
+
+
+def _stream_name(output_stream) -> str:
+    if output_stream is None or output_stream == "stdout" or output_stream is sys.stdout:
+        return "stdout"
+    if output_stream == "stderr" or output_stream is sys.stderr:
+        return "stderr"
+    raise ValueError(
+        f"rt.print: output_stream must be 'stdout' or 'stderr' (or sys.stdout / sys.stderr), got "
+        f"{output_stream!r}"
+    )
+
+
+def _contains_tensor(value) -> bool:
+    if isinstance(value, (Tensor, Variable)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_contains_tensor(v) for v in value.values())
+    return False
+
+
+def print(*values, sep=" ", end="\n", output_stream=None):  # noqa: A001 - rt.print mirrors print
+    """Prints ``values`` like Python's ``print``, at every execution of the graph.
+
+    Tensors, variables and numpy values are printed with their value at run
+    time; other Python values are formatted once, when the op is created.
+    """
+    parts = []
+    inputs = []
+    for value in values:
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, (Tensor, np.ndarray, np.generic)):
+            parts.append(None)
+            inputs.append(value)
+        elif _contains_tensor(value):
+            raise TypeError(
+                f"rt.print at {user_location() or '<unknown>'}: cannot print a {type(value).__name__} "
+                "holding tensors; pass the tensors as separate arguments: rt.print(a, b)"
+            )
+        else:
+            parts.append(str(value))
+    attrs = {"parts": tuple(parts), "sep": str(sep), "end": str(end), "stream": _stream_name(output_stream)}
+    apply_op("Print", inputs, attrs)
+    return None
+
+
+def _infer_print(inputs, attrs):
+    return []
+
+
+def _print_kernel(*values, parts, sep, end, stream):
+    it = iter(values)
+    text = sep.join(str(next(it)) if p is None else p for p in parts)
+    out = _STREAMS_BY_NAME[stream]()
+    out.write(text + end)
+    return ()
+
+
+register("Print", infer=_infer_print, kernel=_print_kernel, stateful=True)
+
+
+# --------------------------------------------------------------------------
+# random
+# --------------------------------------------------------------------------
+
+_DEFAULT_GLOBAL_SEED = 87654321
+_rng_lock = threading.Lock()
+_rng = types.SimpleNamespace(global_seed=None, op_counter=itertools.count(), streams={}, stream_ids=itertools.count())
+
+
+def set_seed(seed) -> None:
+    """Sets the global random seed: random ops created afterwards draw reproducible sequences."""
+    with _rng_lock:
+        _rng.global_seed = None if seed is None else int(seed)
+        _rng.op_counter = itertools.count()
+        _rng.streams.clear()
+
+
+def _seeds(seed):
+    """(global seed, op seed) for a new random op, or (None, None) for entropy."""
+    if seed is None and _rng.global_seed is None:
+        return None, None
+    global_seed = _DEFAULT_GLOBAL_SEED if _rng.global_seed is None else _rng.global_seed
+    op_seed = next(_rng.op_counter) if seed is None else int(seed)
+    return global_seed, op_seed
+
+
+def _generator(stream, seed, seed2) -> np.random.Generator:
+    gen = _rng.streams.get(stream)
+    if gen is None:
+        with _rng_lock:
+            gen = _rng.streams.get(stream)
+            if gen is None:
+                gen = np.random.default_rng(None if seed is None else [seed, seed2])
+                _rng.streams[stream] = gen
+    return gen
+
+
+def _random_attrs(seed, dtype):
+    global_seed, op_seed = _seeds(seed)
+    if current_graph() is not None:
+        stream = f"rng_{next(_rng.stream_ids)}"  # one sequence per graph op
+    elif global_seed is None:
+        stream = "eager"  # unseeded eager calls share one entropy-seeded generator
+    else:
+        stream = f"eager_{global_seed}_{op_seed}"  # repeated eager calls continue the sequence
+    return {"dtype": dtypes.as_dtype(dtype), "seed": global_seed, "seed2": op_seed, "stream": stream}
+
+
+def _shape_input(shape, what):
+    if isinstance(shape, Tensor):
+        return shape
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = [int(d) for d in shape]
+    except TypeError:
+        raise TypeError(
+            f"{what} at {user_location() or '<unknown>'}: shape {shape!r} must be a tuple of ints or a 1-D "
+            "int tensor (build one from tensors with rt.stack)"
+        ) from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{what} at {user_location() or '<unknown>'}: negative dimension in shape {shape!r}")
+    return np.array(dims, dtype=np.int32)
+
+
+def _infer_random(inputs, attrs):
+    shape_t = inputs[0]
+    if shape_t.shape is not None and len(shape_t.shape) != 1:
+        raise ValueError(f"shape must be a 1-D int tensor, got shape {shapes.format_shape(shape_t.shape)}")
+    if not dtypes.is_integer(shape_t.dtype):
+        raise TypeError(f"shape must be an int tensor, got {shape_t.dtype.name}")
+    for t in inputs[1:]:
+        if t.shape is not None and len(t.shape) != 0:
+            raise ValueError(f"distribution parameters must be scalars, got shape {shapes.format_shape(t.shape)}")
+    if shape_t.op.type == "Const":
+        out_shape = tuple(int(d) for d in shape_t.op.attrs["value"])
+    elif shape_t.shape is not None and shape_t.shape[0] is not None:
+        out_shape = (None,) * shape_t.shape[0]
+    else:
+        out_shape = None
+    return [(attrs["dtype"], out_shape)]
+
+
+def _dims(shape):
+    return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+
+
+def _uniform_kernel(shape, minval, maxval, *, dtype, seed, seed2, stream):
+    gen = _generator(stream, seed, seed2)
+    dims = _dims(shape)
+    if dtype.kind == "f":
+        unit = gen.random(dims, dtype=np.float64 if dtype == np.float64 else np.float32)
+        out = (minval + (maxval - minval) * unit).astype(dtype)
+    else:
+        out = gen.integers(minval, maxval, size=dims, dtype=dtype)
+    return _scalar_if_0d(np.asarray(out))
+
+
+def _normal_kernel(shape, mean, stddev, *, dtype, seed, seed2, stream):
+    gen = _generator(stream, seed, seed2)
+    unit = gen.standard_normal(_dims(shape), dtype=np.float64 if dtype == np.float64 else np.float32)
+    return _scalar_if_0d(np.asarray(mean + stddev * unit).astype(dtype))
+
+
+register("RandomUniform", infer=_infer_random, kernel=_uniform_kernel, stateful=True)
+register("RandomNormal", infer=_infer_random, kernel=_normal_kernel, stateful=True)
+
+
+def _param(value, dtype):
+    if isinstance(value, Tensor):
+        return value
+    return np.asarray(value, dtype=dtype)
+
+
+def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None):
+    """Uniform values in ``[minval, maxval)``; fresh at every execution.
+
+    ``maxval`` defaults to 1 for floats and is required for ints.
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtypes.is_floating(dtype) or dtypes.is_integer(dtype)):
+        raise TypeError(f"rt.random.uniform: dtype must be a float or int dtype, got {dtype.name}")
+    if maxval is None:
+        if dtypes.is_integer(dtype):
+            raise ValueError(
+                f"rt.random.uniform at {user_location() or '<unknown>'}: an int dtype needs maxval "
+                "(values are drawn from [minval, maxval))"
+            )
+        maxval = 1
+    inputs = [_shape_input(shape, "rt.random.uniform"), _param(minval, dtype), _param(maxval, dtype)]
+    return apply_op("RandomUniform", inputs, _random_attrs(seed, dtype), name=name)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
+    """Normally distributed values; fresh at every execution."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtypes.is_floating(dtype):
+        raise TypeError(f"rt.random.normal: dtype must be a float dtype, got {dtype.name}")
+    inputs = [_shape_input(shape, "rt.random.normal"), _param(mean, dtype), _param(stddev, dtype)]
+    return apply_op("RandomNormal", inputs, _random_attrs(seed, dtype), name=name)
+
+
+random = types.SimpleNamespace(uniform=uniform, normal=normal, set_seed=set_seed)
+
+
+# --------------------------------------------------------------------------
+# py_function
+# --------------------------------------------------------------------------
+
+
+def _infer_pyfunc(inputs, attrs):
+    return list(zip(attrs["Tout"], attrs["output_shapes"]))
+
+
+def _pyfunc_kernel(*values, func, Tout, output_shapes, single, func_name):
+    result = func(*values)
+    if not Tout:
+        return ()
+    results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None
+    if results is None or len(results) != len(Tout):
+        raise ValueError(
+            f"py_function {func_name!r} returned {result!r}, expected {len(Tout)} value(s) of dtype(s) "
+            f"{', '.join(d.name for d in Tout)}"
+        )
+    outs = []
+    for index, (value, dtype, shape) in enumerate(zip(results, Tout, output_shapes)):
+        array = np.asarray(value)
+        if array.dtype != dtype:
+            if array.dtype == object or not np.can_cast(array.dtype, dtype, "same_kind"):
+                raise TypeError(
+                    f"py_function {func_name!r} output {index} has dtype {array.dtype}, but Tout says "
+                    f"{dtype.name}; return a {dtype.name} value or change Tout"
+                )
+            array = array.astype(dtype)
+        if not shapes.is_subshape(array.shape, shape):
+            raise ValueError(
+                f"py_function {func_name!r} output {index} has shape {shapes.format_shape(array.shape)}, "
+                f"but the declared shape is {shapes.format_shape(shape)}"
+            )
+        outs.append(_scalar_if_0d(array))
+    return outs[0] if single else tuple(outs)
+
+
+register("PyFunc", infer=_infer_pyfunc, kernel=_pyfunc_kernel, stateful=True)
+
+
+def py_function(func, inp, Tout, shape=None, name=None):
+    """Calls ``func(*numpy values of inp)`` at every execution; returns its results as tensors.
+
+    ``Tout`` is a dtype (one output), a list of dtypes (a list of outputs)
+    or ``None`` (no output).  ``shape`` (one shape, or a list matching
+    ``Tout``) declares the static shape of the outputs; unknown otherwise.
+    """
+    if not callable(func):
+        raise TypeError(f"rt.py_function: func must be callable, got {func!r}")
+    single = Tout is not None and not isinstance(Tout, (list, tuple))
+    touts = () if Tout is None else tuple(dtypes.as_dtype(d) for d in ([Tout] if single else Tout))
+    if shape is None:
+        out_shapes = (None,) * len(touts)
+    elif single:
+        out_shapes = (shapes.as_shape(shape),)
+    else:
+        out_shapes = tuple(shapes.as_shape(s) for s in shape)
+        if len(out_shapes) != len(touts):
+            raise ValueError(f"rt.py_function: {len(out_shapes)} shapes given for {len(touts)} outputs")
+    inputs = [v.read_value() if isinstance(v, Variable) else v for v in inp]
+    attrs = {
+        "func": func,
+        "Tout": touts,
+        "output_shapes": out_shapes,
+        "single": single,
+        "func_name": name or getattr(func, "__name__", type(func).__name__),
+    }
+    result = apply_op("PyFunc", inputs, attrs)
+    if single:
+        return result
+    if not touts:
+        return None
+    return list(result) if isinstance(result, tuple) else [result]

@@ -1,0 +1,95 @@
+"""The graph optimizer: a fixed pipeline of passes run to a fixed point.
+
+``optimize(graph)`` returns an optimized copy of ``graph`` (the graph it is
+given is never modified) computing the same outputs with the same side
+effects in the same order.  The pipeline, in order:
+
+1. ``simplify`` -- algebraic identities (``x*1``, ``x+0``, ``--x``, no-op
+   casts and reshapes); first, because it exposes constants and duplicates.
+2. ``fold`` -- constant folding, constant ``If`` predicates (the taken
+   branch is inlined), ``While`` loops that never run; after ``simplify`` so
+   it folds what the identities left.
+3. ``cse`` -- common-subexpression elimination; after folding, so equal
+   folded constants merge.
+4. ``licm`` -- loop-invariant code motion out of ``While`` bodies; after
+   ``cse`` so one copy of an invariant expression is hoisted.
+5. ``prune`` -- drops ops nothing uses; last, as every pass above leaves
+   dead ops behind.
+
+Each pass runs on every sub-graph, inner graphs first (so a pass on a graph
+only ever meets already-processed children), and the round repeats until no
+pass changes anything (at most ``MAX_ROUNDS``).  ``optimize(graph,
+report=True)`` also returns a ``Report`` with the op counts before and after
+each pass; ``check=True`` runs ``graph.verify()`` after every pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from autograph.runtime.optimizer import constant_folding, cse, graph_util, licm, prune, simplify
+
+PASSES = (
+    ("simplify", simplify.run),
+    ("fold", constant_folding.run),
+    ("cse", cse.run),
+    ("licm", licm.run),
+    ("prune", prune.run),
+)
+
+MAX_ROUNDS = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class PassRecord:
+    """Op counts (all graphs, placeholders excluded) around one pass of one round."""
+
+    round: int
+    name: str
+    before: int
+    after: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """What ``optimize`` did, pass by pass."""
+
+    records: tuple[PassRecord, ...]
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        """Pass name -> (ops before its first run, ops after its last run)."""
+        out: dict[str, tuple[int, int]] = {}
+        for r in self.records:
+            first = out.get(r.name, (r.before, r.after))[0]
+            out[r.name] = (first, r.after)
+        return out
+
+    def to_text(self) -> str:
+        lines = [f"{'round':>5}  {'pass':<9} {'before':>7} {'after':>7}"]
+        for r in self.records:
+            lines.append(f"{r.round:>5}  {r.name:<9} {r.before:>7} {r.after:>7}")
+        if self.records:
+            lines.append(f"total: {self.records[0].before} -> {self.records[-1].after} ops")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.to_text()
+
+
+def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES):
+    """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``."""
+    g = graph_util.clone(graph)
+    records = []
+    for round_ in range(1, MAX_ROUNDS + 1):
+        changed = False
+        for name, run in passes:
+            before = graph_util.count_ops(g)
+            for sub in graph_util.graphs_postorder(g):
+                changed |= bool(run(sub))
+            graph_util.collect_library(g)
+            records.append(PassRecord(round_, name, before, graph_util.count_ops(g)))
+            if check:
+                g.verify()
+        if not changed:
+            break
+    return (g, Report(tuple(records))) if report else g

@@ -1,0 +1,167 @@
+"""Graph facts and copies the optimizer passes share.
+
+* ``SUBGRAPH_ATTRS``: which attributes of which op types name library
+  functions (``If``: ``then_branch``/``else_branch``; ``While``: ``cond``/
+  ``body``); the one table every pass consults to find sub-graphs.
+* ``is_stateful(op)``: an op with side effects -- registered stateful, pinned
+  by control edges, or a functional op whose sub-graphs hold such an op.
+  ``If``/``While`` with stateless bodies are stateless (TensorFlow's
+  ``StatelessIf``): passes may fold, prune or hoist them.
+* ``clone(graph)``: a deep copy with its own function library in which every
+  sub-graph is referenced by exactly one op and ``outer`` pointers follow the
+  op that calls the sub-graph.  Passes mutate the copy in place, so
+  ``optimize`` never changes the graph it was given.
+* ``graphs_postorder(root)``: the root and every reachable sub-graph, inner
+  graphs first (a pass on a graph then only touches already-processed
+  children).
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograph.runtime import op_registry
+from autograph.runtime.graph import Graph, Operation
+from autograph.runtime.tensor import Tensor
+
+# op type -> attributes naming library functions: the op registry's own table
+SUBGRAPH_ATTRS: dict[str, tuple[str, ...]] = op_registry.FUNCTION_ATTRS
+
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def subgraphs(op) -> list[Graph]:
+    """The library graphs ``op`` calls, in ``SUBGRAPH_ATTRS`` order."""
+    return [op.graph.library[op.attrs[a]] for a in SUBGRAPH_ATTRS.get(op.type, ())]
+
+
+def graph_is_stateful(graph) -> bool:
+    """True if ``graph`` or a graph it calls holds a stateful op."""
+    if graph.last_stateful is not None:
+        return True
+    return any(is_stateful(op) for op in graph.operations)
+
+
+def is_stateful(op) -> bool:
+    """True if ``op`` has side effects and must run, in order, exactly as traced."""
+    opdef = op_registry.REGISTRY.get(op.type)
+    if opdef is not None and opdef.stateful:
+        return True
+    if op.control_inputs or op is op.graph.last_stateful:
+        return True
+    if op.type in SUBGRAPH_ATTRS:
+        return any(graph_is_stateful(g) for g in subgraphs(op))
+    return False
+
+
+def const_value(tensor):
+    """The numpy value of ``tensor`` if a ``Const`` op produces it, else None."""
+    op = tensor.op
+    if op.type != "Const":
+        return None
+    return op.attrs["value"]
+
+
+def base_name(name: str) -> str:
+    """``add_3`` -> ``add``: the base to ask a graph for a fresh unique name."""
+    return _SUFFIX.sub("", name)
+
+
+def new_op(graph, type, inputs, attrs, output_specs, *, location=None, name=None, control_inputs=()):
+    """A new Operation of ``graph`` that is NOT appended (the caller places it)."""
+    op = Operation(graph, graph.unique_name(name or type), type, inputs, attrs, control_inputs, location)
+    op.outputs = [Tensor(op, i, dtype, shape) for i, (dtype, shape) in enumerate(output_specs)]
+    return op
+
+
+def used_tensors(graph) -> set[int]:
+    """ids of the tensors ``graph`` reads: op inputs, outputs, and nested captures."""
+    used = {id(t) for t in graph.outputs}
+    for op in graph.operations:
+        used.update(id(t) for t in op.inputs)
+        for sub in subgraphs(op):
+            used.update(id(o) for o, _ in sub.captures)
+    return used
+
+
+def remove_placeholder(graph, placeholder) -> None:
+    """Removes input or capture ``placeholder`` from ``graph``'s signature and ops."""
+    graph.inputs = [t for t in graph.inputs if t is not placeholder]
+    graph.captures = [(o, i) for o, i in graph.captures if i is not placeholder]
+    graph._capture_map = {id(o): i for o, i in graph.captures}
+    graph.operations = [op for op in graph.operations if op is not placeholder.op]
+
+
+def graphs_postorder(root) -> list[Graph]:
+    """``root`` and all sub-graphs it reaches, each graph after the ones it calls."""
+    order: list[Graph] = []
+
+    def visit(g):
+        for op in g.operations:
+            for sub in subgraphs(op):
+                visit(sub)
+        order.append(g)
+
+    visit(root)
+    return order
+
+
+def count_ops(root) -> int:
+    """Operations of ``root`` and all reachable sub-graphs, placeholders excluded."""
+    return sum(
+        1 for g in graphs_postorder(root) for op in g.operations if op.type != "Placeholder"
+    )
+
+
+def collect_library(root) -> None:
+    """Drops library entries that no op of ``root`` (transitively) calls any more."""
+    live = {g.name for g in graphs_postorder(root) if g is not root}
+    for name in [n for n in root.library if n not in live]:
+        del root.library[name]
+
+
+# -- cloning --------------------------------------------------------------
+
+
+def clone(graph) -> Graph:
+    """A deep copy of ``graph`` with a fresh library, one sub-graph per reference."""
+    root = Graph(graph.name)
+    _copy_into(graph, root, {})
+    return root
+
+
+def _copy_into(src, dst, outer_tmap) -> None:
+    """Copies ``src`` into the empty graph ``dst``; ``outer_tmap`` maps the
+    enclosing graph's tensor ids to their copies (for ``captures``)."""
+    tmap: dict[int, Tensor] = {}
+    ops: dict[int, Operation] = {}
+    for op in src.operations:
+        attrs = dict(op.attrs)
+        copy = Operation(
+            dst, op.name, op.type, [tmap[id(t)] for t in op.inputs], attrs,
+            [ops[id(c)] for c in op.control_inputs], op.location,
+        )
+        copy.outputs = [Tensor(copy, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
+        for old, new in zip(op.outputs, copy.outputs):
+            tmap[id(old)] = new
+        ops[id(op)] = copy
+        dst.operations.append(copy)
+        for attr in SUBGRAPH_ATTRS.get(op.type, ()):
+            sub = src.library[op.attrs[attr]]
+            sub_copy = Graph(sub.name, outer=dst)  # ``outer`` follows the calling op
+            _copy_into(sub, sub_copy, tmap)
+            attrs[attr] = dst.add_function(sub_copy, sub.name)
+    dst.inputs = [tmap[id(t)] for t in src.inputs]
+    dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
+    dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]
+    dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
+    dst._name_counts = dict(src._name_counts)
+    dst._capture_map = {id(o): i for o, i in dst.captures}
+    for key, value in vars(src).items():
+        if not key.startswith("_") and key not in _GRAPH_FIELDS:
+            setattr(dst, key, value)
+
+
+_GRAPH_FIELDS = frozenset(
+    {"name", "outer", "operations", "inputs", "outputs", "captures", "library", "last_stateful"}
+)

@@ -1,0 +1,64 @@
+"""Moving a sub-graph's operations into the graph that calls it.
+
+Used when an ``If`` has a constant predicate: the taken branch replaces the
+``If``.  The branch's placeholders (declared inputs, then captures) stand for
+the arguments the ``If`` passed; its other operations move into the calling
+graph under fresh names, in order; functional ops among them keep their own
+sub-graphs, which now hang off the calling graph.  Stateful operations of the
+branch join the caller's chain where the ``If`` was.
+
+Also ``substitute(graph, mapping)``: replaces uses of tensors in one graph
+(op inputs, outputs, the captures of the sub-graphs it calls).
+"""
+
+from __future__ import annotations
+
+from autograph.runtime.optimizer import graph_util
+
+
+def _chain(graph) -> list:
+    """The stateful chain of ``graph``, first op first (via control inputs)."""
+    chain = []
+    op = graph.last_stateful
+    members = {id(o) for o in graph.operations}
+    while op is not None and id(op) in members:
+        chain.append(op)
+        op = op.control_inputs[0] if op.control_inputs else None
+    chain.reverse()
+    return chain
+
+
+def inline(rw, call_op, sub, args) -> list:
+    """Moves ``sub``'s ops before ``call_op`` in ``rw.graph``; returns ``sub``'s outputs
+    expressed in the caller, ``args`` standing for ``sub.all_inputs``."""
+    outer = rw.graph
+    local = {id(p): a for p, a in zip(sub.all_inputs, args)}
+    chain = _chain(sub)
+    if chain:
+        first = chain[0]
+        first.control_inputs = list(call_op.control_inputs) + [
+            c for c in first.control_inputs if all(c is not o for o in call_op.control_inputs)
+        ]
+    for op in sub.operations:
+        if op.type == "Placeholder":
+            continue
+        op.graph = outer
+        op.name = outer.unique_name(graph_util.base_name(op.name))
+        op.inputs = [local.get(id(t), t) for t in op.inputs]
+        rw.emit(op)
+        for inner in graph_util.subgraphs(op):
+            inner.outer = outer
+            inner.captures = [(local.get(id(o), o), i) for o, i in inner.captures]
+            inner._capture_map = {id(o): i for o, i in inner.captures}
+    rw.replace_control(call_op, [chain[-1]] if chain else call_op.control_inputs)
+    return [local.get(id(t), t) for t in sub.outputs]
+
+
+def substitute(graph, mapping: dict) -> None:
+    """Replaces every use of tensor ``id -> tensor`` in ``mapping`` within ``graph``."""
+    for op in graph.operations:
+        op.inputs = [mapping.get(id(t), t) for t in op.inputs]
+        for inner in graph_util.subgraphs(op):
+            inner.captures = [(mapping.get(id(o), o), i) for o, i in inner.captures]
+            inner._capture_map = {id(o): i for o, i in inner.captures}
+    graph.outputs = [mapping.get(id(t), t) for t in graph.outputs]

@@ -1,0 +1,173 @@
+"""Staged lists: Python lists appended to in a tensor loop, kept as one stacked tensor.
+
+A tensor loop runs an unknown number of times, so a list it appends to
+cannot stay a Python list of tensors.  Instead the list is *staged*: it is
+carried through the ``While`` as a single tensor of shape
+``(length, *element_shape)`` (the elements stacked along a new first
+axis, TensorArray-like, with an unknown length), and comes out of the loop
+as that stacked tensor.
+
+Converted code rebinds the list on every mutation (``l.append(x)`` becomes
+``l = ag__.list_append(l, x)``), and the operators send a ``Tensor``
+receiver here:
+
+* ``list_append(l, x)`` -- ``concat([l, stack([x])])``;
+* ``list_pop(l, i=None)`` -- ``(l without item i, item i)``.
+
+Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
+``for x in l`` are the tensor operations on its first dimension.  All
+elements must share one dtype (Python numbers take it, NEP 50) and one
+shape (dimensions that differ become unknown).
+
+``build_while`` decides which lists to stage (the ones the body changes)
+through ``element_spec`` and builds initial values with ``stack``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import dtypes, op_registry, shapes
+from autograph.runtime.errors import TracingError
+from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.tensor import Tensor
+
+__all__ = ["element_spec", "stack", "list_append", "list_pop"]
+
+
+def _rt():
+    """The op library, imported lazily."""
+    from autograph.runtime import ops
+
+    return ops
+
+
+def _is_weak(value) -> bool:
+    return type(value) in (bool, int, float)
+
+
+def _describe(value) -> str:
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name}{shapes.format_shape(value.shape)} tensor"
+    return f"the {type(value).__name__} {value!r}"
+
+
+def _check_element(value, label, where):
+    if isinstance(value, Tensor) or _is_weak(value):
+        return
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
+        return
+    raise TracingError(
+        f"the list '{label}' of {where} holds {_describe(value)}; a list changed in a tensor loop or branch "
+        "is staged as a tensor, so its elements must be tensors or numbers."
+    )
+
+
+def element_spec(elements, like=None, label="list", where="the loop"):
+    """``(dtype, element_shape)`` of a staged list holding ``elements``.
+
+    ``like`` is an already staged tensor whose elements join them.  Python
+    numbers are weakly typed; shapes that differ relax to unknown dimensions.
+    """
+    strong, weak, elem_shapes = [], [], []
+    for value in elements:
+        _check_element(value, label, where)
+        if _is_weak(value):
+            weak.append(value)
+            elem_shapes.append(())
+        else:
+            strong.append(value.dtype)
+            elem_shapes.append(shapes.as_shape(value.shape))
+    if isinstance(like, Tensor):
+        strong.append(like.dtype)
+        elem_shapes.append(None if like.shape is None else like.shape[1:])
+    if not strong and not weak:
+        raise TracingError(
+            f"the list '{label}' of {where} is empty and nothing is appended to it while tracing, so its "
+            "element dtype is unknown. Append to it in the loop, or start from a tensor."
+        )
+    dtype = dtypes.result_type(*strong, *weak)
+    elem_shape = elem_shapes[0]
+    for other in elem_shapes[1:]:
+        elem_shape = shapes.relax(elem_shape, other)
+    return dtype, elem_shape
+
+
+def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
+    """The Python list ``values`` as one tensor of the current graph, stacked on a new first axis.
+
+    ``like`` (a list or tensor of the same kind of elements) supplies the
+    dtype and element shape when ``values`` is empty; ``dtype`` forces one.
+    """
+    values = list(values)
+    if dtype is None or (not values and elem_shape is None):
+        pool = values + (like if type(like) is list else [])
+        spec_dtype, spec_shape = element_spec(pool, like if isinstance(like, Tensor) else None, label, where)
+        dtype = dtype or spec_dtype
+        elem_shape = spec_shape if elem_shape is None else elem_shape
+    if not values:
+        if not shapes.is_fully_defined(elem_shape):
+            raise TracingError(
+                f"the list '{label}' of {where} starts empty and its elements have the shape "
+                f"{shapes.format_shape(elem_shape)}, which is not fully known, so it cannot be staged. Start "
+                "it with one element, or append elements of a static shape."
+            )
+        return op_registry.constant(np.zeros((0, *elem_shape), dtype=dtype), dtype)
+    for value in values:
+        _check_element(value, label, where)
+    if not any(isinstance(v, Tensor) for v in values):
+        try:
+            array = np.asarray([np.asarray(v, dtype=dtype) for v in values], dtype=dtype)
+        except ValueError:
+            raise TracingError(
+                f"the elements of the list '{label}' of {where} have different shapes; a staged list "
+                "stacks its elements, so they must have one shape."
+            ) from None
+        return op_registry.constant(array, dtype)
+    tensors = []
+    for value in values:
+        if isinstance(value, Tensor):
+            if value.dtype != dtype:
+                value = _rt().cast(value, dtype)
+            tensors.append(value)
+        else:
+            tensors.append(op_registry.constant(value, dtype))
+    return _rt().stack(tensors, axis=0)
+
+
+def list_append(target, item):
+    """``target`` (a staged list tensor) with ``item`` appended."""
+    where = f"the append at {user_location() or '<unknown>'}"
+    if current_graph() is None:
+        raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
+    if _is_weak(item):
+        item = op_registry.constant(item, dtypes.result_type(target.dtype, item))
+    elif not isinstance(item, Tensor):
+        _check_element(item, "list", where)
+        item = op_registry.constant(item)
+    if item.dtype != target.dtype:
+        if dtypes.result_type(target.dtype, item.dtype) != target.dtype:
+            raise TracingError(
+                f"{where} adds a {item.dtype.name} element to the staged list {target.name} of "
+                f"{target.dtype.name} elements; all elements of a staged list share one dtype. Cast the "
+                f"element, e.g. rt.cast(x, '{target.dtype.name}')."
+            )
+        item = _rt().cast(item, target.dtype)
+    rt = _rt()
+    return rt.concat([target, rt.stack([item], axis=0)], axis=0)
+
+
+def list_pop(target, index=None):
+    """``(target without the item at index, that item)``; the last item by default."""
+    if index is None:
+        return target[:-1], target[-1]
+    if isinstance(index, Tensor):
+        raise TracingError(
+            f"list pop at {user_location() or '<unknown>'}: popping a staged list at a tensor index is not "
+            "supported; pop the last element (l.pop()) or index it (l[i])."
+        )
+    index = int(index)
+    item = target[index]
+    if index == -1:
+        return target[:-1], item
+    return _rt().concat([target[:index], target[index + 1:]], axis=0), item

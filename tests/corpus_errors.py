@@ -1,0 +1,65 @@
+"""Functions that autograph must refuse or report on, for the error-path tests.
+
+Each unsupported construct sits on a line tagged with a ``# <- tag``
+comment, so the tests can find the line the error message must point at
+without hard-coding line numbers.
+"""
+
+COUNTER = 0
+
+
+def uses_yield(n):
+    i = 0
+    while i < n:
+        yield i  # <- yield
+        i += 1
+
+
+def uses_yield_from(xs):
+    for x in xs:
+        if x:
+            yield from range(x)  # <- yield_from
+
+
+async def is_async(n):  # <- async_def
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def rebinds_global(n):
+    global COUNTER  # <- global
+    for _ in range(n):
+        COUNTER += 1
+    return COUNTER
+
+
+def maybe_defined(flag):
+    if flag:
+        result_value = 1
+    return result_value  # <- undefined_after_if
+
+
+def defined_in_loop(n):
+    for i in range(n):
+        last_item = i * 2
+    return last_item  # <- undefined_after_loop
+
+
+def defined_in_while(n):
+    while n > 0:
+        n -= 1
+        remainder_seen = n % 3
+    return remainder_seen  # <- undefined_after_while
+
+
+def tagged_line(fn, tag):
+    """The file and line number of the ``# <- tag`` comment in ``fn``."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    for offset, text in enumerate(lines):
+        if text.rstrip().endswith("# <- " + tag):
+            return inspect.getsourcefile(fn), start + offset
+    raise LookupError(f"no line tagged {tag!r} in {fn.__name__}")
