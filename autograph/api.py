@@ -56,8 +56,6 @@ def _conversion(function, options) -> _Conversion:
     key = (code, options)
     conversion = _CACHE.get(key)
     if conversion is None:
-        if code.co_flags & _CO_GENERATOR:
-            raise _unsupported_function(function)
         node = loading.load(function)
         node = convert_node(
             node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
@@ -68,16 +66,6 @@ def _conversion(function, options) -> _Conversion:
         conversion = _CACHE[key] = _Conversion(compiled, node)
         _CONVERSIONS[compiled] = conversion
     return conversion
-
-
-def _unsupported_function(function):
-    code = function.__code__
-    kind = "a generator function (yield)" if code.co_flags & inspect.CO_GENERATOR else "an async function (async def / await)"
-    return errors.ConversionError(
-        f"'{function.__qualname__}' is {kind}, which autograph cannot convert: defined at "
-        f"{errors.at(code.co_filename, code.co_firstlineno)}. Call it from converted code instead "
-        "(it then runs as plain Python), or mark it with @ag.do_not_convert."
-    )
 
 
 def _warn_unconverted(function, reason):
@@ -182,9 +170,9 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Fal
             function, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
             optimize=optimize, parallel=parallel, **options,
         )
-    from autograph.runtime import function as rt_function
+    from autograph.runtime.function import function as rt_function
 
-    return rt_function.function(
+    return rt_function(
         func,
         input_signature=input_signature,
         trace_transform=(lambda f: convert(f)) if autograph else None,
@@ -193,3 +181,8 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Fal
         parallel=parallel,
         **options,
     )
+
+
+def clear_cache():
+    """Forgets every conversion (for benchmarks and tests that time a cold conversion)."""
+    _CACHE.clear()

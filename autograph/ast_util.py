@@ -69,7 +69,12 @@ def _children(node):
 
 
 def functions(node):
-    """``node`` (a function) and every convertible function nested in it, outermost first."""
+    """``node`` (a def) and every convertible def nested in it, outermost first.
+
+    A lambda has no statements: for a lambda ``node`` the result is empty.
+    """
+    if type(node) is gast.Lambda:
+        return []
     result = [node]
     stack = [node]
     while stack:

@@ -5,7 +5,9 @@ re-parsed), under the original file name, so every node keeps the user's
 line numbers and tracebacks show the user's own lines.  It is compiled
 nested in a factory function that declares ``ag__`` and the original's
 free variables, only so that the compiler makes them free variables of the
-converted function; the factory never runs.  ``instantiate`` then builds
+converted function (and declares the function's own name ``global`` unless
+it is one of them, so recursion resolves as in the original); the factory
+never runs.  ``instantiate`` then builds
 the function object with:
 
 * the original's ``__globals__`` (the live module namespace: reads and
@@ -60,11 +62,20 @@ def compile_function(node, filename, freevars):
         """,
         origin=node, factory=factory_name, names=templates.name_tuple(declared, store=True),
     )[0]
+    if type(node) is not gast.Lambda and node.name not in freevars:
+        # The def binds its name in the factory; a recursive call must still
+        # find the function through the module globals, as the original does.
+        factory.body += templates.replace("global name", origin=node, name=node.name)
     factory.body.append(member)
     module = gast.Module(body=[factory], type_ignores=[])
     tree = gast.gast_to_ast(module)
-    ast.fix_missing_locations(tree)
-    module_code = compile(tree, filename, "exec", dont_inherit=True)
+    try:
+        module_code = compile(tree, filename, "exec", dont_inherit=True)
+    except (TypeError, ValueError):
+        # A node without a source location (converters give every node one,
+        # so this is only a safety net): inherit the parent's.
+        ast.fix_missing_locations(tree)
+        module_code = compile(tree, filename, "exec", dont_inherit=True)
     factory_code = _nested_code(module_code, factory_name)
     wanted = "<lambda>" if type(node) is gast.Lambda else node.name
     return _nested_code(factory_code, wanted)

@@ -7,6 +7,8 @@ stops after the named pass (``autograph show --after NAME``).  A pass is
 
 from __future__ import annotations
 
+import gast
+
 from autograph import activity, liveness, qual_names, reaching_definitions
 from autograph.converters import (
     asserts,
@@ -27,8 +29,9 @@ def _analyze(node, ctx):
     """Qualified names, activity, liveness and reaching definitions, in that order."""
     qual_names.resolve(node)
     activity.analyze(node)
-    liveness.analyze(node)
-    reaching_definitions.analyze(node)
+    if type(node) is not gast.Lambda:
+        liveness.analyze(node)
+        reaching_definitions.analyze(node)
     return node
 
 

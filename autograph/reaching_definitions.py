@@ -65,6 +65,10 @@ def _statement(node, may, must):
         return frozenset(may_out), must
     if kind is gast.Return or (kind is gast.Assign and anno.get(node, anno.RETURN_VALUE, False)):
         anno.set(node, anno.MUST_DEFINED, must)
+        if kind is gast.Return:
+            return frozenset(), must  # the path ends: nothing reaches the code after it
+    elif kind is gast.Raise:
+        return frozenset(), must
     elif kind in _FUNCTIONS:
         analyze(node)
     return may | defs, must | defs

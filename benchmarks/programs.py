@@ -84,11 +84,12 @@ def np_scalar_loop(n):
     i = np.int32(0)
     s = np.float64(0.0)
     one, three, zero = np.int32(1), np.int32(3), np.int32(0)
+    step_up, step_down = np.float64(1.0), np.float64(0.25)
     while i < n:
         if i % three == zero:
-            s = s + np.float64(1.0)
+            s = s + step_up
         else:
-            s = s - np.float64(0.25)
+            s = s - step_down
         i = i + one
     return s
 

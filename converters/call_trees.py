@@ -76,9 +76,7 @@ class _CallLowering:
             return _MISSING
         namespace = self.ctx.namespace
         if namespace is None:
-            if len(path) == 1 and root in py_builtins.BUILTINS:
-                return getattr(builtins, root)
-            return _MISSING
+            return getattr(builtins, root, _MISSING) if len(path) == 1 else _MISSING
         value = namespace.get(root, _MISSING)
         if value is _MISSING:
             value = getattr(builtins, root, _MISSING)

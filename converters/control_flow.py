@@ -113,14 +113,48 @@ def _bound_in(statements) -> set:
     return bound
 
 
+def _referenced(statements) -> set:
+    """Names ``statements`` read or bind anywhere (from the activity annotations)."""
+    names = set()
+    for statement in statements:
+        names.update(anno.get(statement, anno.USES, ()))
+        names.update(anno.get(statement, anno.DEFS, ()))
+        if type(statement) in ast_util.SCOPES:
+            continue
+        for owner, field in ast_util.child_blocks(statement):
+            names |= _referenced(getattr(owner, field))
+        for handler in getattr(statement, "handlers", ()):
+            names.update(anno.get(handler, anno.USES, ()))
+            names.update(anno.get(handler, anno.DEFS, ()))
+    return names
+
+
+class _Frame:
+    """A function being generated (the converted function or a body closure).
+
+    ``owned``: the names local to it; ``states``: the get_state/set_state
+    pairs defined in it, by state tuple; ``pending``: definitions to emit
+    before the statement of this frame now being converted.
+    """
+
+    __slots__ = ("owned", "states", "pending", "is_loop")
+
+    def __init__(self, owned, is_loop=False):
+        self.owned = frozenset(owned)
+        self.states = {}
+        self.pending = []
+        self.is_loop = is_loop
+
+
 class _FunctionConverter:
-    __slots__ = ("ctx", "scope", "vars_name", "itr_name")
+    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames")
 
     def __init__(self, ctx, scope):
         self.ctx = ctx
         self.scope = scope
         self.vars_name = None
         self.itr_name = None
+        self.frames = [_Frame(scope.locals)]
 
     # -- helpers ----------------------------------------------------------------
 
@@ -136,22 +170,70 @@ class _FunctionConverter:
         nonlocals = [n for n in names if n not in self.scope.globals]
         return nonlocals, globals_
 
-    def _body_function(self, base, statements, bound, visible, origin, param=None):
+    def _place(self, definitions, referenced):
+        """Puts closure ``definitions`` in the outermost frame that can see ``referenced``.
+
+        A closure inside a loop body that uses nothing local to the loop body
+        is defined once, before the loop, rather than again at every
+        iteration.  Elsewhere closures stay where they are used.  Returns
+        what to emit here.
+        """
+        owner = self.frames[0]
+        crosses_loop = False
+        for frame in reversed(self.frames):
+            if referenced & frame.owned:
+                owner = frame
+                break
+            crosses_loop = crosses_loop or frame.is_loop
+        if owner is self.frames[-1] or not crosses_loop:
+            return definitions
+        owner.pending.extend(definitions)
+        return []
+
+    def _body_function(self, base, statements, bound, visible, origin, param=None, referenced=None):
         name = self.ctx.namer.new(base)
         nonlocals, globals_ = self._declarations(bound & visible)
+        owned = bound - visible
+        if param is not None:
+            owned = owned | {param}
+        self.frames.append(_Frame(owned, is_loop=base == "loop_body"))
+        body = self.block(statements)
+        self.frames.pop()
         template = _BODY if param is None else _FOR_BODY
         extra = {} if param is None else {"param": param}
         code = templates.replace(
-            template, origin=origin, name=name, nonlocals=nonlocals, globals_=globals_,
-            body=self.block(statements), **extra,
+            template, origin=origin, name=name, nonlocals=nonlocals, globals_=globals_, body=body, **extra,
         )
-        return name, code
+        if referenced is None:
+            referenced = _referenced(statements)
+        return name, self._place(code, referenced - owned)
 
     def _state_functions(self, state, origin):
-        """``get_state``/``set_state`` definitions and their names (``ag__.no_state`` if none)."""
+        """References to the ``get_state``/``set_state`` pair of ``state`` (``ag__.no_state`` if none).
+
+        One pair per distinct state tuple, defined in the outermost frame
+        that can see all its variables (so a statement inside a loop does not
+        re-create it at every iteration), before the statement of that frame
+        that first needs it; later statements with the same state share it.
+        """
         if not state:
             none = templates.replace_as_expression("ag__.no_state")
-            return [], none, templates.copy_tree(none)
+            return none, templates.copy_tree(none)
+        key = tuple(state)
+        roots = {qual_names.root(symbol) for symbol in state}
+        owner = self.frames[0]
+        for frame in reversed(self.frames):
+            if roots & frame.owned:
+                owner = frame
+                break
+        names = owner.states.get(key)
+        if names is None:
+            definitions, get_name, set_name = self._define_state_functions(state, origin)
+            owner.pending.extend(definitions)
+            names = owner.states[key] = (get_name, set_name)
+        return templates.name(names[0]), templates.name(names[1])
+
+    def _define_state_functions(self, state, origin):
         get_name = self.ctx.namer.new("get_state")
         set_name = self.ctx.namer.new("set_state")
         plain = {s for s in state if not qual_names.is_composite(s)}
@@ -163,7 +245,7 @@ class _FunctionConverter:
             _SET_STATE, origin=origin, set_state=set_name, vars_=self._vars(), nonlocals=nonlocals,
             globals_=globals_, state=_state_tuple(state, store=True),
         )
-        return getter + setter, templates.name(get_name), templates.name(set_name)
+        return getter + setter, get_name, set_name
 
     def _undefined_inits(self, node, visible, live_in):
         defined = anno.get(node, anno.DEFINED_IN)
@@ -186,20 +268,47 @@ class _FunctionConverter:
 
     def block(self, statements):
         out = []
+        frame = self.frames[-1]
         for statement in statements:
             kind = type(statement)
-            if kind is gast.If:
-                out.extend(self.if_stmt(statement))
-            elif kind is gast.While:
-                out.extend(self.while_stmt(statement))
-            elif kind is gast.For:
-                out.extend(self.for_stmt(statement))
+            if kind in (gast.If, gast.While, gast.For):
+                if kind is gast.If:
+                    code = self.if_stmt(statement)
+                elif kind is gast.While:
+                    code = self.while_stmt(statement)
+                else:
+                    code = self.for_stmt(statement)
+                definitions, call = code
+                out.extend(definitions)
+                out.extend(frame.pending)
+                frame.pending = []
+                out.extend(call)
             else:
+                if kind is gast.Return or (kind is gast.Assign and anno.get(statement, anno.RETURN_VALUE, False)):
+                    self._check_returned(statement)
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):
                         setattr(owner, field, self.block(getattr(owner, field)))
+                    out.extend(frame.pending)
+                    frame.pending = []
                 out.append(statement)
         return out
+
+    def _check_returned(self, statement):
+        """Wraps returned local names that may be unbound in ``ag__.defined``."""
+        if statement.value is None:
+            return
+        maybe_unbound = self.scope.locals - anno.get(statement, anno.MUST_DEFINED)
+
+        def visit(node):
+            if type(node) is gast.Name and type(node.ctx) is gast.Load and node.id in maybe_unbound:
+                return templates.replace_as_expression("ag__.defined(name)", origin=node, name=node)
+            return node
+
+        if type(statement.value) is gast.Name:
+            statement.value = visit(statement.value)
+        else:
+            ast_util.rewrite(statement.value, visit)
 
     def if_stmt(self, node):
         names, attributes = self._symbols(node)
@@ -217,15 +326,14 @@ class _FunctionConverter:
             else_ref = templates.name(else_name)
         else:
             else_ref = templates.replace_as_expression("ag__.no_op")
-        state_code, getter, setter = self._state_functions(state, node)
-        code += state_code
-        code += self._undefined_inits(node, visible, live_in)
-        code += templates.replace(
+        getter, setter = self._state_functions(state, node)
+        call = self._undefined_inits(node, visible, live_in)
+        call += templates.replace(
             "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)",
             origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
             set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(state)),
         )
-        return code
+        return code, call
 
     def while_stmt(self, node):
         if node.orelse:
@@ -238,17 +346,17 @@ class _FunctionConverter:
         test_name = self.ctx.namer.new("loop_test")
         test_nonlocals, _ = self._declarations(anno.get(node, anno.DEFS))
         code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
+        code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
         body_name, body = self._body_function("loop_body", node.body, _bound_in(node.body), visible, node)
         code += body
-        state_code, getter, setter = self._state_functions(state, node)
-        code += state_code
-        code += self._undefined_inits(node, visible, live_in)
-        code += templates.replace(
+        getter, setter = self._state_functions(state, node)
+        call = self._undefined_inits(node, visible, live_in)
+        call += templates.replace(
             "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})",
             origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
             symbol_names=templates.str_tuple(state),
         )
-        return code
+        return code, call
 
     def for_stmt(self, node):
         if node.orelse:
@@ -281,21 +389,26 @@ class _FunctionConverter:
         extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
         if extra_test is not None:
             test_name = self.ctx.namer.new("extra_test")
-            code += templates.replace(_TEST, origin=node, name=test_name, nonlocals=[], test=extra_test)
+            code += self._place(
+                templates.replace(_TEST, origin=node, name=test_name, nonlocals=[], test=extra_test),
+                set(anno.get(node, anno.USES)),
+            )
             extra_ref = templates.name(test_name)
         else:
             extra_ref = templates.constant(None)
-        body_name, body = self._body_function("loop_body", body_statements, bound, visible, node, param=param)
+        body_name, body = self._body_function(
+            "loop_body", body_statements, bound, visible, node, param=param,
+            referenced=_referenced(node.body) | anno.get(node, anno.DEFS),
+        )
         code += body
-        state_code, getter, setter = self._state_functions(state, node)
-        code += state_code
-        code += self._undefined_inits(node, visible, live_in)
-        code += templates.replace(
+        getter, setter = self._state_functions(state, node)
+        call = self._undefined_inits(node, visible, live_in)
+        call += templates.replace(
             "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, {'iterate_names': names})",
             origin=node, iter_=node.iter, extra_test=extra_ref, body=body_name, get_state=getter,
             set_state=setter, symbol_names=templates.str_tuple(state), names=templates.constant(iterate_names),
         )
-        return code
+        return code, call
 
 
 def _state_tuple(state, store):

@@ -2,7 +2,8 @@
 
 Raises ``ConversionError`` naming the construct and the user's line for:
 ``yield``/``yield from`` and ``await`` in the converted function, ``async
-def``, ``return``/``break``/``continue`` inside a ``finally`` block (their
+def``, ``global`` (rebinding module globals from converted code: the graph
+could not see the update), ``return``/``break``/``continue`` inside a ``finally`` block (their
 lowering would stop them from swallowing the exception being raised), and
 user names spelled like the operators module, ``ag__``.
 
@@ -52,6 +53,13 @@ def _check_function(function, ctx):
                     if type(inner) in _JUMPS:
                         word = type(inner).__name__.lower()
                         raise ctx.error(inner, f"'{word}' inside a 'finally' block", f"Move the '{word}' after the try statement.")
+        if kind is gast.Global:
+            names = ", ".join(node.names)
+            raise ctx.error(
+                node, f"'global {names}' (rebinding a module global)",
+                "Return the new value and assign the global outside the converted function, keep the value "
+                "in a mutable object (list, dict, attribute), or mark the function with @ag.do_not_convert.",
+            )
         if kind is gast.Name and node.id == AG_NAME:
             raise ctx.error(node, f"the name '{AG_NAME}'", f"'{AG_NAME}' is reserved for autograph's operators; rename the variable.")
 

@@ -108,8 +108,9 @@ def _present(module: str) -> bool:
 if _present("autograph.runtime.control_flow_ops"):
     from autograph.runtime.control_flow_ops import cond, while_loop
 if _present("autograph.runtime.function"):
+    # NB: this makes the attribute ``autograph.runtime.function`` the decorator, shadowing the
+    # submodule of the same name: reach the module with ``from autograph.runtime.function import ...``.
     from autograph.runtime.function import function
 if _present("autograph.runtime.ops.state"):
-    from autograph.runtime.ops import state as _state
     from autograph.runtime.ops.state import Variable, py_function, random
     from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print

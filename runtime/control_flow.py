@@ -6,14 +6,17 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 
 * ``if_stmt`` traces both branches into sub-graphs and emits an ``If``;
   ``while_stmt`` and ``for_stmt`` trace the condition and body and emit a
-  ``While`` (``control_flow_ops.build_cond`` / ``build_while`` hold the
-  rules: dtypes, shapes, Python values, undefined variables);
-* ``for_stmt`` loops over the first dimension of a tensor, or over
-  ``range_(t)`` (a ``TensorRange``), ``enumerate_`` and ``zip_`` of those,
-  with a hidden ``int`` counter; ``extra_test`` (lowered ``break`` and
-  ``return`` flags) joins the loop condition;
+  ``While`` (``cf_trace.build_cond`` / ``build_while`` hold the rules:
+  dtypes, shapes, Python values, undefined variables, staged lists);
+* ``for_stmt`` loops over the first dimension of a tensor, over
+  ``range_(t)`` (a ``TensorRange``) or ``rt.range`` (counted, not
+  materialized), ``enumerate_`` and ``zip_`` of those, or a Python range or
+  list handed over mid-loop, with a hidden counter; ``extra_test`` (lowered
+  ``break`` and ``return`` flags) joins the loop condition;
 * ``if_exp``, ``and_``, ``or_`` emit an ``If`` so the lazy operand runs
-  only when Python would evaluate it; ``not_`` is ``LogicalNot``;
+  only when Python would evaluate it -- except a bool ``and``/``or`` whose
+  lazy operand is a cheap scalar expression that cannot fail, which becomes
+  ``LogicalAnd``/``LogicalOr``; ``not_`` is ``LogicalNot``;
 * builtins on tensors: ``range_``, ``len_`` (the static first dimension
   when known), ``int_``/``float_`` (casts), ``abs_``, ``enumerate_``,
   ``zip_``, ``print_`` (``rt.print``, which prints at every execution);
@@ -29,10 +32,11 @@ import operator
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, shapes, staged_list
-from autograph.runtime.control_flow_ops import as_predicate, build_cond, build_while, is_undefined
+from autograph.runtime import dtypes, op_registry, staged_list
+from autograph.runtime import control_flow_ops  # noqa: F401 - registers If, While and Assert
+from autograph.runtime.cf_trace import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import user_location
 from autograph.runtime.tensor import Tensor
 
 __all__ = [
@@ -229,6 +233,14 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 # --------------------------------------------------------------------------
 
 
+def _static_int(tensor):
+    """A Python int for a tensor whose value is known while tracing (a Const), else the tensor."""
+    from autograph.runtime.ops._common import static_value
+
+    value = static_value(tensor)
+    return tensor if value is None else int(value)
+
+
 class _TensorItems:
     """The rows of a tensor (its first dimension)."""
 
@@ -253,7 +265,7 @@ class TensorRange:
 
     __ag_staged_iterable__ = True
 
-    def __init__(self, start, stop, step):
+    def __init__(self, start, stop, step, dtype=None):
         for value in (start, stop, step):
             kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
             if kind not in "iub":
@@ -266,7 +278,12 @@ class TensorRange:
         self.start, self.stop, self.step = start, stop, step
         strong = [v.dtype for v in (start, stop, step) if isinstance(v, Tensor)]
         weak = [v for v in (start, stop, step) if not isinstance(v, Tensor)]
-        self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak]) if strong else dtypes.int64
+        if dtype is not None:
+            self.index_dtype = dtypes.as_dtype(dtype)
+        elif strong:
+            self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak])
+        else:
+            self.index_dtype = dtypes.int64
 
     def __repr__(self):
         return f"TensorRange({self.start!r}, {self.stop!r}, {self.step!r})"
@@ -278,15 +295,21 @@ class TensorRange:
         )
 
     def length(self):
+        """``len(range(start, stop, step))``: a Python int when the bounds are, else a scalar tensor."""
         start, stop, step = self.start, self.stop, self.step
+        if not any(isinstance(v, Tensor) for v in (start, stop, step)):
+            return len(range(start, stop, step))
+        span = stop if type(start) is int and start == 0 else stop - start
         if type(step) is int:
-            if step > 0:
-                count = (stop - start + (step - 1)) // step
+            if step == 1:
+                count = span
+            elif step > 0:
+                count = (span + (step - 1)) // step
             else:
-                count = (stop - start + (step + 1)) // step
+                count = (span + (step + 1)) // step
         else:
             ops = _ops()
-            count = ops.where(step > 0, (stop - start + step - 1) // step, (stop - start + step + 1) // step)
+            count = ops.where(step > 0, (span + step - 1) // step, (span + step + 1) // step)
         return _ops().maximum(count, 0)
 
     def item(self, index):
@@ -336,6 +359,9 @@ class _Zip:
 
 def _as_sequence(iterable, where):
     if isinstance(iterable, Tensor):
+        if iterable.op.type == "Range" and dtypes.is_integer(iterable.dtype):
+            # rt.range(...): count instead of materializing the range and gathering from it
+            return TensorRange(*[_static_int(t) for t in iterable.op.inputs], dtype=iterable.dtype)
         return _TensorItems(iterable, where)
     if isinstance(iterable, (TensorRange, _Enumerate, _Zip)):
         return iterable
@@ -370,7 +396,7 @@ def and_(a, b):
         return value and b()
     where = _here("the `and`")
     (result,) = build_cond(value, lambda: (b(),), lambda: (value,), labels=["result"], where=where)
-    return result
+    return _without_branching(result, value, "then_branch", "else_branch", "logical_and")
 
 
 def or_(a, b):
@@ -380,7 +406,62 @@ def or_(a, b):
         return value or b()
     where = _here("the `or`")
     (result,) = build_cond(value, lambda: (value,), lambda: (b(),), labels=["result"], where=where)
-    return result
+    return _without_branching(result, value, "else_branch", "then_branch", "logical_or")
+
+
+# Ops that cannot fail and have no side effects: a right operand of and/or
+# computed only with these, on scalars, needs no If -- evaluating it always
+# gives the same result, more cheaply (LogicalAnd / LogicalOr).
+_TOTAL_OPS = frozenset({
+    "Const", "Identity", "Cast", "Add", "Sub", "Mul", "Neg", "Abs", "Square", "Maximum", "Minimum",
+    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
+    "LogicalAnd", "LogicalOr", "LogicalNot",
+})
+
+
+def _without_branching(result, value, operand_attr, passthrough_attr, logical_op):
+    """Replaces the ``If`` of a bool ``and``/``or`` by ``LogicalAnd``/``LogicalOr`` when that is safe.
+
+    Safe when the lazy operand's branch holds only ``_TOTAL_OPS`` on scalars
+    and the other branch just passes ``value`` through.  The ``If`` was the
+    last op added, so it is removed and its operand branch inlined.
+    """
+    op = result.op
+    graph = op.graph
+    if op.type != "If" or graph.operations[-1] is not op or len(op.outputs) != 1:
+        return result
+    if value.dtype != dtypes.bool_ or result.dtype != dtypes.bool_ or value.shape != ():
+        return result
+    operand = graph.library[op.attrs[operand_attr]]
+    passthrough = graph.library[op.attrs[passthrough_attr]]
+    pred = op.inputs[0]  # ``value`` in this graph
+    outer_of = {id(inner): outer for outer, inner in operand.captures}
+    passed = {id(inner): outer for outer, inner in passthrough.captures}.get(id(passthrough.outputs[0]))
+    if passed is not pred:
+        return result
+    if operand.is_stateful() or any(o.type != "Placeholder" and o.type not in _TOTAL_OPS for o in operand.operations):
+        return result
+    if any(t.shape != () for o in operand.operations for t in o.outputs):
+        return result
+    graph.operations.pop()
+    for attr in (operand_attr, passthrough_attr):
+        del graph.library[op.attrs[attr]]
+    rhs = _inline(operand, outer_of, graph)
+    return getattr(_ops(), logical_op)(pred, rhs)
+
+
+def _inline(sub_graph, outer_of, graph):
+    """Copies the ops of ``sub_graph`` into ``graph`` (captures mapped by ``outer_of``); returns its output."""
+    mapped = dict(outer_of)
+    for op in sub_graph.operations:
+        if op.type == "Placeholder":
+            continue
+        inputs = [mapped[id(t)] for t in op.inputs]
+        copy = graph.add_op(op.type, inputs, op.attrs, [(t.dtype, t.shape) for t in op.outputs],
+                            location=op.location, name=op.name)
+        for old, new in zip(op.outputs, copy.outputs):
+            mapped[id(old)] = new
+    return mapped[id(sub_graph.outputs[0])]
 
 
 def not_(a):
@@ -391,19 +472,6 @@ def not_(a):
     if a.dtype == dtypes.bool_:
         return ops.logical_not(a)
     return ops.equal(a, 0)
-
-
-def _infer_assert(inputs, attrs):
-    return []
-
-
-def _assert_kernel(condition, *data, message):
-    if not np.all(condition):
-        raise AssertionError(message)
-    return ()
-
-
-op_registry.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
 
 
 def assert_(cond, message=None):
@@ -516,6 +584,7 @@ def list_pop(target, index=None):
 
 
 _BINARY = {
+    "=": lambda old, new: new,
     "+=": operator.add, "-=": operator.sub, "*=": operator.mul, "@=": operator.matmul,
     "/=": operator.truediv, "//=": operator.floordiv, "%=": operator.mod, "**=": operator.pow,
     "&=": operator.and_, "|=": operator.or_, "^=": operator.xor,
@@ -523,7 +592,10 @@ _BINARY = {
 
 
 def aug_setitem(target, index, op, value):
-    """``target[index] op= value`` for a tensor: a new tensor with entry ``index`` (first axis) updated."""
+    """``target[index] op= value`` for a tensor: a new tensor with entry ``index`` (first axis) updated.
+
+    ``op`` is the operator as written (``'+='``); ``'='`` replaces the entry.
+    """
     where = _here(f"the `x[i] {op} v`")
     if isinstance(index, tuple) or isinstance(index, slice) or op not in _BINARY:
         raise TracingError(

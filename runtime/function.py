@@ -132,7 +132,8 @@ class _Encoder:
     def encode(self, value, path):
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype not in _SUPPORTED:
-                raise TypeError(self.owner._bad_arg(path, value, f"has dtype {value.dtype}, which the runtime does not support"))
+                problem = f"has dtype {value.dtype}, which the runtime does not support"
+                raise TypeError(self.owner._bad_arg(path, value, problem))
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
         kind = type(value)
@@ -373,20 +374,22 @@ class ConcreteFunction:
         self._prepare(function)
 
     def _prepare(self, function):
-        graph = self.graph
-        if function._optimize:
-            optimizer = _optional_module("optimizer")
-            if optimizer is not None:
-                graph = optimizer.optimize(graph)
+        from autograph.runtime import jit, optimizer, schedule
+
+        graph = optimizer.optimize(self.graph) if function._optimize else self.graph
         self.execution_graph = graph
         if function._jit_compile:
-            self._compiled = _jit_compile(graph, function._label())
+            try:
+                self._compiled = jit.compile_graph(graph)
+            except jit.JitUnsupported as e:
+                _warn_at_user(f"{function._label()}: jit_compile=True could not compile the graph ({e}); "
+                              "running the interpreter instead", AutoGraphWarning)
         if self._compiled is not None:
             self._run = self._compiled[0]
             return
         self._run = executor.plan(graph).run
         if function.parallel:
-            parallel_plan = _parallel_plan(graph, function._label())
+            parallel_plan = schedule.parallel_plan(graph)
             if parallel_plan is not None:  # only when independent heavy ops can overlap
                 self._run = parallel_plan.run
 
@@ -408,9 +411,8 @@ class ConcreteFunction:
     def compiled_source(self) -> str:
         """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""
         if self._compiled is None:
-            jit = _optional_module("jit")
-            if jit is None:
-                raise RuntimeError("compiled_source() needs autograph.runtime.jit, which is not available")
+            from autograph.runtime import jit
+
             return jit.compile_graph(self.execution_graph)[1]
         return self._compiled[1]
 
@@ -418,57 +420,10 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.graph.name} {self._function._describe_key(self._key)}>"
 
 
-def _optional_module(name):
-    """``autograph.runtime.<name>`` if it is installed, else None (optional components)."""
-    import importlib
-
-    try:
-        return importlib.import_module(f"autograph.runtime.{name}")
-    except ImportError as e:
-        if e.name is not None and not e.name.startswith("autograph.runtime"):
-            raise
-        return None
-
-
-def _parallel_plan(graph, label):
-    """The parallel schedule of ``graph`` if one can win (None: run sequentially)."""
-    schedule = _optional_module("schedule")
-    if schedule is None:
-        return None
-    try:
-        return schedule.parallel_plan(graph)
-    except Exception as e:  # noqa: BLE001 - an optional speed-up must not stop the function
-        warnings.warn(
-            f"{label}: parallel scheduling failed ({type(e).__name__}: {e}); running sequentially",
-            AutoGraphWarning,
-            stacklevel=2,
-        )
-        return None
-
-
-def _jit_compile(graph, label):
-    """``(callable, source)`` of the compiled graph, or None (with one warning) if it cannot compile."""
-    jit = _optional_module("jit")
-    if jit is None:
-        warnings.warn(
-            f"{label}: jit_compile=True but autograph.runtime.jit is not available; running the "
-            "interpreter instead",
-            AutoGraphWarning,
-            stacklevel=2,
-        )
-        return None
-    unsupported = getattr(jit, "JitUnsupported", None) or getattr(jit, "UnsupportedGraphError", None)
-    try:
-        return jit.compile_graph(graph)
-    except Exception as e:  # noqa: BLE001 - any refusal of the compiler falls back
-        if unsupported is not None and not isinstance(e, unsupported):
-            raise
-        warnings.warn(
-            f"{label}: jit_compile=True could not compile the graph ({e}); running the interpreter instead",
-            AutoGraphWarning,
-            stacklevel=2,
-        )
-        return None
+def _warn_at_user(message, category):
+    """Warns at the user's ``file:line`` (the innermost frame outside autograph)."""
+    filename, lineno = _split_location(user_location())
+    warnings.warn_explicit(message, category, filename, lineno)
 
 
 def _all_graphs(graph):
@@ -512,7 +467,6 @@ class Function:
         reduce_retracing=False,
         name=None,
         _instance=None,
-        _parent=None,
     ):
         if not callable(python_function):
             raise TypeError(f"rt.function needs a callable, got {python_function!r}")
@@ -524,7 +478,6 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
         self._instance_ref = _instance
-        self._parent = _parent
         self._lock = threading.RLock()
         self._cache: dict = {}
         self._fast: dict = {}
@@ -607,7 +560,9 @@ class Function:
 
     def _check_signature(self, input_signature):
         if not isinstance(input_signature, (list, tuple)):
-            raise TypeError(f"{self._label()}: input_signature must be a list of rt.TensorSpec, got {input_signature!r}")
+            raise TypeError(
+                f"{self._label()}: input_signature must be a list of rt.TensorSpec, got {input_signature!r}"
+            )
 
         def check(spec):
             if isinstance(spec, TensorSpec):
@@ -619,7 +574,10 @@ class Function:
                 for s in spec.values():
                     check(s)
             else:
-                raise TypeError(f"{self._label()}: input_signature entries must be rt.TensorSpec (or nested lists/dicts of them), got {spec!r}")
+                raise TypeError(
+                    f"{self._label()}: input_signature entries must be rt.TensorSpec (or nested "
+                    f"lists/dicts of them), got {spec!r}"
+                )
 
         for spec in input_signature:
             check(spec)
@@ -708,7 +666,8 @@ class Function:
                     f"{self._label()}: argument {path!r} must be a sequence of {len(spec)} values matching "
                     f"input_signature {spec!r}, got {value!r}"
                 )
-            return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in enumerate(zip(value, spec))))
+            items = enumerate(zip(value, spec))
+            return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in items))
         keys = _sorted_keys(spec)
         if not isinstance(value, dict) or _sorted_keys(value) != keys:
             raise TypeError(
@@ -735,7 +694,7 @@ class Function:
             return np.asarray(value, dtype=spec.dtype)[()]
         if isinstance(value, (list, tuple)) and value:
             array = np.asarray(value)
-            if array.dtype != object and (array.dtype == spec.dtype or np.can_cast(array.dtype, spec.dtype, "same_kind")):
+            if array.dtype != object and np.can_cast(array.dtype, spec.dtype, "same_kind"):
                 return array.astype(spec.dtype)
         raise TypeError(
             f"{self._label()}: argument {path!r} = {value!r} does not match {expected} (called at "
@@ -834,14 +793,14 @@ class Function:
         specs = []
         for component in key:
             _leaf_specs(component, specs)
-        graph = Graph(self._name)
+        graph = Graph(_identifier(self._name, "function"))
         state = _state_module()
         with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
             placeholders = iter(specs)
 
             def make_leaf(path):
                 dtype, shape = next(placeholders)
-                return graph.add_placeholder(dtype, shape, name=_placeholder_name(path))
+                return graph.add_placeholder(dtype, shape, name=_identifier(path, "input"))
 
             values = self._bound_values(bound)
             if self.input_signature is not None:
@@ -938,17 +897,15 @@ class Function:
         what = "; ".join(
             f"argument {n!r} changed from {_describe(old)} to {_describe(new)}" for n, old, new in changed
         )
-        hint = ""
+        fix = "give an input_signature with None for dimensions that vary, or use reduce_retracing=True"
         if any(new[0] == "P" for _, _, new in changed):
-            hint = "Pass numbers that vary as numpy values (e.g. np.float32(x)) rather than Python scalars, or "
+            fix = "pass numbers that vary as numpy values (e.g. np.float32(x)) rather than Python scalars; " + fix
         message = (
             f"{self._label()} was retraced {retraces} times (traced {self._tracing_count} times); last retrace: "
             f"{what or 'arguments changed'}. Every new dtype/shape of an array argument and every new value "
-            f"of a Python scalar argument traces a new graph. {hint}Give an input_signature with None for "
-            "dimensions that vary, or use reduce_retracing=True."
+            f"of a Python scalar argument traces a new graph. To fix it, {fix}."
         )
-        filename, lineno = _split_location(user_location())
-        warnings.warn_explicit(message, RetracingWarning, filename, lineno)
+        _warn_at_user(message, RetracingWarning)
 
     # -- concrete functions --------------------------------------------------
 
@@ -983,7 +940,6 @@ class Function:
             reduce_retracing=self._reduce_retracing,
             name=self._name,
             _instance=self._instance_reference(instance),
-            _parent=self,
         )
         if self.input_signature is not None:
             bound.input_signature = bound._check_signature(self.input_signature)
@@ -1027,9 +983,10 @@ class BoundFunction:
         return f"<bound {self._function!r} of {type(self._instance).__name__} object>"
 
 
-def _placeholder_name(path: str) -> str:
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
-    return name or "input"
+def _identifier(text: str, default: str) -> str:
+    """``text`` made a readable identifier for graph and op names (``<lambda>`` -> ``lambda``)."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
+    return name or default
 
 
 def _split_location(location):

@@ -71,21 +71,29 @@ def _own_dirs() -> tuple[str, ...]:
 
 
 _OWN_DIRS: tuple[str, ...] = ()
+_IS_USER_FILE: dict[str, bool] = {}  # co_filename -> whether frames there are the user's (memoized)
+
+
+def _is_user_file(filename: str) -> bool:
+    global _OWN_DIRS
+    found = _IS_USER_FILE.get(filename)
+    if found is None:
+        if not _OWN_DIRS:
+            _OWN_DIRS = _own_dirs()
+        if filename.startswith("<"):
+            found = not filename.startswith("<frozen")
+        else:
+            found = not os.path.abspath(filename).startswith(_OWN_DIRS)
+        _IS_USER_FILE[filename] = found
+    return found
 
 
 def user_location(depth: int = 1) -> str | None:
     """``file:line`` of the innermost calling frame outside autograph's own code."""
-    global _OWN_DIRS
-    if not _OWN_DIRS:
-        _OWN_DIRS = _own_dirs()
     frame = sys._getframe(depth)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if filename.startswith("<"):
-            if not filename.startswith("<frozen"):
-                return f"{filename}:{frame.f_lineno}"
-        elif not os.path.abspath(filename).startswith(_OWN_DIRS):
-            return f"{filename}:{frame.f_lineno}"
+        if _is_user_file(frame.f_code.co_filename):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None
 

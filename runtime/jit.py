@@ -25,7 +25,7 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
   values the op passes in;
-* elementwise ops on large arrays (``INPLACE_MIN_ELEMENTS``, static shapes)
+* elementwise ops on large arrays (``schedule.inplace_operands``, static shapes)
   write into the buffer of a temporary operand that is dead afterwards
   (``np.multiply(exp, const, out=exp)``), so chains allocate fewer arrays;
 * the source is registered in ``linecache`` under a fake file name, so
@@ -44,15 +44,13 @@ from __future__ import annotations
 import itertools
 import keyword
 import linecache
-import math
 import re
+import sys
 
 import numpy as np
 
-from autograph.runtime import executor, op_registry, shapes, spellings
+from autograph.runtime import executor, op_registry, schedule, spellings
 from autograph.runtime.errors import AutoGraphError
-
-INPLACE_MIN_ELEMENTS = 1 << 15
 
 _counter = itertools.count()
 
@@ -68,15 +66,20 @@ class JitUnsupported(AutoGraphError):
 
 def compile_graph(graph):
     """``(function, source)``: ``graph`` compiled into one Python/numpy function."""
-    gen = _Codegen(graph)
-    source = gen.generate()
-    filename = f"<autograph-jit {graph.name} #{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, "exec")
-    namespace = gen.namespace
-    namespace["_fail"] = _failure_reporter(filename, gen.line_ops)
-    exec(code, namespace)
-    return namespace[gen.function_name], source
+    gen = _Codegen(graph.name)
+    return gen.load(gen.generate(graph))
+
+
+def compile_loop(cond, body):
+    """``(function, source)`` for a ``While`` over library graphs ``cond``/``body``.
+
+    ``function(args, limit)`` takes the loop variables then the invariant
+    captures (``body.all_inputs``), runs at most ``limit`` iterations (None:
+    no limit) and returns the final loop variables: the ``While`` kernel's
+    loop, compiled.  ``schedule.run_loop`` uses it for hot loops.
+    """
+    gen = _Codegen(body.name)
+    return gen.load(gen.generate_loop(cond, body))
 
 
 def _failure_reporter(filename, line_ops):
@@ -100,28 +103,29 @@ _NAME = re.compile(r"\W")
 _RESERVED = frozenset(keyword.kwlist) | {"np", "args", "abs", "e", "_fail"}
 
 
-
-def _ufunc(op_type):
-    """The numpy ufunc that is ``op_type``'s kernel (``np.<name>``), or None."""
-    opdef = op_registry.REGISTRY.get(op_type)
-    kernel = opdef.kernel if opdef is not None else None
-    if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
-        return kernel
-    return None
+_ufunc = schedule.ufunc_of
 
 
 class _Codegen:
-    """Writes the source of one compiled graph; ``namespace`` holds its globals."""
+    """Writes the source of one compiled function; ``namespace`` holds its globals."""
 
-    def __init__(self, graph):
-        self.graph = graph
+    def __init__(self, name: str):
         self.lines: list[str] = []
         self.line_ops: dict[int, object] = {}
         self.namespace: dict[str, object] = {"np": np}
         self.names: dict[int, str] = {}
         self.taken: set[str] = set(_RESERVED)
         self.prologue: list[str] = []
-        self.function_name = self.fresh(_NAME.sub("_", graph.name) + "_jit")
+        self.function_name = self.fresh(_NAME.sub("_", name) + "_jit")
+
+    def load(self, source):
+        """Compiles ``source`` under a fake file name registered in ``linecache``."""
+        filename = f"<autograph-jit {self.function_name} #{next(_counter)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        code = compile(source, filename, "exec")
+        self.namespace["_fail"] = _failure_reporter(filename, self.line_ops)
+        exec(code, self.namespace)
+        return self.namespace[self.function_name], source
 
     # names ------------------------------------------------------------------
 
@@ -158,86 +162,47 @@ class _Codegen:
         if op is not None:
             self.line_ops[len(self.lines)] = op
 
-    def generate(self) -> str:
-        graph = self.graph
+    def generate(self, graph) -> str:
+        """Source of ``function(args) -> outputs`` computing ``graph``."""
         params = [self.define(t) for t in graph.all_inputs]
-        body_start = len(self.lines)
+        start = len(self.lines)
         outs = self.block(graph, 2)
         self.emit(2, f"return [{', '.join(outs)}]")
-        body = self.lines[body_start:]
-        header = [f"def {self.function_name}(args):", "    try:"]
+        return self.assemble("args", params, start)
+
+    def generate_loop(self, cond, body) -> str:
+        """Source of ``function(args, limit) -> final loop variables`` (see ``compile_loop``)."""
+        nvars = len(body.outputs)
+        params = [self.fresh(f"var{i}" if i < nvars else f"invariant{i - nvars}") for i in range(len(body.all_inputs))]
+        start = len(self.lines)
+        limit = self.fresh("limit")
+        self.emit(2, f"if {limit} is None:")
+        self.emit(3, f"{limit} = {sys.maxsize}")
+        _loop(self, None, cond, body, params, limit, 2)
+        self.emit(2, f"return [{', '.join(params[:nvars])}]")
+        return self.assemble(f"args, {limit}", params, start)
+
+    def assemble(self, signature, params, start) -> str:
+        """Wraps the lines emitted since ``start`` into the function (prologue, error handler)."""
+        body = self.lines[start:]
+        header = [f"def {self.function_name}({signature}):", "    try:"]
         if params:
             header.append(f"        {', '.join(params)}{',' if len(params) == 1 else ''} = args")
         header += ["        " + line for line in self.prologue]
         footer = ["    except Exception as e:", "        _fail(e)", "        raise"]
-        self.line_ops = {n - body_start + len(header): op for n, op in self.line_ops.items()}
+        self.line_ops = {n - start + len(header): op for n, op in self.line_ops.items()}
         return "\n".join(header + body + footer) + "\n"
 
     def block(self, graph, depth: int) -> list[str]:
         """Emits ``graph``'s needed ops (placeholders already named); returns output expressions."""
-        needed = _needed_ops(graph)
-        reuse = _reusable_buffers(graph, needed)
+        needed = schedule.needed_ops(graph)
+        reuse = schedule.inplace_operands(graph, needed)
         for op in graph.operations:
             if id(op) not in needed or op.type == "Placeholder":
                 continue
             rule = RULES.get(op.type, _default_rule)
             rule(self, op, depth, reuse)
         return [self.var(t) for t in graph.outputs]
-
-
-def _needed_ops(graph) -> set[int]:
-    """ids of ops the outputs or a stateful op depend on: what the interpreter runs."""
-    roots = [t.op for t in graph.outputs]
-    for op in graph.operations:
-        opdef = op_registry.REGISTRY.get(op.type)
-        if op.control_inputs or (opdef is not None and opdef.stateful):
-            roots.append(op)
-            roots.extend(op.control_inputs)
-    if graph.last_stateful is not None:
-        roots.append(graph.last_stateful)
-    needed: set[int] = set()
-    while roots:
-        op = roots.pop()
-        if id(op) not in needed:
-            needed.add(id(op))
-            roots.extend(t.op for t in op.inputs)
-            roots.extend(op.control_inputs)
-    return needed
-
-
-def _large(tensor) -> bool:
-    return shapes.is_fully_defined(tensor.shape) and math.prod(tensor.shape) >= INPLACE_MIN_ELEMENTS
-
-
-def _reusable_buffers(graph, needed) -> dict[int, int]:
-    """id(op) -> index of the operand whose buffer that op may overwrite.
-
-    The operand must be a large temporary of this graph, made by a ufunc op
-    (so a fresh array, never a view or a constant), of the op's dtype and
-    shape, used only by ufunc ops of this graph, and this op must be its
-    last use; it must not be an output.
-    """
-    users: dict[int, list] = {}
-    for op in graph.operations:
-        if id(op) in needed:
-            for t in op.inputs:
-                users.setdefault(id(t), []).append(op)
-    outputs = {id(t) for t in graph.outputs}
-    reuse = {}
-    for op in graph.operations:
-        if id(op) not in needed or _ufunc(op.type) is None or not _large(op.outputs[0]):
-            continue
-        out = op.outputs[0]
-        for index, t in enumerate(op.inputs):
-            if (
-                _ufunc(t.op.type) is not None and t.op.graph is graph and id(t) not in outputs
-                and t.dtype == out.dtype and t.shape == out.shape
-                and all(_ufunc(u.type) is not None for u in users[id(t)])
-                and users[id(t)][-1] is op
-            ):
-                reuse[id(op)] = index
-                break
-    return reuse
 
 
 # -- rules: op type -> emitter ------------------------------------------------
@@ -341,13 +306,21 @@ def _while(gen, op, depth, reuse):
             name = gen.var(arg)
         state.append(name)
     limit = op.attrs.get("maximum_iterations")
+    _loop(gen, op, cond, body, state, None if limit is None else str(int(limit)), depth)
+    for t, name in zip(op.outputs, state):
+        gen.names[id(t)] = name
+
+
+def _loop(gen, op, cond, body, state, limit, depth):
+    """Emits ``while`` over ``state`` (variable names: loop variables, then invariants)."""
+    nvars = len(body.outputs)
     counter = None
     if limit is not None:
-        counter = gen.fresh(f"{op.name}_iterations")
+        counter = gen.fresh(f"{op.name}_iterations" if op is not None else "iterations")
         gen.emit(depth, f"{counter} = 0", op)
     gen.emit(depth, "while True:", op)
     if counter is not None:
-        gen.emit(depth + 1, f"if {counter} >= {int(limit)}:", op)
+        gen.emit(depth + 1, f"if {counter} >= {limit}:", op)
         gen.emit(depth + 2, "break", op)
     for placeholder, name in zip(cond.all_inputs, state):
         gen.names[id(placeholder)] = name
@@ -361,8 +334,6 @@ def _while(gen, op, depth, reuse):
         gen.emit(depth + 1, f"{', '.join(state[:nvars])} = {', '.join(results)}", op)
     if counter is not None:
         gen.emit(depth + 1, f"{counter} += 1", op)
-    for t, name in zip(op.outputs, state):
-        gen.names[id(t)] = name
 
 
 RULES = {

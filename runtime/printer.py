@@ -6,7 +6,9 @@
 
 (outputs with dtype and static shape, the op type, its inputs, then its
 attributes in sorted order, control inputs as ``^name``, and the basename of
-the user's ``file:line``).  ``to_text(graph)`` prints a whole graph, with
+the user's ``file:line``).  ``format_expr(op)`` spells an operator op the
+way Python writes it (``%x:0 + %const:0``, from ``runtime/spellings.py``);
+DOT labels show it.  ``to_text(graph)`` prints a whole graph, with
 the library functions an op calls (``If`` branches, ``While`` cond/body)
 printed inline and indented under that op.  ``to_dot(graph)`` prints a
 Graphviz digraph.  The same graph always prints to the same text: names are
@@ -101,6 +103,16 @@ def format_op(op, *, locations: bool = True) -> str:
     return text
 
 
+def format_expr(op) -> str | None:
+    """``op`` as the Python expression that builds it (``%x:0 + %const:0``), from the spellings table."""
+    from autograph.runtime import spellings
+
+    template = spellings.template(op.type)
+    if template is None or template.count("{") != len(op.inputs):
+        return None
+    return template.format(*[format_tensor(t) for t in op.inputs])
+
+
 def _header(keyword: str, graph) -> str:
     params = [f"{format_tensor(t)} {format_type(t)}" for t in graph.inputs]
     for outer, inner in graph.captures:
@@ -152,6 +164,9 @@ def _dot_escape(text: str) -> str:
 def _dot_graph(graph, lines: list[str], indent: str, done: set) -> None:
     for op in graph.operations:
         label = f"{op.name}\\n{op.type}"
+        expr = format_expr(op)
+        if expr is not None:
+            label += "\\n" + _dot_escape(expr)
         if op.outputs:
             label += "\\n" + _dot_escape(", ".join(format_type(t) for t in op.outputs))
         shape = "ellipse" if op.type == "Placeholder" else "box"

@@ -1,25 +1,35 @@
-"""Parallel execution of independent heavy operations on a small thread pool.
+"""Fast execution plans: buffer donation, parallel branches, hot loops compiled.
 
-numpy releases the GIL inside its kernels, and its elementwise kernels are
-single-threaded, so two independent chains of large elementwise ops (or the
-two halves of a wide expression) can run on two cores at once.  This module
-precomputes a ``ParallelPlan`` per graph (cached on the graph, like the
-executor's ``Plan``: the same ops run, the same slots, constants in the
-environment template): a dataflow schedule where every step knows its
-successors and how many predecessors it waits for (data inputs *and*
-control inputs, so stateful ops keep their order).
+A ``Schedule`` is precomputed once per graph (cached on the graph, like the
+executor's ``Plan``, and running exactly the ops the executor runs: what the
+outputs need plus every stateful op and its dependencies):
 
-Running it, the calling thread walks the ready steps: a *heavy* step (its
-static cost -- output elements times a per-op weight -- is at least
-``HEAVY_COST``) goes to a worker thread when some other work could run
-meanwhile; everything else runs inline.  Values are freed when their last
-consumer finishes (reference counts instead of the sequential plan's last-use
-indices, since the order now varies).
+* **topological order and slots** -- every value has a slot in a flat
+  environment list, constants sit in the template, each step is one kernel
+  call with its attributes bound;
+* **last uses** -- a value's slot is cleared after its last consumer, so
+  large intermediates are freed early;
+* **buffer donation** -- an elementwise (ufunc) op whose operand is a large
+  temporary that nothing else reads writes its result into that operand's
+  buffer (``np.exp(t, out=t)``) instead of allocating: a chain like
+  ``exp(x)*2 + sqrt(abs(x)) - x*x`` allocates 3 arrays instead of 7 (numpy
+  itself elides some temporaries in Python expressions; a graph must do it
+  on purpose).  ``inplace_operands`` is the analysis, shared with ``jit``;
+* **parallel branches** -- numpy releases the GIL inside its kernels and its
+  elementwise kernels are single-threaded, so independent heavy steps (two
+  chains over different large arrays, the halves of a wide expression) run
+  on a small thread pool: every step knows its successors and how many
+  predecessors (data *and* control inputs, so side effects keep their order)
+  it waits for; the calling thread runs ready steps and hands a heavy one
+  (static cost -- output elements times a per-op weight -- of at least
+  ``HEAVY_COST``) to a worker when other work can run meanwhile.  Only graphs
+  with two independent heavy steps take this path (``worthwhile``); others
+  stay sequential, with no thread overhead.
 
-Parallelism only pays when there is heavy work to overlap, so
-``parallel_plan(graph)`` returns None unless at least two heavy steps are
-independent (neither reaches the other); ``run_graph(graph, args)`` then
-falls back to the sequential executor.  Small graphs stay on the fast path.
+``run_loop`` is the ``While`` kernel's loop with tiering: the first
+``HOT_ITERATIONS`` iterations run ``cond``/``body`` through the executor;
+a loop that keeps going continues in code compiled by ``jit.compile_loop``
+(same results by construction, a fraction of the per-iteration cost).
 """
 
 from __future__ import annotations
@@ -31,12 +41,16 @@ import os
 import queue
 import threading
 
+import numpy as np
+
 from autograph.runtime import executor, op_registry, shapes
 
-HEAVY_COST = 1 << 19
+HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
+INPLACE_MIN_ELEMENTS = 1 << 15
+HOT_ITERATIONS = 16
 
-# cost per output element, by op type (default 1: one pass of memory)
+# cost per output element, by op type (default 1: one pass over memory)
 WEIGHTS = {
     "Exp": 8, "Log": 8, "Sin": 10, "Cos": 10, "Tanh": 10, "Sqrt": 3, "Pow": 12,
     "RealDiv": 2, "FloorDiv": 4, "FloorMod": 4,
@@ -50,11 +64,10 @@ def op_cost(op) -> float:
     if op.type in _NO_COST:
         return 0
     if op.type == "MatMul":
-        a, b = op.inputs[0].shape, op.inputs[1].shape
-        if not (shapes.is_fully_defined(a) and shapes.is_fully_defined(b)) or not a or not b:
+        a, out = op.inputs[0].shape, op.outputs[0].shape
+        if not (shapes.is_fully_defined(a) and shapes.is_fully_defined(out)) or not a:
             return 0
-        out = op.outputs[0].shape
-        return math.prod(out) * a[-1] if shapes.is_fully_defined(out) else 0
+        return math.prod(out) * a[-1]
     total = 0
     for t in op.outputs:
         if shapes.is_fully_defined(t.shape):
@@ -83,23 +96,73 @@ def needed_ops(graph) -> set[int]:
     return needed
 
 
-class _Step:
-    __slots__ = ("op", "call", "ins", "outs", "single", "uniq_ins")
+def ufunc_of(op_type):
+    """The numpy ufunc that is ``op_type``'s kernel (``np.<name>``), or None."""
+    opdef = op_registry.REGISTRY.get(op_type)
+    kernel = opdef.kernel if opdef is not None else None
+    if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
+        return kernel
+    return None
 
-    def __init__(self, op, call, ins, outs):
+
+def _large(tensor) -> bool:
+    return shapes.is_fully_defined(tensor.shape) and math.prod(tensor.shape) >= INPLACE_MIN_ELEMENTS
+
+
+def inplace_operands(graph, needed=None) -> dict[int, int]:
+    """id(op) -> index of the operand whose buffer the op may overwrite with its result.
+
+    The operand must be a large temporary of this graph made by a ufunc op
+    (a fresh array: never a view, an input or a constant), with the op's
+    dtype and static shape, read by nothing but ufunc ops of this graph, the
+    last of which is this op; and it must not be an output.
+    """
+    needed = needed_ops(graph) if needed is None else needed
+    users: dict[int, list] = {}
+    for op in graph.operations:
+        if id(op) in needed:
+            for t in op.inputs:
+                users.setdefault(id(t), []).append(op)
+    outputs = {id(t) for t in graph.outputs}
+    found = {}
+    for op in graph.operations:
+        if id(op) not in needed or ufunc_of(op.type) is None or not _large(op.outputs[0]):
+            continue
+        out = op.outputs[0]
+        for index, t in enumerate(op.inputs):
+            if (
+                ufunc_of(t.op.type) is not None and t.op.graph is graph and id(t) not in outputs
+                and t.dtype == out.dtype and t.shape == out.shape
+                and all(ufunc_of(u.type) is not None for u in users[id(t)])
+                and users[id(t)][-1] is op
+            ):
+                found[id(op)] = index
+                break
+    return found
+
+
+class _Step:
+    """One op: ``call`` reads ``ins`` slots and writes ``outs``; ``donor`` is the
+    slot whose buffer receives the result (None: allocate)."""
+
+    __slots__ = ("op", "call", "ins", "outs", "single", "donor", "frees", "uniq_ins")
+
+    def __init__(self, op, call, ins, outs, donor):
         self.op = op
         self.call = call
         self.ins = ins
         self.outs = outs
         self.single = outs[0] if len(outs) == 1 else None
+        self.donor = donor
+        self.frees = ()
         self.uniq_ins = tuple(sorted(set(ins)))
 
 
-class ParallelPlan:
-    """A dataflow schedule of one graph: steps, their successors and predecessor counts."""
+class Schedule:
+    """The precomputed plan of one graph; ``run`` sequentially, ``run_parallel`` with threads."""
 
     __slots__ = ("graph", "nargs", "template", "steps", "output_slots", "npreds", "succs", "heavy", "uses",
-                 "keep", "n_ops", "outputs")
+                 "keep", "n_ops", "outputs", "worthwhile")
 
     def __init__(self, graph):
         self.graph = graph
@@ -110,6 +173,7 @@ class ParallelPlan:
             slots[id(t)] = len(slots)
         self.nargs = len(slots)
         needed = needed_ops(graph)
+        donations = inplace_operands(graph, needed)
         ops, consts = [], {}
         for op in graph.operations:
             for t in op.outputs:
@@ -131,13 +195,26 @@ class ParallelPlan:
                 kwargs["library"] = graph.library
             kernel = op_registry.get(op.type).kernel
             call = functools.partial(kernel, **kwargs) if kwargs else kernel
+            donor = donations.get(id(op))
             self.steps.append(_Step(op, call, tuple(slots[id(t)] for t in op.inputs),
-                                    tuple(slots[id(t)] for t in op.outputs)))
-        index = {id(op): i for i, op in enumerate(ops)}
-        producer = {}
+                                    tuple(slots[id(t)] for t in op.outputs),
+                                    None if donor is None else slots[id(op.inputs[donor])]))
+        self.keep = frozenset(self.output_slots) | frozenset(range(self.nargs))
+        last_use: dict[int, int] = {}
         for i, step in enumerate(self.steps):
-            for slot in step.outs:
-                producer[slot] = i
+            for slot in step.ins:
+                last_use[slot] = i
+        frees: dict[int, list] = {}
+        for slot, i in last_use.items():
+            if slot not in self.keep:
+                frees.setdefault(i, []).append(slot)
+        for i, step in enumerate(self.steps):
+            step.frees = tuple(frees.get(i, ()))
+        self._dataflow(ops)
+
+    def _dataflow(self, ops) -> None:
+        index = {id(op): i for i, op in enumerate(ops)}
+        producer = {slot: i for i, step in enumerate(self.steps) for slot in step.outs}
         preds = [set() for _ in ops]
         for i, step in enumerate(self.steps):
             preds[i].update(producer[slot] for slot in step.ins if slot in producer)
@@ -148,59 +225,62 @@ class ParallelPlan:
             for j in sorted(p):
                 self.succs[j].append(i)
         self.heavy = [op_cost(op) >= HEAVY_COST for op in ops]
-        self.keep = frozenset(self.output_slots) | frozenset(range(self.nargs))
         self.uses: dict[int, int] = {}
         for step in self.steps:
             for slot in step.uniq_ins:
                 self.uses[slot] = self.uses.get(slot, 0) + 1
-
-    def worthwhile(self) -> bool:
-        """True if two heavy steps could run at the same time."""
-        reach = [0] * len(self.steps)  # bitset of ancestors; steps are in topological order
-        for i in range(len(reach)):
+        reach = [0] * len(ops)  # bitsets of ancestors; steps are in topological order
+        for i in range(len(ops)):
             for j in self.succs[i]:
                 reach[j] |= reach[i] | (1 << i)
         heavy = [i for i, h in enumerate(self.heavy) if h]
-        for a in range(len(heavy)):
-            for b in range(a + 1, len(heavy)):
-                i, j = heavy[a], heavy[b]
-                if not (reach[j] >> i) & 1 and not (reach[i] >> j) & 1:
-                    return True
-        return False
+        self.worthwhile = any(
+            not (reach[j] >> i) & 1 and not (reach[i] >> j) & 1
+            for a, i in enumerate(heavy) for j in heavy[a + 1:]
+        )
 
-    def run(self, args) -> list:
-        """The values of the graph's outputs for ``args`` (one per ``graph.all_inputs``)."""
+    def _env(self, args):
         if len(args) != self.nargs:
-            return executor.run_graph(self.graph, args)  # raises the executor's error
+            executor.run_graph(self.graph, args)  # raises the executor's error
         env = self.template.copy()
         env[: self.nargs] = args
-        steps = self.steps
+        return env
+
+    def run(self, args) -> list:
+        """Runs the steps in order (buffer donation, early frees); returns the outputs."""
+        env = self._env(args)
+        for step in self.steps:
+            try:
+                if step.donor is None:
+                    result = step.call(*[env[s] for s in step.ins])
+                else:
+                    result = step.call(*[env[s] for s in step.ins], out=env[step.donor])
+            except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
+                raise executor._wrap(e, step.op) from e
+            if step.single is not None:
+                env[step.single] = result
+            else:
+                for slot, value in zip(step.outs, result):
+                    env[slot] = value
+            for slot in step.frees:
+                env[slot] = None
+        return [env[s] for s in self.output_slots]
+
+    def run_parallel(self, args) -> list:
+        """Runs ready heavy steps on worker threads while the caller runs the rest."""
+        env = self._env(args)
+        steps, succs, heavy, keep = self.steps, self.succs, self.heavy, self.keep
         waiting = list(self.npreds)
         uses = dict(self.uses)
-        keep = self.keep
         ready = [i for i, n in enumerate(waiting) if n == 0]
         ready.reverse()  # pop() takes them in graph order
         done: "queue.SimpleQueue" = queue.SimpleQueue()
-        inflight = 0
-        finished = 0
+        inflight = finished = 0
         pool = _pool()
-
-        def complete(i):
-            nonlocal finished
-            finished += 1
-            for slot in steps[i].uniq_ins:
-                uses[slot] -= 1
-                if uses[slot] == 0 and slot not in keep:
-                    env[slot] = None
-            for j in self.succs[i]:
-                waiting[j] -= 1
-                if waiting[j] == 0:
-                    ready.append(j)
-
         while finished < len(steps):
             while ready:
                 i = ready.pop()
-                if self.heavy[i] and inflight < WORKERS and (ready or inflight):
+                if heavy[i] and inflight < WORKERS and (ready or inflight):
                     inflight += 1
                     pool.submit(_run_step, steps[i], env, i, done)
                     continue
@@ -208,24 +288,40 @@ class ParallelPlan:
                 if error is not None:
                     _drain(done, inflight)
                     raise error
-                complete(i)
-            if inflight:
-                i, error = done.get()
-                inflight -= 1
-                if error is not None:
-                    _drain(done, inflight)
-                    raise error
-                complete(i)
-            elif not ready:
+                finished += 1
+                _complete(steps[i], succs[i], env, uses, keep, waiting, ready)
+            if not inflight:
                 break
+            i, error = done.get()
+            inflight -= 1
+            if error is not None:
+                _drain(done, inflight)
+                raise error
+            finished += 1
+            _complete(steps[i], succs[i], env, uses, keep, waiting, ready)
         return [env[s] for s in self.output_slots]
+
+
+def _complete(step, succs, env, uses, keep, waiting, ready) -> None:
+    """Bookkeeping after a step finished (calling thread only): frees and newly ready steps."""
+    for slot in step.uniq_ins:
+        uses[slot] -= 1
+        if uses[slot] == 0 and slot not in keep:
+            env[slot] = None
+    for j in succs:
+        waiting[j] -= 1
+        if waiting[j] == 0:
+            ready.append(j)
 
 
 def _run_step(step, env, i, done):
     """Runs one step into ``env``; returns (or posts to ``done``) the wrapped error, if any."""
     error = None
     try:
-        result = step.call(*[env[s] for s in step.ins])
+        if step.donor is None:
+            result = step.call(*[env[s] for s in step.ins])
+        else:
+            result = step.call(*[env[s] for s in step.ins], out=env[step.donor])
         if step.single is not None:
             env[step.single] = result
         else:
@@ -258,20 +354,77 @@ def _pool():
     return _POOL
 
 
+# -- entry points ---------------------------------------------------------------------
+
+
+def plan(graph) -> Schedule:
+    """The cached ``Schedule`` of ``graph`` (rebuilt if its op list or outputs changed)."""
+    found = graph.__dict__.get("_schedule")
+    if found is None or found.n_ops != len(graph.operations) or found.outputs is not graph.outputs:
+        found = graph._schedule = Schedule(graph)
+    return found
+
+
 def parallel_plan(graph):
-    """The ``ParallelPlan`` of ``graph``, or None when running it in parallel cannot win."""
-    found = graph.__dict__.get("_parallel_plan")
-    if found is None or found[0] != len(graph.operations) or found[1] is not graph.outputs:
-        candidate = ParallelPlan(graph)
-        found = graph._parallel_plan = (len(graph.operations), graph.outputs,
-                                        candidate if candidate.worthwhile() else None)
-    return found[2]
+    """``graph``'s ``Schedule`` if running it in parallel can win (its ``run`` is then
+    the parallel runner), else None."""
+    schedule = plan(graph)
+    return _Parallel(schedule) if schedule.worthwhile else None
+
+
+class _Parallel:
+    __slots__ = ("schedule", "run")
+
+    def __init__(self, schedule):
+        self.schedule = schedule
+        self.run = schedule.run_parallel
+
+
+def runner(graph, parallel: bool = True):
+    """The fastest way to run ``graph``: ``callable(args) -> outputs``."""
+    schedule = plan(graph)
+    return schedule.run_parallel if parallel and schedule.worthwhile else schedule.run
 
 
 def run_graph(graph, args, parallel: bool = True) -> list:
-    """Runs ``graph`` like ``executor.run_graph``, overlapping independent heavy ops."""
-    if parallel:
-        pp = parallel_plan(graph)
-        if pp is not None:
-            return pp.run(args)
-    return executor.run_graph(graph, args)
+    """Runs ``graph`` like ``executor.run_graph``, with donation and, if it pays, threads."""
+    return runner(graph, parallel)(args)
+
+
+def run_loop(cond, body, args, maximum_iterations=None) -> list:
+    """The ``While`` loop over library graphs ``cond``/``body``; returns the final loop variables.
+
+    ``args`` are the loop variables then the invariant captures.  The first
+    ``HOT_ITERATIONS`` iterations are interpreted; a loop still running then
+    continues in code compiled by ``jit.compile_loop`` (if the graphs
+    compile), with the remaining iteration budget.
+    """
+    n = len(body.outputs)
+    loop_vars, invariant = list(args[:n]), list(args[n:])
+    cond_run, body_run = executor.plan(cond).run, executor.plan(body).run
+    count = 0
+    while maximum_iterations is None or count < maximum_iterations:
+        if count == HOT_ITERATIONS:
+            compiled = _compiled_loop(cond, body)
+            if compiled is not None:
+                remaining = None if maximum_iterations is None else maximum_iterations - count
+                return compiled(loop_vars + invariant, remaining)
+        if not cond_run(loop_vars + invariant)[0]:
+            break
+        loop_vars = body_run(loop_vars + invariant)
+        count += 1
+    return loop_vars
+
+
+def _compiled_loop(cond, body):
+    key = (id(cond), len(cond.operations), len(body.operations))
+    found = body.__dict__.get("_compiled_loop")
+    if found is None or found[0] != key:
+        from autograph.runtime import jit
+
+        try:
+            fn = jit.compile_loop(cond, body)[0]
+        except jit.JitUnsupported:
+            fn = None
+        found = body._compiled_loop = (key, fn)
+    return found[1]

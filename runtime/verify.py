@@ -12,8 +12,10 @@ For the graph and every library function it calls:
   least as specific as the recorded ones;
 * functional ops (``If``/``While``, see ``op_registry.FUNCTION_ATTRS``)
   name functions that exist in the library, and their signatures match the
-  op: the op type's ``verify`` hook when it registered one, else the
-  default rules below.
+  op: that is checked by the op type's ``verify(op, library)`` hook
+  (``OpDef.verify``, registered with the op in ``control_flow_ops.py``),
+  which raises ``ValueError`` naming the mismatch; the library functions
+  are then verified themselves.
 
 A failure raises ``VerificationError`` naming the graph, the op and the
 problem, followed by a window of the graph's text around the op.
@@ -39,53 +41,6 @@ def _fail(graph, index: int | None, message: str):
         if hi < len(graph.operations):
             lines.append("    ...")
     raise VerificationError("\n".join(lines))
-
-
-def _types(tensors) -> str:
-    return ", ".join(printer.format_type(t) for t in tensors)
-
-
-def _check_signature(what: str, sub, in_types, out_types, *, check_outputs=True):
-    """ValueError unless ``sub`` takes ``in_types`` and (optionally) returns ``out_types`` (dtypes)."""
-    ins = sub.all_inputs
-    if [t.dtype for t in ins] != [t.dtype for t in in_types]:
-        raise ValueError(
-            f"{what} {sub.name!r} takes ({_types(ins)}) but the op passes ({_types(in_types)})"
-        )
-    if check_outputs and [t.dtype for t in sub.outputs] != [t.dtype for t in out_types]:
-        raise ValueError(
-            f"{what} {sub.name!r} returns ({_types(sub.outputs)}) but the op produces ({_types(out_types)})"
-        )
-
-
-def _verify_if(op, library):
-    """``If(pred, *args)``: both branches take ``args`` and return the op's outputs."""
-    pred = op.inputs[0] if op.inputs else None
-    if pred is None or pred.dtype.kind != "b":
-        raise ValueError("the first input of If must be a bool predicate")
-    for attr in ("then_branch", "else_branch"):
-        _check_signature(attr, library[op.attrs[attr]], op.inputs[1:], op.outputs)
-
-
-def _verify_while(op, library):
-    """``While(*args)``: cond and body take ``args``; cond returns one bool; body returns the loop vars."""
-    cond, body = library[op.attrs["cond"]], library[op.attrs["body"]]
-    _check_signature("cond", cond, op.inputs, [], check_outputs=False)
-    if len(cond.outputs) != 1 or cond.outputs[0].dtype.kind != "b":
-        raise ValueError(f"cond {cond.name!r} must return one bool, returns ({_types(cond.outputs)})")
-    _check_signature("body", body, op.inputs, op.outputs[: len(body.outputs)], check_outputs=False)
-    n = len(body.outputs)
-    if [t.dtype for t in body.outputs] != [t.dtype for t in op.inputs[:n]]:
-        raise ValueError(
-            f"body {body.name!r} returns ({_types(body.outputs)}) but the loop variables are "
-            f"({_types(op.inputs[:n])})"
-        )
-    if [t.dtype for t in op.outputs] != [t.dtype for t in op.inputs[: len(op.outputs)]]:
-        raise ValueError(f"While outputs ({_types(op.outputs)}) do not match its loop variables ({_types(op.inputs)})")
-
-
-# op type -> default signature check, used when the OpDef has no verify hook
-DEFAULT_HOOKS = {"If": _verify_if, "While": _verify_while}
 
 
 def verify(graph) -> None:
@@ -131,10 +86,9 @@ def _verify_graph(graph, done: set) -> None:
             if fn_name not in graph.library:
                 _fail(graph, index, f"{op.type} {op.name!r} refers to function {fn_name!r} ({attr}), which is not in the library")
         if refs:
-            hook = opdef.verify or DEFAULT_HOOKS.get(op.type)
-            if hook is not None:
+            if opdef.verify is not None:
                 try:
-                    hook(op, graph.library)
+                    opdef.verify(op, graph.library)
                 except (ValueError, TypeError, KeyError, IndexError) as e:
                     _fail(graph, index, f"{op.type} {op.name!r}: {e}")
         else:

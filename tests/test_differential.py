@@ -28,6 +28,7 @@ import itertools
 import linecache
 import os
 import random
+import re
 import warnings
 from typing import Callable
 
@@ -54,9 +55,13 @@ MAX_ITERATIONS = 4
 class ProgramWriter:
     """Writes one random program; ``choose(lo, hi)`` makes every decision."""
 
-    def __init__(self, choose: Callable[[int, int], int]):
+    def __init__(self, choose: Callable[[int, int], int], maybe_undefined: bool = False):
         self.choose = choose
         self.loops = 0
+        # With maybe_undefined, ``e`` is assigned and read like the other
+        # ints but never bound up front: reads may hit an unbound local.
+        self.maybe_undefined = maybe_undefined
+        self.ints = INT_VARS + (("e",) if maybe_undefined else ())
 
     def pick(self, options):
         return options[self.choose(0, len(options) - 1)]
@@ -67,7 +72,7 @@ class ProgramWriter:
         kind = self.choose(0, 11) if depth < 2 else self.choose(0, 2)
         lst = self.pick(LIST_VARS)
         if kind == 0:
-            return self.pick(INT_VARS + scope)
+            return self.pick(self.ints + scope)
         if kind == 1:
             return str(self.choose(-3, 5))
         if kind == 2:
@@ -134,15 +139,15 @@ class ProgramWriter:
         expr = lambda: self.int_expr(scope)  # noqa: E731
         lst = self.pick(LIST_VARS)
         if kind == "assign":
-            return [f"{self.pick(INT_VARS)} = {expr()}"]
+            return [f"{self.pick(self.ints)} = {expr()}"]
         if kind == "augassign":
-            return [f"{self.pick(INT_VARS)} {self.pick(('+=', '-='))} {expr()}"]
+            return [f"{self.pick(self.ints)} {self.pick(('+=', '-='))} {expr()}"]
         if kind == "append":
             return [f"{lst}.append({expr()})"]
         if kind == "pop":
             if self.choose(0, 3):
-                return [f"if {lst}:", f"    {self.pick(INT_VARS)} = {lst}.pop()"]
-            return [f"{self.pick(INT_VARS)} = {lst}.pop()"]  # may raise IndexError
+                return [f"if {lst}:", f"    {self.pick(self.ints)} = {lst}.pop()"]
+            return [f"{self.pick(self.ints)} = {lst}.pop()"]  # may raise IndexError
         if kind == "subscript":
             return [f"if {lst}:", f"    {lst}[{expr()} % len({lst})] += {expr()}"]
         if kind == "break":
@@ -212,7 +217,10 @@ class ProgramWriter:
     def program(self) -> str:
         body = ["c = 0", "d = 0", "ys = []"]
         body += self.block((), 0, False)
-        body.append("return a, b, c, d, xs, ys")
+        if self.maybe_undefined and self.choose(0, 1):
+            body.append("return a, b, c, d, xs, ys, e")
+        else:
+            body.append("return a, b, c, d, xs, ys")
         return "\n".join(["def prog(a, b, xs):"] + _indent(body)) + "\n"
 
 
@@ -221,8 +229,9 @@ def _indent(lines: list[str]) -> list[str]:
 
 
 @st.composite
-def programs(draw) -> str:
-    return ProgramWriter(lambda lo, hi: draw(st.integers(lo, hi))).program()
+def programs(draw, maybe_undefined: bool = False) -> str:
+    choose = lambda lo, hi: draw(st.integers(lo, hi))  # noqa: E731
+    return ProgramWriter(choose, maybe_undefined).program()
 
 
 _FILE_NUMBERS = itertools.count()
@@ -245,6 +254,20 @@ def _outcome(fn, args):
         return ("raise", (type(exc), str(exc)), args)
 
 
+def _equivalent(expected, actual) -> bool:
+    """Same result, or the same exception; unbound locals may word it their way.
+
+    The original's ``UnboundLocalError`` message is CPython's; converted code
+    raises its own, which must still name the variable.
+    """
+    if expected[0] != actual[0] or not same(expected[2], actual[2]):
+        return False
+    if expected[0] == "raise" and expected[1][0] is UnboundLocalError:
+        name = re.search(r"'(\w+)'", expected[1][1]).group(1)
+        return actual[1][0] is UnboundLocalError and f"'{name}'" in actual[1][1]
+    return same(expected[1], actual[1])
+
+
 def check_program(source: str) -> None:
     filename, fn = _load_program(source)
     try:
@@ -260,9 +283,7 @@ def check_program(source: str) -> None:
             for args in ARGS:
                 expected = _outcome(fn, args)
                 actual = _outcome(converted, args)
-                assert expected[0] == actual[0] and same(expected[1], actual[1]) and same(
-                    expected[2], actual[2]
-                ), (
+                assert _equivalent(expected, actual), (
                     f"converted program differs on args {args!r}\n"
                     f"  original:  {expected[0]} {expected[1]!r}, xs after {expected[2][2]!r}\n"
                     f"  converted: {actual[0]} {actual[1]!r}, xs after {actual[2][2]!r}\n"
@@ -286,6 +307,20 @@ _RANDOM = os.environ.get("AUTOGRAPH_DIFF_RANDOM") == "1"
 )
 @given(programs())
 def test_converted_program_matches_original(source):
+    check_program(source)
+
+
+@settings(
+    max_examples=max(_EXAMPLES // 2, 1),
+    deadline=None,
+    derandomize=not _RANDOM,
+    database=None,
+    print_blob=_RANDOM,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(programs(maybe_undefined=True))
+def test_program_with_maybe_unbound_variable_matches_original(source):
+    """``e`` is bound on some paths only: a read on the others must raise."""
     check_program(source)
 
 

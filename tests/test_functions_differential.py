@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import warnings
 
 import numpy as np
@@ -620,7 +621,7 @@ def index_of_max(x):
     return best
 
 
-@case((vec(1, 2, 3, 4),), ops={"While"})
+@case((vec(1, 2, 3, 4),), no_ops={"While"})
 def index_loop_with_len(x):
     s = 0.0
     for i in range(len(x)):
@@ -700,7 +701,7 @@ def matmul_plus_bias(a, b):
     return a @ b + 1.0
 
 
-@case((vec(1, 2, 3, 4),), ops={"While"})
+@case((vec(1, 2, 3, 4),), no_ops={"While"})
 def cumulative_sum_loop(x):
     acc = x * 0
     total = 0.0
@@ -865,16 +866,21 @@ def tuple_argument(t):
     return a + b * c
 
 
-@ag.function
-def _inner_function(x):
+def _inner_body(x):
     if x > 0:
         x = x * 10
     return x
 
 
+@functools.cache
+def _inner_function():
+    """An ag.function made on first use (so a broken ag.function fails tests, not collection)."""
+    return ag.function(_inner_body)
+
+
 @case((f32(2),), (f32(-2),), ops={"If"})
 def calls_ag_function(x):
-    return _inner_function(x) + 1
+    return _inner_function()(x) + 1
 
 
 @case((i32(5),), ops={"While"})
@@ -954,7 +960,7 @@ def mean_and_variance(x):
     return mean, sq / n - mean * mean
 
 
-@case((f32(0.5),), ops={"While"})
+@case((f32(0.5),), no_ops={"While"})
 def exp_taylor(x):
     term = 1.0
     total = 1.0
@@ -1076,7 +1082,7 @@ def arrays_equal(a, b):
     return r
 
 
-@case((vec(3, 4),), ops={"While"})
+@case((vec(3, 4),), no_ops={"While"})
 def normalize_loop(x):
     norm = rt.sqrt(rt.reduce_sum(x * x))
     i = 0
@@ -1180,7 +1186,7 @@ def pascal_row_sum(n):
     return row_sum
 
 
-@case((f32(0.25),), ops={"While"})
+@case((f32(0.25),), no_ops={"While"})
 def continued_fraction(x):
     r = x
     for _ in range(5):
@@ -1214,7 +1220,7 @@ def _flatten(value):
     return [value]
 
 
-def _assert_same(got, expected, where, list_result=False):
+def _assert_same(got, expected, where, list_result=False, check_dtypes=False):
     if list_result:
         got, expected = np.asarray(got), np.asarray(expected)
     got_leaves, expected_leaves = _flatten(got), _flatten(expected)
@@ -1225,10 +1231,12 @@ def _assert_same(got, expected, where, list_result=False):
         e_arr = np.asarray(e)
         g_arr = np.asarray(g)
         assert g_arr.shape == e_arr.shape, f"{where}: shape {g_arr.shape} != {e_arr.shape}"
-        if isinstance(e, (np.ndarray, np.generic)) and isinstance(g, (np.ndarray, np.generic)):
+        if check_dtypes and isinstance(e, (np.ndarray, np.generic)):
             assert g_arr.dtype == e_arr.dtype, f"{where}: dtype {g_arr.dtype} != {e_arr.dtype} ({g!r} vs {e!r})"
         if e_arr.dtype.kind == "f" or g_arr.dtype.kind == "f":
-            np.testing.assert_allclose(g_arr.astype(np.float64), e_arr.astype(np.float64), rtol=2e-5, atol=1e-6, err_msg=where)
+            np.testing.assert_allclose(
+                g_arr.astype(np.float64), e_arr.astype(np.float64), rtol=2e-5, atol=1e-6, err_msg=where
+            )
         else:
             np.testing.assert_array_equal(g_arr, e_arr, err_msg=where)
 
@@ -1250,6 +1258,15 @@ def test_traced_equals_python(c, mode):
             _assert_same(got, expected, f"{c.name}{args!r} [{mode}]", c.list_result)
 
 
+# (lists built from Python's range hold Python ints, where the graph's counter has the bound's dtype)
+@pytest.mark.parametrize("c", [c for c in CASES if not c.list_result], ids=lambda c: c.name)
+def test_result_dtypes_match(c):
+    """Where the Python function returns numpy values, the graph returns the same dtypes (NEP 50)."""
+    traced = ag.function(c.fn)
+    for args in c.calls:
+        _assert_same(traced(*args), c.fn(*args), f"{c.name}{args!r}", c.list_result, check_dtypes=True)
+
+
 @pytest.mark.parametrize("c", CASES, ids=lambda c: c.name)
 def test_graph_has_functional_control_flow_where_data_dependent(c):
     traced = ag.function(c.fn)
@@ -1261,7 +1278,10 @@ def test_graph_has_functional_control_flow_where_data_dependent(c):
     assert traced.tracing_count == 1
 
 
-@pytest.mark.parametrize("c", [c for c in CASES if all(np.ndim(a) == 0 and isinstance(a, np.generic) for a in c.calls[0])], ids=lambda c: c.name)
+SCALAR_CASES = [c for c in CASES if all(isinstance(a, np.generic) for a in c.calls[0])]
+
+
+@pytest.mark.parametrize("c", SCALAR_CASES, ids=lambda c: c.name)
 def test_python_scalars_give_same_values(c):
     """The original function on Python numbers agrees with the graph on numpy scalars."""
     traced = ag.function(c.fn)
@@ -1270,4 +1290,6 @@ def test_python_scalars_give_same_values(c):
         expected = c.fn(*python_args)
         got = traced(*args)
         for g, e in zip(_flatten(got), _flatten(expected)):
-            np.testing.assert_allclose(np.asarray(g, dtype=np.float64), np.asarray(e, dtype=np.float64), rtol=1e-4, atol=1e-4)
+            np.testing.assert_allclose(
+                np.asarray(g, dtype=np.float64), np.asarray(e, dtype=np.float64), rtol=1e-4, atol=1e-4
+            )

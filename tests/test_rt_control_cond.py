@@ -320,7 +320,7 @@ def test_and_or_short_circuit_in_the_graph():
     def fn(x, i):
         # x[i] is only read when i is in range: the right operand runs inside an If branch
         in_range = cf.and_(lambda: i < 3, lambda: ops.gather(x, i) > 0)
-        either = cf.or_(lambda: i < 0, lambda: x[0] > 0)
+        either = cf.or_(lambda: i < 0, lambda: ops.gather(x, 0) > 0)
         return in_range, either
 
     f = traced(fn, (F32, (3,)), (I32, ()))
@@ -329,6 +329,18 @@ def test_and_or_short_circuit_in_the_graph():
     assert f(x, np.int32(0)) == (True, True)
     assert f(x, np.int32(1)) == (False, True)
     assert f(x, np.int32(9)) == (False, True)  # no out-of-range gather
+
+
+def test_and_or_of_cheap_scalar_comparisons_need_no_if():
+    def fn(x, y):
+        return cf.or_(lambda: cf.and_(lambda: x > 0, lambda: y > 0), lambda: cf.not_(x < -5))
+
+    f = traced(fn, (F32, ()), (F32, ()))
+    assert f.count("If") == 0
+    assert "LogicalAnd" in f.op_types() and "LogicalOr" in f.op_types()
+    assert f.graph.library == {}
+    for x, y in [(1, 2), (-3, 2), (-7, 2), (3, -1)]:
+        assert f(np.float32(x), np.float32(y)) == ((x > 0 and y > 0) or not x < -5)
 
 
 def test_and_returns_the_falsy_operand_like_python():

@@ -246,3 +246,36 @@ def test_assert_in_graph_checks_at_every_run():
     assert f(np.float32(2)) == 4.0
     with pytest.raises(ExecutionError, match="x must be positive"):
         f(np.float32(-1))
+
+
+def test_for_over_rt_range_counts_without_materializing():
+    def fn(n):
+        state = _for(ops.range(2, n, 3), lambda s, i: s.update(items=operators.list_append(s["items"], i)),
+                     {"items": [0]}, ["items"])
+        return state["items"]
+
+    f = traced(fn, (I32, ()))
+    assert f.count("GatherV2") == 0  # the Range op the user built stays unused (pruned at run time)
+    assert f.graph.outputs[0].dtype == np.int32
+    np.testing.assert_array_equal(f(np.int32(12)), [0, 2, 5, 8, 11])
+
+
+def test_for_over_float_rt_range_iterates_its_elements():
+    def fn(x):
+        state = _for(ops.range(0.0, x, 0.5), lambda s, v: s.update(total=s["total"] + v), {"total": 0.0}, ["total"])
+        return state["total"]
+
+    f = traced(fn, (F32, ()))
+    assert f(np.float32(2)) == 0.0 + 0.5 + 1.0 + 1.5
+
+
+def test_aug_setitem_plain_assignment_and_staged_lists_in_loops():
+    def fn(n):
+        def body(s, i):
+            s.update(xs=cf.aug_setitem(s["xs"], i % 3, "=", i))
+
+        state = _for(cf.range_(n), body, {"xs": np.zeros(3, np.int32)}, ["xs"])
+        return state["xs"]
+
+    f = traced(fn, (I32, ()))
+    np.testing.assert_array_equal(f(np.int32(5)), [3, 4, 2])

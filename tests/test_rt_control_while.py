@@ -5,6 +5,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograph.runtime import control_flow as cf
 from autograph.runtime import control_flow_ops as cfo
@@ -377,3 +379,80 @@ def test_while_stmt_does_not_mutate_the_users_list():
     f = traced(fn, (F32, ()))
     assert shared == [1.0]
     np.testing.assert_array_equal(f(np.float32(7)), [1, 7, 7, 7])
+
+
+# -- eager == graph ------------------------------------------------------------------
+
+def _poly_loop(x, n):
+    def body(i, acc, ys):
+        acc = cfo.cond(acc > 100, lambda: acc - x * 3, lambda: acc * 2 + x)
+        return i + 1, acc, ops.concat([ys, ops.stack([acc])], axis=0)
+
+    return cfo.while_loop(lambda i, acc, ys: i < n, body, (0, x, ops.zeros((0,), x.dtype)))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(dtype=st.sampled_from(["int32", "int64", "float32", "float64"]), n=st.integers(0, 12),
+       x=st.integers(-5, 9))
+def test_while_and_cond_eager_equals_graph(dtype, n, x):
+    x_value = np.asarray(x, dtype)
+    eager = _poly_loop(x_value, np.int32(n))
+    f = traced(_poly_loop, (dtype, ()), ("int32", ()))
+    graph = f(x_value, np.int32(n))
+    assert eager[0] == graph[0] == n
+    assert np.asarray(graph[1]).dtype == np.dtype(dtype) == np.asarray(eager[1]).dtype
+    np.testing.assert_array_equal(graph[1], eager[1])
+    np.testing.assert_array_equal(graph[2], eager[2])
+
+
+def test_while_stmt_nested_state_and_structure_change_error():
+    def fn(x, change_structure):
+        i = 0
+        pair = (x, {"n": 0})
+
+        def body():
+            nonlocal i, pair
+            i = i + 1
+            pair = (pair[0] * 2.0, {"n": pair[1]["n"] + 1}) if not change_structure else (pair[0],)
+
+        def get_state():
+            return (i, pair)
+
+        def set_state(values):
+            nonlocal i, pair
+            (i, pair) = values
+
+        cf.while_stmt(lambda: pair[0] < 100.0, body, get_state, set_state, ("i", "pair"), {})
+        return i, pair
+
+    f = traced(lambda x: fn(x, False), (F32, ()))
+    i, (value, info) = f(np.float32(3))
+    assert (i, value, info["n"]) == (6, 192.0, 6)
+    with pytest.raises(TracingError, match=r"'pair' changes structure in the while loop at .*: a tuple of 2 vs a "
+                                           r"tuple of 1"):
+        traced(lambda x: fn(x, True), (F32, ()))
+
+
+def test_while_stmt_python_value_left_alone_passes_through():
+    def fn(x):
+        v, label = x, "fixed"
+
+        def body():
+            nonlocal v, label
+            v = v + 1.0
+            label = "fixed"
+
+        def get_state():
+            return (v, label)
+
+        def set_state(values):
+            nonlocal v, label
+            (v, label) = values
+
+        cf.while_stmt(lambda: v < 3.0, body, get_state, set_state, ("v", "label"), {})
+        return v, label
+
+    f = traced(fn, (F32, ()))
+    assert f(np.float32(0)) == (3.0, "fixed")
+    while_op = next(op for op in f.graph.operations if op.type == "While")
+    assert len(while_op.outputs) == 1

@@ -327,7 +327,8 @@ def test_input_signature_accepts_any_size_for_none_dims():
 
 def test_input_signature_dtype_mismatch():
     g = rt.function(lambda x: x, input_signature=[rt.TensorSpec((None,), "float32")])
-    with pytest.raises(TypeError, match=r"argument 'x' has dtype float64 but expected float32\[\?\] \(input_signature\)"):
+    expected = r"argument 'x' has dtype float64 but expected float32\[\?\] \(input_signature\)"
+    with pytest.raises(TypeError, match=expected):
         g(np.ones(3))
 
 
@@ -546,7 +547,8 @@ def test_variable_created_on_first_trace_only():
     assert counter(np.int32(2)) == 2
     assert counter(np.int32(3)) == 5  # the variable was created once and kept
     assert holder["v"].numpy() == 5
-    with pytest.raises(rt.TracingError, match=r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ while retracing function 'counter'"):
+    expected = r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ while retracing function 'counter'"
+    with pytest.raises(rt.TracingError, match=expected):
         counter(np.int64(1))
 
 

@@ -82,7 +82,8 @@ def test_decorated_function_is_used_as_is(capsys, module_path):
 def test_json_output_round_trips(capsys, module_path):
     from autograph.runtime.graph import Graph
 
-    code, out, err = run(capsys, f"{module_path}:affine", "--arg", "int32[2]", "--arg", "5", "--format", "json", "--no-autograph")
+    argv = [f"{module_path}:affine", "--arg", "int32[2]", "--arg", "5", "--format", "json", "--no-autograph"]
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
     graph = Graph.from_graph_def(json.loads(out))
     import numpy as np
@@ -96,16 +97,18 @@ def test_dot_and_python_outputs(capsys, module_path):
     code, out, err = run(capsys, f"{module_path}:noisy", "--arg", "float32[]", "--format", "dot")
     assert code == 0, err
     assert out.lstrip().startswith("digraph")
-    code, out, err = run(capsys, f"{module_path}:affine", "--arg", "float32[]", "--arg", "2", "--format", "python", "--no-autograph")
+    affine = [f"{module_path}:affine", "--arg", "float32[]", "--no-autograph"]
+    code, out, err = run(capsys, *affine, "--arg", "2", "--format", "python")
     assert code == 0, err
     assert out.startswith("def ")
 
 
 def test_optimized_and_report(capsys, module_path):
-    code, out, err = run(capsys, f"{module_path}:affine", "--arg", "float32[]", "--arg", "1", "--optimized", "--no-autograph")
+    affine = [f"{module_path}:affine", "--arg", "float32[]", "--arg", "1", "--no-autograph"]
+    code, out, err = run(capsys, *affine, "--optimized")
     assert code == 0, err
     assert "Mul(" not in out  # x * 1 simplified away
-    code, out, err = run(capsys, f"{module_path}:affine", "--arg", "float32[]", "--arg", "1", "--optimize-report", "--no-autograph")
+    code, out, err = run(capsys, *affine, "--optimize-report")
     assert code == 0, err
     assert "simplify" in out and "total:" in out
 
@@ -152,3 +155,25 @@ def test_help_says_the_file_is_imported(capsys):
         cli_graph.add_parser(parser.add_subparsers()).parse_args(["--help"])
     out = capsys.readouterr().out
     assert "IMPORTS" in out
+
+
+def test_dispatched_by_the_autograph_command(capsys, module_path):
+    from autograph import cli
+
+    code = cli.main(["graph", f"{module_path}:affine", "--arg", "float32[2]", "--arg", "3", "--no-autograph"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("graph affine(")
+
+
+def test_console_script(module_path):
+    import shutil
+    import subprocess
+
+    exe = shutil.which("autograph")
+    if exe is None:
+        pytest.skip("the autograph console script is not installed")
+    done = subprocess.run(
+        [exe, "graph", f"{module_path}:noisy", "--arg", "float32[3]"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Sin(" in done.stdout

@@ -155,6 +155,12 @@ def test_to_text_is_deterministic_and_complete():
             assert printer.format_op(op, locations=False) in text
 
 
+def test_format_expr_uses_the_spellings_table():
+    graph = build([("float32", (3,)), ("float32", (3, 3))], lambda x, m: (-x, x ** 2, m @ x, abs(x), rt.exp(x)))
+    exprs = [printer.format_expr(op) for op in graph.operations if op.type not in ("Placeholder", "Const")]
+    assert exprs == ["-%in0:0", "%in0:0 ** %const:0", "%in1:0 @ %in0:0", "abs(%in0:0)", None]
+
+
 def test_to_text_prints_large_constants_by_type():
     graph = build([("float32", (100,))], lambda x: x + np.arange(100, dtype=np.float32))
     assert "Const() {value=<float32[100]>}" in graph.to_text()
@@ -168,7 +174,8 @@ def test_control_inputs_are_printed():
 def test_to_dot():
     dot = sample_graph().to_dot()
     assert dot.startswith('digraph "main" {') and dot.rstrip().endswith("}")
-    assert '"main/add" [label="add\\nAdd\\nfloat32[3]", shape=box];' in dot
+    assert '"main/add" [label="add\\nAdd\\n%mul:0 + %sqrt:0\\nfloat32[3]", shape=box];' in dot
+    assert '"main/exp" [label="exp\\nExp\\nfloat32[3]", shape=box];' in dot
     assert '"main/in0" -> "main/exp";' in dot
     assert dot == sample_graph().to_dot()
 

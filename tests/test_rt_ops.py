@@ -567,3 +567,16 @@ def test_runtime_index_error_names_the_op():
     graph = trace(lambda v, i: v[i], [x, np.int32(0)])
     with pytest.raises(rt.ExecutionError, match=r"StridedSlice op 'strided_slice' created at .*test_rt_ops.py:\d+"):
         executor.run_graph(graph, [x, np.int32(7)])
+
+
+def test_rt_namespace_exports_the_op_library():
+    names = ("constant range zeros ones cast reshape shape size stack concat where matmul reduce_sum reduce_mean "
+             "reduce_max reduce_min reduce_prod reduce_any reduce_all sqrt exp log sin cos tanh abs square maximum "
+             "minimum greater less equal not_equal logical_and logical_or logical_not argmax gather add subtract "
+             "multiply divide floordiv mod pow negative identity less_equal greater_equal fill zeros_like ones_like")
+    for name in names.split():
+        assert callable(getattr(rt, name)), name
+    assert rt.float32 == np.float32 and rt.int32 == "int32" and rt.bool == np.bool_
+    assert rt.TensorSpec((None, 3), rt.float32).shape == (None, 3)
+    assert issubclass(rt.TracingError, rt.AutoGraphError) and issubclass(rt.ExecutionError, rt.AutoGraphError)
+    assert rt.range(3).tolist() == [0, 1, 2] and rt.abs(np.int32(-2)) == 2

@@ -282,7 +282,7 @@ def test_cse_never_merges_stateful_ops():
 
 def test_prune_drops_unused_ops_only():
     def f(x):
-        unused = rt.exp(x) * 2.0  # noqa: F841 - dead on purpose
+        rt.exp(x) * 2.0  # dead on purpose
         return rt.sin(x)
 
     g = trace(f, F3)
@@ -347,6 +347,20 @@ def test_licm_hoists_invariant_computation_out_of_the_body():
         same_results(g, o, [X3, np.int32(n)])
 
 
+def test_licm_pass_alone_moves_ops_and_adds_captures():
+    def f(x, n):
+        return rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + rt.exp(x)), (0, x))
+
+    g = trace(f, F3, I0)
+    s = run_pass(g, licm.run)
+    (while_op,) = [op for op in s.operations if op.type == "While"]
+    assert types(s) == ["Exp", "While"]
+    assert while_op.inputs[-1].op.type == "Exp"
+    body = s.library[while_op.attrs["body"]]
+    assert body.captures[-1][0] is while_op.inputs[-1]
+    same_results(g, s, [X3, np.int32(2)])
+
+
 def test_licm_hoists_from_nested_loops_to_the_outermost_level():
     def f(x, n):
         def inner(j, t):
@@ -408,7 +422,7 @@ def test_stateful_order_is_pinned():
     def f(x, n):
         rt.print("start", x)
         v.assign(v.read_value() * 2.0 + 0.0)
-        a = rt.cond(n > 1, lambda: rt.print("then", n), lambda: rt.print("else", n))  # noqa: F841
+        rt.cond(n > 1, lambda: rt.print("then", n), lambda: rt.print("else", n))
 
         def body(i, s):
             rt.print("iteration", i)
@@ -473,4 +487,17 @@ def test_acceptance_graph():
     body = next(sub for name, sub in o.library.items() if "body" in name)
     assert "Sin" not in body.to_text() and "Mul" not in body.to_text()
     for n in (0, 1, 5):
+        same_results(g, o, [X3, np.int32(n)])
+
+
+def test_graphs_loaded_from_a_graph_def_optimize_too():
+    def f(x, n):
+        k = rt.constant(2.0, "float32") * 3.0
+        return rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + rt.sin(x) * k), (0, x))[1]
+
+    g = trace(f, F3, I0)
+    loaded = Graph.from_graph_def(g.as_graph_def())
+    o = optimize(loaded, check=True)
+    assert "6.0" in o.to_text()
+    for n in (0, 3):
         same_results(g, o, [X3, np.int32(n)])

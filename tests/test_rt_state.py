@@ -75,10 +75,14 @@ def test_print_values_are_formatted_like_numpy(capsys):
 # -- ordering of side effects -----------------------------------------------------------
 
 
-def test_side_effects_run_in_program_order(capsys):
-    v = rt.Variable(0)
+MODES = {"interpreter": {}, "unoptimized": {"optimize": False}, "jit": {"jit_compile": True}}
 
-    @rt.function
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_side_effects_run_in_program_order(capsys, mode):
+    v = rt.Variable(np.int32(0))
+
+    @rt.function(**MODES[mode])
     def f(x):
         rt.print("start", v)
         v.assign(x)
@@ -96,11 +100,12 @@ def test_side_effects_run_in_program_order(capsys):
     assert v.numpy() == 10
 
 
-def test_stateful_ops_run_even_when_unused():
-    v = rt.Variable(1.0)
+@pytest.mark.parametrize("mode", list(MODES))
+def test_stateful_ops_run_even_when_unused(mode):
+    v = rt.Variable(np.float32(1.0))
     calls = []
 
-    @rt.function
+    @rt.function(**MODES[mode])
     def f(x):
         v.assign_add(x)  # result unused
         rt.py_function(lambda a: calls.append(float(a)), [x], None)
@@ -132,7 +137,7 @@ def test_stateful_chain_in_raw_graph_runs_through_executor():
 
 
 def test_variable_eager_api():
-    v = rt.Variable([1.0, 2.0], name="w")
+    v = rt.Variable([1.0, 2.0], dtype="float32", name="w")
     assert v.dtype == np.float32 and v.shape == (2,) and v.name == "w"
     np.testing.assert_array_equal(v.assign([3.0, 4.0]), [3, 4])
     np.testing.assert_array_equal(v.assign_add(1), [4, 5])
@@ -151,14 +156,14 @@ def test_variable_eager_api():
     assert "w" in repr(v) and "float32[2]" in repr(v)
 
 
-def test_variable_dtypes():
-    assert rt.Variable(1.0).dtype == np.float32
-    assert rt.Variable(3).dtype == np.int32
+def test_variable_dtypes_follow_numpy():
+    assert rt.Variable(1.0).dtype == np.float64
+    assert rt.Variable(3).dtype == np.int64
     assert rt.Variable(True).dtype == np.bool_
-    assert rt.Variable(np.float64(1)).dtype == np.float64
-    assert rt.Variable(np.arange(3)).dtype == np.int64
+    assert rt.Variable(np.float32(1)).dtype == np.float32
+    assert rt.Variable([1.0, 2.0], dtype="float32").dtype == np.float32
     assert rt.Variable(1, dtype="float64").dtype == np.float64
-    assert type(rt.Variable(2.5).numpy()) is np.float32
+    assert type(rt.Variable(np.float32(2.5)).numpy()) is np.float32
     with pytest.raises(TypeError, match="unsupported dtype"):
         rt.Variable("text")
 
@@ -178,8 +183,18 @@ def test_variable_assign_errors_at_trace_time():
     def wrong_dtype(x):
         return v.assign(x)
 
-    with pytest.raises(TypeError, match=r"variable 'w' has dtype float32 but the value .* has dtype int32.*rt.cast"):
-        wrong_dtype(np.zeros(2, np.int32))
+    np.testing.assert_array_equal(wrong_dtype(np.ones(2, np.float64)), [1, 1])  # cast as numpy's += would
+    np.testing.assert_array_equal(wrong_dtype(np.full(2, 3, np.int32)), [3, 3])
+    assert v.dtype == np.float32 and v.numpy().dtype == np.float32
+    counts = rt.Variable(np.zeros(2, np.int32), name="counts")
+
+    @rt.function
+    def float_into_int(x):
+        return counts.assign_add(x)
+
+    expected = r"variable 'counts' has dtype int32 but the value .* has dtype float32.*rt.cast"
+    with pytest.raises(TypeError, match=expected):
+        float_into_int(np.zeros(2, np.float32))
 
     @rt.function
     def wrong_shape(x):
@@ -219,7 +234,7 @@ def test_variable_numpy_and_array_inside_trace_are_errors():
 
 
 def test_variable_arithmetic_in_a_trace_reads_current_value():
-    v = rt.Variable(2.0)
+    v = rt.Variable(np.float32(2.0))
 
     @rt.function
     def f(x):
@@ -428,3 +443,64 @@ def test_py_function_casts_same_kind_results():
     assert type(rt.py_function(lambda: 1.5, [], "float32")) is np.float32
     with pytest.raises(TypeError, match="must be callable"):
         rt.py_function(3, [], "float32")
+
+
+# -- state inside functional control flow ------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_side_effects_inside_while_and_cond(capsys, mode):
+    v = rt.Variable(0)
+
+    @rt.function(**MODES[mode])
+    def f(n):
+        def body(i):
+            rt.print("iter", i)
+            v.assign_add(i)
+            return (i + 1,)
+
+        (i,) = rt.while_loop(lambda i: i < n, body, (rt.constant(0),))
+        r = rt.cond(n > 2, lambda: v.assign_add(100), lambda: v.read_value())
+        return i, r
+
+    assert f(np.int64(3)) == (3, 103)
+    assert capsys.readouterr().out == "iter 0\niter 1\niter 2\n"
+    assert f(np.int64(1)) == (1, 103)
+    assert capsys.readouterr().out == "iter 0\n"
+    assert v.numpy() == 103
+    graph = f.get_concrete_function(np.int64(1)).graph
+    assert {"While", "If"} <= {op.type for op in graph.operations}
+
+
+def test_random_inside_a_loop_draws_every_iteration():
+    @rt.function
+    def f(n):
+        def body(i, acc):
+            return i + 1, rt.concat([acc, rt.reshape(rt.random.uniform(()), (1,))], 0)
+
+        _, acc = rt.while_loop(lambda i, acc: i < n, body, (rt.constant(0), rt.zeros((0,), "float32")),
+                               shape_invariants=(None, rt.TensorSpec((None,), "float32")))
+        return acc
+
+    values = f(np.int64(4))
+    assert values.shape == (4,) and len(set(values.tolist())) == 4
+
+
+def test_converted_function_with_state_in_tensor_loop(capsys):
+    import autograph as ag
+
+    total = rt.Variable(np.float32(0))
+
+    def accumulate(x, n):
+        i = 0
+        while i < n:
+            total.assign_add(x)
+            rt.print("step", i)
+            i += 1
+        return total.read_value()
+
+    f = ag.function(accumulate)
+    assert f(np.float32(1.5), np.int32(3)) == 4.5
+    assert capsys.readouterr().out == "step 0\nstep 1\nstep 2\n"
+    assert f(np.float32(1.0), np.int32(2)) == 6.5
+    assert f.tracing_count == 1

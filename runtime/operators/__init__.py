@@ -61,7 +61,8 @@ Operators (signatures are fixed; generated code calls them positionally):
   returning the assertion message; graph path ``control_flow.assert_``.
 * ``Undefined('x')`` -- the value of a variable not defined on every path;
   any use raises ``UnboundLocalError`` naming ``x`` and the user's line.
-  ``is_undefined(v)`` tests for it.
+  ``is_undefined(v)`` tests for it; ``defined(v)`` returns ``v`` or raises
+  that error (generated code wraps a returned variable that may be unbound).
 * ``list_append(l, x) -> l``, ``list_pop(l, i=None) -> (l, item)``,
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``): generated code rebinds the receiver with the result.  Graph
@@ -99,4 +100,4 @@ from autograph.runtime.operators.py_builtins import (
     zip_ as zip,
 )
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
-from autograph.runtime.operators.undefined import Undefined, is_undefined
+from autograph.runtime.operators.undefined import Undefined, defined, is_undefined

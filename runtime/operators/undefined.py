@@ -72,3 +72,14 @@ del _name
 def is_undefined(value) -> bool:
     """True if ``value`` is an ``Undefined`` placeholder."""
     return type(value) is Undefined
+
+
+def defined(value):
+    """``value``, unless it is an ``Undefined`` placeholder: then raises its error.
+
+    Generated code wraps a returned variable that may be unbound with it, so
+    returning it fails as the original function would.
+    """
+    if type(value) is Undefined:
+        value._fail()
+    return value

@@ -59,13 +59,25 @@ def _weak_as(value, dtype):
         ) from None
 
 
-def probe_dtype(fn, in_dtypes, **kwargs) -> np.dtype:
-    """The dtype ``fn`` returns on one-element arrays of ``in_dtypes`` (must be supported)."""
-    args = [np.ones((1,), d) for d in in_dtypes]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = fn(*args, **kwargs)
-    return dtypes.as_dtype(np.asarray(result).dtype)
+_PROBES: dict = {}  # (fn, input dtypes) -> result dtype or the TypeError numpy raised
+
+
+def probe_dtype(fn, in_dtypes) -> np.dtype:
+    """The dtype ``fn`` returns on one-element arrays of ``in_dtypes`` (must be supported); memoized."""
+    key = (fn, *in_dtypes)
+    found = _PROBES.get(key)
+    if found is None:
+        args = [np.ones((1,), d) for d in in_dtypes]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = dtypes.as_dtype(np.asarray(fn(*args)).dtype)
+        except TypeError as e:
+            found = e
+        _PROBES[key] = found
+    if isinstance(found, TypeError):
+        raise TypeError(str(found))
+    return found
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:

@@ -148,7 +148,16 @@ op_registry.register("Pack", infer=_pack_infer, kernel=lambda *values, axis: np.
 
 
 def stack(values, axis=0, name=None):
-    """Stacks tensors of one shape along a new ``axis``."""
+    """Stacks tensors of one shape along a new ``axis``.
+
+    As in numpy, a single tensor (or array) is a sequence of its rows, so
+    stacking it along axis 0 gives it back: a staged list that came out of
+    a tensor loop is already stacked.
+    """
+    if isinstance(values, (Tensor, np.ndarray)):
+        if check_int_attr(axis, "axis") != 0:
+            raise ValueError(f"stack of a single tensor supports only axis=0, got axis={axis}")
+        return op_registry.apply_op("Identity", [values], name=name)
     values = promote(list(values))
     return op_registry.apply_op("Pack", values, {"axis": check_int_attr(axis, "axis")}, name=name)
 

@@ -257,10 +257,14 @@ def matmul_shape(a, b):
     return out
 
 
+def _matmul_of_1x1(x, y):
+    return np.matmul(x.reshape(1, 1), y.reshape(1, 1))
+
+
 def _matmul_infer(inputs, attrs):
     a, b = inputs
     try:
-        dtype = probe_dtype(lambda x, y: np.matmul(x.reshape(1, 1), y.reshape(1, 1)), [a.dtype, b.dtype])
+        dtype = probe_dtype(_matmul_of_1x1, [a.dtype, b.dtype])
     except TypeError as e:
         raise TypeError(f"matmul is not defined for {a.dtype.name} and {b.dtype.name}: {e}") from None
     return [(dtype, matmul_shape(a.shape, b.shape))]

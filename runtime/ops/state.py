@@ -9,12 +9,13 @@ them even when their results are unused.
 * ``Variable`` -- mutable state.  Eagerly it holds a numpy array.  In a
   trace, ``read_value``/``assign``/``assign_add``/``assign_sub`` become the
   ops ``ReadVariable``/``AssignVariable``/``AssignAddVariable``/
-  ``AssignSubVariable``, which refer to the variable by its *handle*, a
-  process-unique string kept in the op attrs (``handle``).  The kernels find
-  the variable through a process-wide registry of live variables, so a graph
-  stays plain data.  ``export_variable``/``import_variable`` turn a handle
-  into a JSON-serializable record (name, dtype, shape, current value) and
-  back, for graph serialization.
+  ``AssignSubVariable``, which refer to the variable by its *handle* (a
+  ``VariableHandle``: a process-unique id) in the op attrs (``handle``).  The
+  kernels find the variable through a process-wide registry of live
+  variables, so a graph stays plain data.  Graph serialization saves a
+  handle as a record (name, dtype, shape, current value: a codec registered
+  with ``serialize``); loading it in the same process finds the same live
+  variable, in another process recreates it from the saved value.
 * ``print`` -- ``Print`` prints at every execution (Python's ``print`` in a
   traced function prints once, at trace time).  Non-tensor arguments are
   formatted when the op is created and kept as strings in the attrs.
@@ -36,13 +37,12 @@ variables.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import itertools
 import os
 import sys
-import time
 import threading
+import time
 import types
 import weakref
 
@@ -160,16 +160,15 @@ def _constant_value(tensor: Tensor, what: str):
     return value_of(tensor)
 
 
-# Python numbers make float32 / int32 variables, as in TensorFlow.
-_PYTHON_NUMBER_DTYPES = {np.dtype("float64"): np.dtype("float32"), np.dtype("int64"): np.dtype("int32")}
-
-
 class Variable:
     """Mutable state shared by eager code and every graph that uses it.
 
     ``Variable(initial_value, dtype=None, name=None, shape=None)``: the
-    dtype and shape are fixed at creation (``shape`` may use ``None`` for
-    dimensions that assignments may change).  Reading it in arithmetic
+    dtype and shape are fixed at creation (the dtype is numpy's for the
+    initial value unless ``dtype`` is given; ``shape`` may use ``None`` for
+    dimensions that assignments may change).  Assigned values are cast to
+    the variable's dtype when numpy's in-place operators would
+    (``same_kind``), otherwise they are a ``TypeError``.  Reading it in arithmetic
     (``v + 1``, ``v @ w``, ``v[0]``) reads its current value.
     """
 
@@ -202,8 +201,6 @@ class Variable:
                 f"rt.Variable {self.name!r} at {user_location() or '<unknown>'}: initial value "
                 f"{initial_value!r} has unsupported dtype {value.dtype}; pass a numeric value or dtype=..."
             )
-        if dtype is None and not isinstance(initial_value, (np.ndarray, np.generic)):
-            value = value.astype(_PYTHON_NUMBER_DTYPES.get(value.dtype, value.dtype))
         self.dtype = value.dtype
         if shape is None:
             self.shape = value.shape
@@ -260,7 +257,12 @@ class Variable:
     def _update(self, op_type, value, verb):
         if isinstance(value, Variable):
             value = value.read_value()
-        if not isinstance(value, Tensor):
+        if isinstance(value, Tensor):
+            if value.dtype != self.dtype and np.can_cast(value.dtype, self.dtype, "same_kind"):
+                from autograph.runtime.ops.core import cast
+
+                value = cast(value, self.dtype)  # as numpy's in-place operators cast
+        else:
             array = np.asarray(value)
             if array.dtype != self.dtype:
                 if array.dtype == object or not np.can_cast(array.dtype, self.dtype, "same_kind"):
@@ -295,13 +297,13 @@ class Variable:
         return self.read_value()[index]
 
     def __bool__(self):
-        return builtins.bool(self.read_value())
+        return bool(self.read_value())
 
     def __float__(self):
-        return builtins.float(self.read_value())
+        return float(self.read_value())
 
     def __int__(self):
-        return builtins.int(self.read_value())
+        return int(self.read_value())
 
     def __neg__(self):
         return -self.read_value()

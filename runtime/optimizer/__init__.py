@@ -83,11 +83,12 @@ def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES)
     for round_ in range(1, MAX_ROUNDS + 1):
         changed = False
         for name, run in passes:
-            before = graph_util.count_ops(g)
+            before = graph_util.count_ops(g) if report else 0
             for sub in graph_util.graphs_postorder(g):
                 changed |= bool(run(sub))
             graph_util.collect_library(g)
-            records.append(PassRecord(round_, name, before, graph_util.count_ops(g)))
+            if report:
+                records.append(PassRecord(round_, name, before, graph_util.count_ops(g)))
             if check:
                 g.verify()
         if not changed:

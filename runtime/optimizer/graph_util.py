@@ -155,11 +155,27 @@ def _copy_into(src, dst, outer_tmap) -> None:
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
     dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]
     dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
-    dst._name_counts = dict(src._name_counts)
+    dst._name_counts = _name_counts(dst)
     dst._capture_map = {id(o): i for o, i in dst.captures}
     for key, value in vars(src).items():
         if not key.startswith("_") and key not in _GRAPH_FIELDS:
             setattr(dst, key, value)
+
+
+def _name_counts(graph) -> dict[str, int]:
+    """Counters for ``Graph.unique_name`` that never hand out a name already taken.
+
+    Rebuilt from the op names (a graph loaded from a graph def has no
+    counters of its own): ``add_3`` means ``add`` must continue at 4.
+    """
+    counts: dict[str, int] = {}
+    for op in graph.operations:
+        base = base_name(op.name)
+        suffix = op.name[len(base) + 1:]
+        number = int(suffix) + 1 if suffix else 1
+        counts[base] = max(counts.get(base, 0), number)
+        counts[op.name] = max(counts.get(op.name, 0), 1)
+    return counts
 
 
 _GRAPH_FIELDS = frozenset(

@@ -1,0 +1,202 @@
+"""Execution schedules: buffer donation, parallel branches, tiered loops."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+from test_rt_jit import GRAPHS, X3, trace
+
+import autograph.runtime as rt
+from autograph.runtime import executor, schedule
+from autograph.runtime.errors import ExecutionError
+
+BIG = 1 << 16
+
+
+def assert_same(expected, got):
+    assert len(expected) == len(got)
+    for a, b in zip(expected, got):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name, fn, specs, args", GRAPHS, ids=[g[0] for g in GRAPHS])
+def test_schedule_matches_the_executor(name, fn, specs, args):
+    g = trace(fn, *specs)
+    expected = executor.run_graph(g, list(args))
+    plan = schedule.plan(g)
+    assert_same(expected, plan.run(list(args)))
+    assert_same(expected, plan.run_parallel(list(args)))
+
+
+def chain(x):
+    return rt.exp(x) * 2.0 + rt.sqrt(abs(x)) - x * x
+
+
+def test_donation_reuses_temporaries_but_never_inputs():
+    x = np.linspace(-3, 3, BIG).astype(np.float32)
+    keep = x.copy()
+    g = trace(chain, ("float32", x.shape))
+    plan = schedule.plan(g)
+    donors = [s for s in plan.steps if s.donor is not None]
+    assert len(donors) >= 3
+    assert_same(executor.run_graph(g, [x]), plan.run([x]))
+    np.testing.assert_array_equal(x, keep)
+
+
+def test_no_donation_when_the_temporary_is_read_again_or_viewed():
+    def f(x):
+        a = rt.exp(x)
+        b = a * 2.0  # a is read again below: no donation into a here
+        return b + a, rt.reshape(b, (-1,)) * 1.5
+
+    x = np.linspace(-3, 3, BIG).astype(np.float32)
+    g = trace(f, ("float32", x.shape))
+    plan = schedule.plan(g)
+    expected = executor.run_graph(g, [x])
+    assert_same(expected, plan.run([x]))
+    mul = next(s for s in plan.steps if s.op.type == "Mul" and s.op.inputs[0].op.type == "Exp")
+    assert mul.donor is None
+
+
+def test_no_donation_for_small_or_broadcast_results():
+    g = trace(lambda x, m: (rt.exp(x) * 2.0, rt.exp(x[:1]) + m), ("float32", (3,)), ("float32", (BIG, 1)))
+    assert all(s.donor is None for s in schedule.plan(g).steps)
+
+
+def two_chains(a, b):
+    for _ in range(3):
+        a = rt.sin(rt.exp(a))
+        b = rt.sin(rt.exp(b))
+    return a + b
+
+
+def test_independent_heavy_chains_run_in_parallel():
+    a = np.linspace(-1, 1, 1 << 18).astype(np.float32)
+    g = trace(two_chains, ("float32", a.shape), ("float32", a.shape))
+    assert schedule.plan(g).worthwhile
+    assert schedule.parallel_plan(g) is not None
+    expected = executor.run_graph(g, [a, a[::-1].copy()])
+    for _ in range(3):
+        assert_same(expected, schedule.run_graph(g, [a, a[::-1].copy()]))
+
+
+def test_small_or_sequential_graphs_stay_sequential():
+    small = trace(two_chains, ("float32", (16,)), ("float32", (16,)))
+    assert not schedule.plan(small).worthwhile
+    assert schedule.parallel_plan(small) is None
+    a = ("float32", (1 << 18,))
+    one_chain = trace(lambda x: rt.sin(rt.exp(rt.sin(x))), a)
+    assert not schedule.plan(one_chain).worthwhile
+    assert schedule.runner(one_chain) == schedule.plan(one_chain).run
+
+
+def test_parallel_run_keeps_side_effects_in_order():
+    def f(a, b):
+        rt.print("first")
+        x = rt.exp(a)
+        rt.print("second")
+        y = rt.exp(b)
+        rt.print("third")
+        return rt.sin(x) + rt.sin(y)
+
+    big = np.zeros(1 << 18, np.float32)
+    g = trace(f, ("float32", big.shape), ("float32", big.shape))
+    assert schedule.plan(g).worthwhile
+    for _ in range(3):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            schedule.plan(g).run_parallel([big, big])
+        assert buf.getvalue().split() == ["first", "second", "third"]
+
+
+def test_parallel_errors_name_the_op():
+    def boom(v):
+        raise ValueError("bad value")
+
+    def f(a, b):
+        x = rt.sin(rt.exp(a))
+        y = rt.py_function(boom, [rt.exp(b)], "float32", shape=b.shape)
+        return x + rt.sin(y)
+
+    big = np.zeros(1 << 18, np.float32)
+    g = trace(f, ("float32", big.shape), ("float32", big.shape))
+    with pytest.raises(ExecutionError, match="PyFunc.*bad value"):
+        schedule.plan(g).run_parallel([big, big])
+    with pytest.raises(ExecutionError, match="PyFunc"):
+        schedule.plan(g).run([big, big])
+
+
+def test_wrong_number_of_arguments_is_the_executors_error():
+    g = trace(lambda x: x + 1.0, ("float32", (3,)))
+    with pytest.raises(TypeError, match="takes 1 input"):
+        schedule.plan(g).run([X3, X3])
+
+
+# -- tiered loops ------------------------------------------------------------------
+
+
+def loop_graph(limit=None, body_extra=lambda i, s: s):
+    def f(n, x):
+        def body(i, s):
+            s = rt.cond(rt.equal(i % 3, 0), lambda: s + x, lambda: s - 0.5)
+            return i + 1, body_extra(i, s)
+
+        return rt.while_loop(lambda i, s: i < n, body, (0, rt.constant(0.0, "float32")), maximum_iterations=limit)
+
+    g = trace(f, ("int32", ()), ("float32", ()))
+    (op,) = [o for o in g.operations if o.type == "While"]
+    return g, op
+
+
+def run_while_op(g, op, n, x):
+    cond, body = g.library[op.attrs["cond"]], g.library[op.attrs["body"]]
+    values = {id(g.inputs[0]): np.int32(n), id(g.inputs[1]): np.float32(x)}
+    args = [values.get(id(t)) if id(t) in values else t.op.attrs["value"] for t in op.inputs]
+    return schedule.run_loop(cond, body, args, op.attrs.get("maximum_iterations"))
+
+
+@pytest.mark.parametrize("n", [0, 5, schedule.HOT_ITERATIONS, schedule.HOT_ITERATIONS + 1, 500])
+@pytest.mark.parametrize("limit", [None, 3, schedule.HOT_ITERATIONS + 4])
+def test_run_loop_matches_the_while_kernel(n, limit):
+    g, op = loop_graph(limit)
+    expected = executor.run_graph(g, [np.int32(n), np.float32(1.25)])
+    assert_same(expected, run_while_op(g, op, n, 1.25))
+
+
+def test_run_loop_compiles_hot_loops_once():
+    g, op = loop_graph()
+    body = g.library[op.attrs["body"]]
+    run_while_op(g, op, 5, 1.0)
+    assert "_compiled_loop" not in body.__dict__  # cold: interpreted only
+    run_while_op(g, op, 100, 1.0)
+    compiled = body.__dict__["_compiled_loop"][1]
+    assert compiled is not None
+    run_while_op(g, op, 100, 1.0)
+    assert body.__dict__["_compiled_loop"][1] is compiled
+
+
+def test_run_loop_falls_back_when_the_body_cannot_compile():
+    g, op = loop_graph(body_extra=lambda i, s: rt.py_function(lambda v: v, [s], "float32"))
+    expected = executor.run_graph(g, [np.int32(50), np.float32(2.0)])
+    assert_same(expected, run_while_op(g, op, 50, 2.0))
+    assert g.library[op.attrs["body"]].__dict__["_compiled_loop"][1] is None
+
+
+def test_run_loop_errors_in_compiled_iterations_name_the_op():
+    def check(i, s):
+        return rt.py_function(_fail_at_40, [i, s], "float32", shape=())
+
+    g, op = loop_graph(body_extra=check)
+    with pytest.raises(ExecutionError, match="PyFunc.*iteration 40"):
+        run_while_op(g, op, 100, 1.0)
+
+
+def _fail_at_40(i, s):
+    if i == 40:
+        raise RuntimeError("iteration 40")
+    return s
