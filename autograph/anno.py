@@ -27,9 +27,8 @@ Keys
 ``DEFINED_IN``     (compound statements) names that may be bound on entry
                    (reaching definitions, a "may" analysis); set by
                    ``reaching_definitions``.
-``MUST_DEFINED``   (Return, and assignments marked ``RETURN_VALUE``) names
-                   bound on every path reaching the statement; set by
-                   ``reaching_definitions``.
+``MUST_DEFINED``   (every statement) names bound on every path reaching
+                   the statement; set by ``reaching_definitions``.
 ``RETURN_VALUE``   (Assign) True on the ``retval_ = value`` a lowered
                    ``return`` became; set by ``return_statements``.
 ``EXTRA_LOOP_TEST`` (For) an expression that must stay true for the loop to

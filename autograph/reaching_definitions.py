@@ -7,9 +7,8 @@ Parameters are bound at entry.
 
 Annotates compound statements with ``DEFINED_IN`` (may), which the control
 flow converter uses to decide where a variable needs an
-``ag__.Undefined('x')`` placeholder, and ``return`` statements (and the
-``retval_ = value`` assignments lowered returns became) with
-``MUST_DEFINED``, so a returned variable that may be unbound is checked.
+``ag__.Undefined('x')`` placeholder, and every statement with
+``MUST_DEFINED``, so a read of a variable that may be unbound is checked.
 Requires ``activity``.
 """
 
@@ -35,6 +34,7 @@ def _block(statements, may, must):
 def _statement(node, may, must):
     kind = type(node)
     defs = anno.get(node, anno.DEFS)
+    anno.set(node, anno.MUST_DEFINED, must)
     if kind is gast.If:
         anno.set(node, anno.DEFINED_IN, may)
         may_b, must_b = _block(node.body, may | defs, must | defs)
@@ -63,13 +63,9 @@ def _statement(node, may, must):
         for case in node.cases:
             may_out |= _block(case.body, may | defs, must)[0]
         return frozenset(may_out), must
-    if kind is gast.Return or (kind is gast.Assign and anno.get(node, anno.RETURN_VALUE, False)):
-        anno.set(node, anno.MUST_DEFINED, must)
-        if kind is gast.Return:
-            return frozenset(), must  # the path ends: nothing reaches the code after it
-    elif kind is gast.Raise:
-        return frozenset(), must
-    elif kind in _FUNCTIONS:
+    if kind in (gast.Return, gast.Raise):
+        return frozenset(), must  # the path ends: nothing reaches the code after it
+    if kind in _FUNCTIONS:
         analyze(node)
     return may | defs, must | defs
 

@@ -34,7 +34,7 @@ sys.path.insert(0, HERE)
 import programs  # noqa: E402
 
 import autograph.runtime as rt  # noqa: E402
-from autograph.runtime import executor, schedule  # noqa: E402
+from autograph.runtime import schedule  # noqa: E402
 
 
 def _ag():
@@ -62,15 +62,25 @@ def function(name, **options):
 
 def timeit(fn, repeats: int, number: int = 1) -> float:
     """Median seconds per call of ``fn()`` over ``repeats`` batches of ``number`` calls."""
-    times = []
+    return compare([fn], repeats, number)[0]
+
+
+def compare(fns, repeats: int, number: int = 1) -> list[float]:
+    """Median seconds per call of each of ``fns``, measured interleaved.
+
+    Each repeat times every function once, in turn, so that load from other
+    processes (this machine is shared) hits all of them alike.
+    """
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        gc.disable()
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-        gc.enable()
-    return statistics.median(times)
+        for fn, bucket in zip(fns, times):
+            gc.disable()
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            bucket.append((time.perf_counter() - start) / number)
+            gc.enable()
+    return [statistics.median(t) for t in times]
 
 
 def row(name, baseline, interpreter, jit=None, note=""):
@@ -127,9 +137,8 @@ def bench_tiny(quick):
     x = np.float32(2.0)
     f, fj = function("tiny"), function("tiny", jit_compile=True)
     f(x), fj(x)
-    baseline = timeit(lambda: programs.np_tiny(x), 7, number)
-    return row("cached call, x + 1 on a scalar", baseline, timeit(lambda: f(x), 7, number),
-               timeit(lambda: fj(x), 7, number))
+    baseline, interp, jit = compare([lambda: programs.np_tiny(x), lambda: f(x), lambda: fj(x)], 7, number)
+    return row("cached call, x + 1 on a scalar", baseline, interp, jit)
 
 
 def bench_scalar_loop(quick):
@@ -137,9 +146,8 @@ def bench_scalar_loop(quick):
     repeats = 3 if quick else 7
     f, fj = function("scalar_loop"), function("scalar_loop", jit_compile=True)
     assert float(f(n)) == float(fj(n)) == float(programs.np_scalar_loop(n))
-    baseline = timeit(lambda: programs.np_scalar_loop(n), repeats)
-    return row("scalar While, 100000 iterations with a branch", baseline, timeit(lambda: f(n), repeats),
-               timeit(lambda: fj(n), repeats), "per-iteration ratio")
+    baseline, interp, jit = compare([lambda: programs.np_scalar_loop(n), lambda: f(n), lambda: fj(n)], repeats)
+    return row("scalar While, 100000 iterations with a branch", baseline, interp, jit, "per-iteration ratio")
 
 
 def bench_chain(quick):
@@ -148,9 +156,8 @@ def bench_chain(quick):
     f, fj = function("chain"), function("chain", jit_compile=True)
     np.testing.assert_allclose(f(x), programs.np_chain(x), rtol=1e-6)
     np.testing.assert_allclose(fj(x), programs.np_chain(x), rtol=1e-6)
-    baseline = timeit(lambda: programs.np_chain(x), repeats, number)
-    return row("elementwise chain, 1e6 float32", baseline, timeit(lambda: f(x), repeats, number),
-               timeit(lambda: fj(x), repeats, number))
+    baseline, interp, jit = compare([lambda: programs.np_chain(x), lambda: f(x), lambda: fj(x)], repeats, number)
+    return row("elementwise chain, 1e6 float32", baseline, interp, jit)
 
 
 def bench_matmul(quick):
@@ -161,9 +168,9 @@ def bench_matmul(quick):
     repeats, number = (5, 3) if quick else (9, 10)
     f, fj = function("matmul_loop"), function("matmul_loop", jit_compile=True)
     np.testing.assert_allclose(f(x, w, n), programs.np_matmul_loop(x, w, n), rtol=1e-4, atol=1e-3)
-    baseline = timeit(lambda: programs.np_matmul_loop(x, w, n), repeats, number)
-    return row("matmul loop, 20 x 256x256", baseline, timeit(lambda: f(x, w, n), repeats, number),
-               timeit(lambda: fj(x, w, n), repeats, number))
+    baseline, interp, jit = compare(
+        [lambda: programs.np_matmul_loop(x, w, n), lambda: f(x, w, n), lambda: fj(x, w, n)], repeats, number)
+    return row("matmul loop, 20 x 256x256", baseline, interp, jit)
 
 
 def bench_parallel(quick):
@@ -175,17 +182,24 @@ def bench_parallel(quick):
     f = function("two_chains")
     graph = f.get_concrete_function(a, b).execution_graph
     args = [a, b]
-    sequential = timeit(lambda: executor.run_graph(graph, args), repeats)
-    parallel = timeit(lambda: schedule.run_graph(graph, args, parallel=True), repeats)
-    baseline = timeit(lambda: programs.np_two_chains(a, b), repeats)
+    plan = schedule.plan(graph)
+    baseline, sequential, parallel, chosen = compare([
+        lambda: programs.np_two_chains(a, b),
+        lambda: plan.run(args),
+        lambda: plan.run_parallel(args),
+        lambda: f(a, b),  # ag.function's default: the adaptive runner
+    ], repeats)
     out = row("two independent chains, 4e6 float32 (parallel)", baseline, parallel, None,
-              f"parallel/sequential interpreter = {parallel / sequential:.2f}")
+              f"parallel/sequential = {parallel / sequential:.2f}, adaptive/sequential = {chosen / sequential:.2f}")
     out["sequential_s"] = sequential
     out["parallel_over_sequential"] = parallel / sequential
+    out["adaptive_over_sequential"] = chosen / sequential
     small = np.ones(16, np.float32)
     small_graph = f.get_concrete_function(small, small).execution_graph
-    seq_small = timeit(lambda: executor.run_graph(small_graph, [small, small]), 5, 2000)
-    par_small = timeit(lambda: schedule.run_graph(small_graph, [small, small], parallel=True), 5, 2000)
+    seq_small, par_small = compare([
+        lambda: schedule.run_graph(small_graph, [small, small], parallel=False),
+        lambda: schedule.run_graph(small_graph, [small, small], parallel=True),
+    ], 5, 2000)
     out["small_graph_parallel_over_sequential"] = par_small / seq_small
     return out
 

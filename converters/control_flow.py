@@ -95,6 +95,9 @@ def set_state(vars_):
 
 _UNDEFINED = "name = ag__.Undefined(symbol)"
 
+# Expressions whose names are not read where they stand.
+_OPAQUE_EXPRESSIONS = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
 
 def _bound_in(statements) -> set:
     """Names bound anywhere in ``statements`` (from the activity annotations)."""
@@ -147,7 +150,7 @@ class _Frame:
 
 
 class _FunctionConverter:
-    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames")
+    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads")
 
     def __init__(self, ctx, scope):
         self.ctx = ctx
@@ -155,6 +158,7 @@ class _FunctionConverter:
         self.vars_name = None
         self.itr_name = None
         self.frames = [_Frame(scope.locals)]
+        self.unbound_reads = set()
 
     # -- helpers ----------------------------------------------------------------
 
@@ -271,6 +275,7 @@ class _FunctionConverter:
         frame = self.frames[-1]
         for statement in statements:
             kind = type(statement)
+            out.extend(self._check_reads(statement))
             if kind in (gast.If, gast.While, gast.For):
                 if kind is gast.If:
                     code = self.if_stmt(statement)
@@ -284,8 +289,6 @@ class _FunctionConverter:
                 frame.pending = []
                 out.extend(call)
             else:
-                if kind is gast.Return or (kind is gast.Assign and anno.get(statement, anno.RETURN_VALUE, False)):
-                    self._check_returned(statement)
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):
                         setattr(owner, field, self.block(getattr(owner, field)))
@@ -294,21 +297,55 @@ class _FunctionConverter:
                 out.append(statement)
         return out
 
-    def _check_returned(self, statement):
-        """Wraps returned local names that may be unbound in ``ag__.defined``."""
-        if statement.value is None:
-            return
-        maybe_unbound = self.scope.locals - anno.get(statement, anno.MUST_DEFINED)
+    def _check_reads(self, statement):
+        """Wraps reads of local names that may be unbound here in ``ag__.defined``.
 
-        def visit(node):
-            if type(node) is gast.Name and type(node.ctx) is gast.Load and node.id in maybe_unbound:
-                return templates.replace_as_expression("ag__.defined(name)", origin=node, name=node)
+        The original raises ``UnboundLocalError`` at such a read; inside the
+        closures of converted code the name would be a free variable, which
+        fails differently, so these names also get an ``Undefined``
+        placeholder at the top of the function (see ``transform``).
+        """
+        maybe_unbound = self.scope.locals - anno.get(statement, anno.MUST_DEFINED, self.scope.locals)
+        if not maybe_unbound:
+            return []
+        unbound_reads = self.unbound_reads
+
+        def check(node):
+            kind = type(node)
+            if kind is gast.Name:
+                if type(node.ctx) is gast.Load and node.id in maybe_unbound:
+                    unbound_reads.add(node.id)
+                    return templates.replace_as_expression("ag__.defined(name)", origin=node, name=node)
+                return node
+            if kind in _OPAQUE_EXPRESSIONS:
+                return node
+            for field in node._fields:
+                value = getattr(node, field)
+                if type(value) is list:
+                    value[:] = [check(v) if isinstance(v, gast.AST) else v for v in value]
+                elif isinstance(value, gast.AST):
+                    setattr(node, field, check(value))
             return node
 
-        if type(statement.value) is gast.Name:
-            statement.value = visit(statement.value)
-        else:
-            ast_util.rewrite(statement.value, visit)
+        kind = type(statement)
+        if kind in (gast.If, gast.While):
+            statement.test = check(statement.test)
+        elif kind is gast.For:
+            statement.iter = check(statement.iter)
+        elif kind in (gast.With, gast.AsyncWith):
+            for item in statement.items:
+                item.context_expr = check(item.context_expr)
+        elif kind is gast.Match:
+            statement.subject = check(statement.subject)
+        elif kind is gast.AugAssign and type(statement.target) is gast.Name:
+            statement.value = check(statement.value)
+            if statement.target.id in maybe_unbound:
+                # `x += v` reads x before evaluating v: check x first.
+                unbound_reads.add(statement.target.id)
+                return templates.replace("ag__.defined(name)", origin=statement, name=statement.target.id)
+        elif kind not in (gast.Try, gast.ClassDef) and kind not in ast_util.FUNCTIONS:
+            check(statement)
+        return []
 
     def if_stmt(self, node):
         names, attributes = self._symbols(node)
@@ -456,5 +493,13 @@ def transform(node, ctx):
         scope = anno.get(function, anno.SCOPE)
         _hoist_declarations(function)
         converter = _FunctionConverter(ctx, scope)
-        function.body = converter.block(function.body)
+        body = converter.block(function.body)
+        start = ast_util.body_start(function)
+        while start < len(body) and type(body[start]) in (gast.Global, gast.Nonlocal):
+            start += 1
+        inits = []
+        for name in sorted(converter.unbound_reads):
+            inits += templates.replace(_UNDEFINED, origin=function, name=name, symbol=templates.constant(name))
+        body[start:start] = inits
+        function.body = body
     return node

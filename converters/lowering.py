@@ -14,6 +14,9 @@ and for ``return`` the value); the code that followed it must then not run:
 
 * otherwise the rest is guarded by the flag: ``if not flag: rest``.
 
+Code right after a jump (dead code) is kept, guarded the same way: it never
+runs, but the names it assigns stay local variables, as in the original.
+
 Flag assignments that nothing ends up reading are removed afterwards
 (``finish``), so a ``continue`` that only needed the first form leaves no
 trace.
@@ -120,6 +123,7 @@ class Lowering:
             kind = type(node)
             if kind is self.jump_type:
                 out.extend(self.replace(node))
+                out.extend(self._dead(statements[index + 1:]))
                 return out, ALWAYS
             if not self.contains(node):
                 out.append(node)
@@ -150,6 +154,7 @@ class Lowering:
                 status = MAYBE if status else NEVER
             out.append(node)
             if status == ALWAYS:
+                out.extend(self._dead(rest))
                 return out, ALWAYS
             if rest:
                 lowered_rest, _ = self.block(rest)
@@ -157,6 +162,13 @@ class Lowering:
                 return out, MAYBE
             return out, status
         return out, NEVER
+
+    def _dead(self, statements):
+        """Code after a jump never runs, but its names stay local: keep it, guarded."""
+        if not statements:
+            return []
+        lowered, _ = self.block(statements)
+        return self.guard(lowered, statements[0])
 
     def guard(self, statements, origin):
         if not statements:

@@ -93,24 +93,11 @@ from autograph.runtime.executor import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
-# ---------------------------------------------------------------------------
-# Other engineers' modules, imported only when present (they are being
-# written in parallel).  The lead replaces this guarded block with plain
-# imports once control_flow_ops, function and ops.state exist.
-# ---------------------------------------------------------------------------
-import importlib.util as _importlib_util
+from autograph.runtime.control_flow_ops import cond, while_loop
+from autograph.runtime.ops.state import Variable, py_function, random
+from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
 
-
-def _present(module: str) -> bool:
-    return _importlib_util.find_spec(module) is not None
-
-
-if _present("autograph.runtime.control_flow_ops"):
-    from autograph.runtime.control_flow_ops import cond, while_loop
-if _present("autograph.runtime.function"):
-    # NB: this makes the attribute ``autograph.runtime.function`` the decorator, shadowing the
-    # submodule of the same name: reach the module with ``from autograph.runtime.function import ...``.
-    from autograph.runtime.function import function
-if _present("autograph.runtime.ops.state"):
-    from autograph.runtime.ops.state import Variable, py_function, random
-    from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
+# Last: the attribute ``rt.function`` is the decorator, and it shadows the
+# submodule of the same name; reach the module with
+# ``from autograph.runtime.function import ...``.
+from autograph.runtime.function import function

@@ -10,14 +10,23 @@ Rules:
 * Branch outputs: every output must exist in both branches with the same
   dtype; shapes merge to the most specific shape covering both (``[3]`` and
   ``[4]`` give ``[?]``).  Python values equal in both branches pass through
-  without becoming tensors; Python numbers that differ become tensors,
-  weakly typed (NEP 50): ``x = 0`` in one branch and an int32 tensor in the
-  other gives an int32 output.
+  without becoming tensors; Python numbers that differ become tensors.
+* Weak typing (NEP 50, ``Tensor.weak``): Python numbers and weakly typed
+  tensors take the dtype of a strongly typed counterpart: ``x = 0`` in one
+  branch and an int32 tensor in the other gives an int32 output.  An output
+  that is weakly typed in both branches (``y = 1.0`` / ``y = 2.0``) is a
+  weakly typed ``If`` output, so ``y * x`` with a float32 ``x`` is float32,
+  as in Python.
 * Loop variables keep their dtype: a tensor whose dtype changes across an
   iteration is a ``TracingError`` (cast it before the loop).  A variable
-  that starts as a Python number is weakly typed and takes the dtype of the
-  tensor it becomes in the body (``i = 0; while i < n: i += 1`` with an
-  int32 ``n`` gives an int32 ``i``).
+  that starts as a Python number (or a weak tensor) stays weakly typed
+  while the body keeps it a number (``n = 0; for ...: n += 1`` is a weak
+  counter, so ``s / n`` keeps a float32 ``s`` float32); it takes the dtype
+  a tensor in the loop gives it (``i = 0; while i < n: i += 1`` with an
+  int32 ``n`` gives an int32 ``i``), and becomes strongly typed, with the
+  body traced again, when the body makes it a strongly typed tensor
+  (``t = 0.0; while ...: t = t + x`` with a float32 ``x`` gives a float32
+  ``t``).
 * Shapes: a loop variable whose static shape changes across an iteration
   is **relaxed automatically**: the dimensions that change become unknown
   (``None``; a changing rank becomes an unknown rank) and the body is traced
@@ -94,15 +103,21 @@ def is_return_placeholder(value) -> bool:
     return type(value).__name__ == "UndefinedReturnValue"
 
 
-def _zeros_like_value(value, dtype):
+def _zeros_like_value(value, dtype, weak=False):
     """A Const of zeros shaped like ``value`` (unknown dimensions become 0) in the current graph."""
-    shape = shapes.as_shape(getattr(value, "shape", ())) if not _is_weak(value) else ()
+    shape = shapes.as_shape(getattr(value, "shape", ())) if not _is_number(value) else ()
     shape = () if shape is None else tuple(0 if d is None else d for d in shape)
-    return op_registry.constant(np.zeros(shape, dtype), dtype)
+    return op_registry.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
+
+
+def _is_number(value) -> bool:
+    """A Python number: weakly typed."""
+    return type(value) in (bool, int, float)
 
 
 def _is_weak(value) -> bool:
-    return type(value) in (bool, int, float)
+    """A Python number or a weakly typed tensor: takes a strongly typed counterpart's dtype."""
+    return type(value) in (bool, int, float) or (isinstance(value, Tensor) and value.weak)
 
 
 def _is_numeric_array(value) -> bool:
@@ -110,7 +125,17 @@ def _is_numeric_array(value) -> bool:
 
 
 def _is_strong(value) -> bool:
-    return isinstance(value, Tensor) or _is_numeric_array(value)
+    """A strongly typed tensor or numpy value."""
+    return (isinstance(value, Tensor) and not value.weak) or _is_numeric_array(value)
+
+
+# a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
+_KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
+
+
+def _as_number(value):
+    """A weakly typed value as NEP 50 sees it next to a strong one: a Python number."""
+    return _KIND_NUMBERS[value.dtype.kind] if isinstance(value, Tensor) else value
 
 
 def _same_python(a, b) -> bool:
@@ -126,7 +151,8 @@ def _same_python(a, b) -> bool:
 
 def _describe_value(value) -> str:
     if isinstance(value, Tensor):
-        return f"a {value.dtype.name}{shapes.format_shape(value.shape)} tensor"
+        weak = "weakly typed " if value.weak else ""
+        return f"a {weak}{value.dtype.name}{shapes.format_shape(value.shape)} tensor"
     if is_undefined(value):
         return "undefined"
     if _is_numeric_array(value):
@@ -138,20 +164,22 @@ def _describe_value(value) -> str:
 
 
 def _weak_dtype(*values) -> np.dtype:
-    """The dtype numpy gives Python numbers on their own (bool, int64, float64)."""
-    return dtypes.result_type(*values)
+    """The dtype of weakly typed values combined: numpy's for Python numbers, a weak tensor's own."""
+    return dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in values])
 
 
-def _to_tensor_in(graph, value, dtype):
-    """``value`` as a tensor of ``graph`` with ``dtype`` (capturing, casting or making a Const)."""
+def _to_tensor_in(graph, value, dtype, weak=False):
+    """``value`` as a tensor of ``graph`` with ``dtype`` (capturing, casting or making a Const).
+
+    ``weak``: a Python number becomes a weakly typed Const, a cast keeps weak typing.
+    """
     with graph.as_default():
         if isinstance(value, Tensor):
-            if value.graph is not graph:
-                value = graph.capture(value)
+            value = op_registry.capture(graph, value)
             if value.dtype != dtype:
-                value = _rt().cast(value, dtype)
+                value = _rt().cast(value, dtype, weak=weak and value.weak)
             return value
-        return op_registry.constant(value, dtype)
+        return op_registry.constant(value, dtype, weak=weak and _is_number(value))
 
 
 def as_predicate(value, where: str):
@@ -162,8 +190,7 @@ def as_predicate(value, where: str):
             f"there. Assign it before {where.split(' at ')[0]}."
         )
     if isinstance(value, Tensor):
-        if value.graph is not current_graph():
-            value = current_graph().capture(value)
+        value = op_registry.capture(current_graph(), value)
         if value.shape is not None and any(d != 1 for d in value.shape):
             raise TracingError(
                 f"the condition of {where} is a tensor of shape {shapes.format_shape(value.shape)} "
@@ -199,7 +226,7 @@ def _unify_captures(graphs) -> list:
         have = {id(outer_tensor) for outer_tensor, _ in g.captures}
         for t in order:
             if id(t) not in have:
-                g.capture(t)
+                op_registry.capture(g, t)
         g.captures.sort(key=lambda pair: position[id(pair[0])])
     return order
 
@@ -275,10 +302,11 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
         leaves_a, leaves_b = nest.flatten(a), nest.flatten(b)
         merged = list(leaves_a)
         for j, (path, x, y) in enumerate(zip(nest.leaf_paths(a), leaves_a, leaves_b)):
-            dtype = _merge_dtype(label + path, x, y, where)
-            if dtype is not None:
-                then_flat.append(_branch_tensor(then_g, x, y, dtype))
-                else_flat.append(_branch_tensor(else_g, y, x, dtype))
+            merged_type = _merge_dtype(label + path, x, y, where)
+            if merged_type is not None:
+                dtype, weak = merged_type
+                then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
+                else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
                 slots.append((index, j))
         results.append((a, merged))
 
@@ -292,16 +320,20 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     return [nest.pack_as(structure, merged) for structure, merged in results]
 
 
-def _branch_tensor(graph, value, other, dtype):
+def _branch_tensor(graph, value, other, dtype, weak):
     """The branch graph's output for ``value`` (zeros for a still unset return value)."""
     if is_return_placeholder(value):
         with graph.as_default():
-            return _zeros_like_value(other, dtype)
-    return _to_tensor_in(graph, value, dtype)
+            return _zeros_like_value(other, dtype, weak)
+    return _to_tensor_in(graph, value, dtype, weak)
 
 
 def _merge_dtype(label, a, b, where):
-    """The dtype of the ``If`` output merging ``a`` and ``b``; None if ``a`` passes through."""
+    """``(dtype, weak)`` of the ``If`` output merging ``a`` and ``b``; None if ``a`` passes through.
+
+    Two weakly typed values merge weakly typed (numpy's dtype for both); a
+    weak value next to a strong one takes the strong one's dtype (NEP 50).
+    """
     if a is b:  # the same value in both branches (a tensor from outside them, or a Python value)
         return None
     unset_a, unset_b = is_return_placeholder(a), is_return_placeholder(b)
@@ -310,9 +342,9 @@ def _merge_dtype(label, a, b, where):
     if unset_a or unset_b:
         other = b if unset_a else a
         if _is_strong(other):
-            return other.dtype
+            return other.dtype, False
         if _is_weak(other):
-            return _weak_dtype(other)
+            return _weak_dtype(other), True
     undefined_a, undefined_b = is_undefined(a), is_undefined(b)
     if undefined_a and undefined_b:
         return None
@@ -326,7 +358,7 @@ def _merge_dtype(label, a, b, where):
         if _same_python(a, b):
             return None
         if _is_weak(a) and _is_weak(b):
-            return _weak_dtype(a, b)
+            return _weak_dtype(a, b), True
         raise TracingError(
             f"'{label}' is {_describe_value(a)} in the true branch but {_describe_value(b)} in the false "
             f"branch of {where}; a tensor if can only merge tensors and numbers. Compute {label} outside "
@@ -345,8 +377,8 @@ def _merge_dtype(label, a, b, where):
             f"{where}; both branches must give it the same dtype. Cast one of them, e.g. "
             f"rt.cast({label}, '{strong[1].name}')."
         )
-    weak = [v for v in (a, b) if _is_weak(v)]
-    return dtypes.result_type(strong[0], *weak)
+    weak = [_as_number(v) for v in (a, b) if _is_weak(v)]
+    return dtypes.result_type(strong[0], *weak), False
 
 
 # --------------------------------------------------------------------------
@@ -357,11 +389,13 @@ def _merge_dtype(label, a, b, where):
 class _Slot:
     """What build_while knows about one flat loop value."""
 
-    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill")
+    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak")
 
     # kind: 'tensor' (strongly typed loop variable), 'weak' (a Python number
-    # that became a loop variable), 'list' (a staged list), 'pass' (a value the
-    # body leaves alone), 'open' (not known yet: traced as its Python value).
+    # or weak tensor that became a loop variable: its dtype may still widen),
+    # 'list' (a staged list), 'pass' (a value the body leaves alone), 'open'
+    # (not known yet: traced as its Python value).  ``weak``: the loop
+    # variable is weakly typed (it started weak and the body keeps it weak).
 
     def __init__(self, label, init, invariant):
         self.label = label
@@ -370,8 +404,10 @@ class _Slot:
         self.fill = False  # the initial value is zeros (an unset return value)
         self.dtype = None
         self.shape = None
+        self.weak = False
         if isinstance(init, Tensor) or _is_numeric_array(init):
-            self.kind = "tensor"
+            self.kind = "weak" if _is_weak(init) else "tensor"
+            self.weak = _is_weak(init)
             self.dtype = init.dtype
             self.shape = shapes.as_shape(init.shape)
         else:
@@ -413,7 +449,7 @@ def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maxim
     slots = [_Slot(label, value, _as_invariant(invariant, label, where))
              for label, value, invariant in zip(labels, init, invariants)]
     for s in slots:
-        if s.kind == "tensor" and s.invariant is not None:
+        if s.is_loop_var and s.invariant is not None:
             if not shapes.is_subshape(s.shape, s.invariant):
                 raise TracingError(
                     f"'{s.label}' has shape {shapes.format_shape(s.shape)} before {where}, which does not fit "
@@ -457,7 +493,9 @@ def _loop_inputs(graph, slots):
     values = []
     for s in slots:
         if s.is_loop_var:
-            values.append(graph.add_placeholder(s.dtype, s.shape, name="loop_var"))
+            placeholder = graph.add_placeholder(s.dtype, s.shape, name="loop_var")
+            placeholder.weak = s.weak
+            values.append(placeholder)
         elif type(s.init) is list:
             values.append(list(s.init))  # the body may append to it: never to the user's list
         else:
@@ -522,6 +560,7 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
     if is_return_placeholder(init) and (_is_strong(after) or _is_weak(after)):
         s.kind, s.fill = "weak", True
         s.dtype = after.dtype if _is_strong(after) else _weak_dtype(after)
+        s.weak = _is_weak(after)
         s.shape = s.invariant if s.invariant is not None else shapes.as_shape(getattr(after, "shape", ()))
         return True
     if type(init) is list and stage_lists:
@@ -536,12 +575,15 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
     if after is init or _same_python(init, after):
         s.kind = "pass"
         return False
-    if _is_weak(init) and (_is_weak(after) or _is_strong(after)):
+    if _is_number(init) and (_is_weak(after) or _is_strong(after)):
         s.kind = "weak"
         if _is_strong(after):
-            s.dtype = after.dtype
+            s.dtype = _strong_dtype(after.dtype, np.asarray(init).dtype)
+        elif isinstance(after, Tensor):
+            s.dtype = _weak_dtype(init, after)
         else:
             s.dtype = _guess_weak_dtype(traced, init, after)
+        s.weak = not _is_strong(after)
         s.shape = s.invariant if s.invariant is not None else ()
         return True
     raise TracingError(
@@ -549,6 +591,15 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
         "iteration; a tensor loop can only carry tensors and numbers whose dtype does not change. Give "
         f"{s.label} its final kind of value before the loop."
     )
+
+
+def _strong_dtype(dtype, weak_dtype) -> np.dtype:
+    """The dtype of a weak (``weak_dtype``) loop variable the body makes a strongly typed ``dtype`` tensor.
+
+    NEP 50: the strong dtype, unless the weak value's kind is higher
+    (``t = 0.0`` then an int32 tensor gives float64).
+    """
+    return dtypes.result_type(dtype, _KIND_NUMBERS[np.dtype(weak_dtype).kind])
 
 
 def _guess_weak_dtype(traced, init, after) -> np.dtype:
@@ -602,11 +653,19 @@ def _body_output(graph, s, value, where):
             f"'{s.label}' is a {s.dtype.name} tensor before {where} but {_describe_value(value)} after an "
             f"iteration; a loop variable must stay a tensor of one dtype."
         )
-    if _is_weak(value):
-        tensor = _to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, value))
+    retrace = False
+    if s.weak and _is_strong(value):
+        # a weakly typed loop variable the body makes strongly typed takes that dtype: trace again
+        s.weak = False
+        s.dtype = _strong_dtype(value.dtype, s.dtype)
+        retrace = True
+    if s.weak:
+        dtype = dtypes.result_type(s.dtype, value) if _is_number(value) else value.dtype
+        tensor = _to_tensor_in(graph, value, dtype, weak=True)
+    elif _is_weak(value):
+        tensor = _to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, _as_number(value)))
     else:
         tensor = _to_tensor_in(graph, value, value.dtype)
-    retrace = False
     if tensor.dtype != s.dtype:
         if s.kind == "tensor":
             raise TracingError(
@@ -618,7 +677,7 @@ def _body_output(graph, s, value, where):
         joined = dtypes.result_type(s.dtype, tensor.dtype)
         if joined == s.dtype:
             with graph.as_default():
-                tensor = _rt().cast(tensor, s.dtype)
+                tensor = _rt().cast(tensor, s.dtype, weak=s.weak)
         else:
             s.dtype = joined
             retrace = True
@@ -642,11 +701,13 @@ def _initial_tensor(s, where):
         return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=None if s.shape is None else s.shape[1:],
                                  label=s.label, where=where)
     if isinstance(s.init, Tensor):
+        if s.init.dtype != s.dtype:  # a weakly typed initial value that widened or became strongly typed
+            return _rt().cast(s.init, s.dtype, weak=s.weak)
         return s.init
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
-        return op_registry.constant(np.zeros(shape, s.dtype), s.dtype)
-    return op_registry.constant(s.init, s.dtype)
+        return op_registry.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak and shape == ())
+    return op_registry.constant(s.init, s.dtype, weak=s.weak and _is_number(s.init))
 
 
 def _while_with_counter(cond_fn, body_fn, init, *, labels, where, invariants, maximum_iterations, stage_lists):

@@ -198,7 +198,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     where = _here("the for loop")
     sequence = _as_sequence(iter_, where)
     length = sequence.length()
-    counter0 = op_registry.constant(0, sequence.index_dtype)
+    counter0 = op_registry.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
     init = tuple(get_state())
     names = _names(symbol_names, init)
     flat, labels = _flatten_state(init, names)
@@ -265,7 +265,7 @@ class TensorRange:
 
     __ag_staged_iterable__ = True
 
-    def __init__(self, start, stop, step, dtype=None):
+    def __init__(self, start, stop, step, dtype=None, python_ints=True):
         for value in (start, stop, step):
             kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
             if kind not in "iub":
@@ -276,6 +276,8 @@ class TensorRange:
         if type(step) is int and step == 0:
             raise ValueError("range() arg 3 must not be zero")
         self.start, self.stop, self.step = start, stop, step
+        # Python's range() yields Python ints (weakly typed); iterating rt.range gives numpy values
+        self.python_ints = python_ints
         strong = [v.dtype for v in (start, stop, step) if isinstance(v, Tensor)]
         weak = [v for v in (start, stop, step) if not isinstance(v, Tensor)]
         if dtype is not None:
@@ -318,6 +320,10 @@ class TensorRange:
             value = value * self.step
         if not (type(self.start) is int and self.start == 0):
             value = value + self.start
+        if self.python_ints:
+            return _python_number(value, value.dtype)
+        if value.weak:
+            return _ops().cast(value, value.dtype)
         return value
 
 
@@ -333,7 +339,7 @@ class _Enumerate:
 
     def item(self, index):
         position = index if type(self.start) is int and self.start == 0 else index + self.start
-        return position, self.sequence.item(index)
+        return _python_number(position, position.dtype), self.sequence.item(index)
 
 
 class _Zip:
@@ -361,7 +367,8 @@ def _as_sequence(iterable, where):
     if isinstance(iterable, Tensor):
         if iterable.op.type == "Range" and dtypes.is_integer(iterable.dtype):
             # rt.range(...): count instead of materializing the range and gathering from it
-            return TensorRange(*[_static_int(t) for t in iterable.op.inputs], dtype=iterable.dtype)
+            return TensorRange(*[_static_int(t) for t in iterable.op.inputs], dtype=iterable.dtype,
+                               python_ints=False)
         return _TensorItems(iterable, where)
     if isinstance(iterable, (TensorRange, _Enumerate, _Zip)):
         return iterable
@@ -460,6 +467,7 @@ def _inline(sub_graph, outer_of, graph):
         copy = graph.add_op(op.type, inputs, op.attrs, [(t.dtype, t.shape) for t in op.outputs],
                             location=op.location, name=op.name)
         for old, new in zip(op.outputs, copy.outputs):
+            new.weak = old.weak
             mapped[id(old)] = new
     return mapped[id(sub_graph.outputs[0])]
 
@@ -511,7 +519,7 @@ def range_(*args):
 
 
 def len_(obj):
-    """``len(t)``: the static first dimension if known, else a scalar ``int32`` tensor."""
+    """``len(t)``: the static first dimension if known, else a weakly typed scalar ``int32`` tensor."""
     if isinstance(obj, (TensorRange, _Enumerate, _Zip)):
         return obj.length()
     if not isinstance(obj, Tensor):
@@ -524,23 +532,30 @@ def len_(obj):
             )
         if obj.shape[0] is not None:
             return obj.shape[0]
-    return _ops().shape(obj)[0]
+    return _python_number(_ops().shape(obj)[0], dtypes.int32)
+
+
+def _python_number(x, dtype):
+    """``x`` as the weakly typed tensor Python's ``int()``/``float()``/``len()`` would give (a Python number)."""
+    if x.weak and x.dtype == dtype:
+        return x
+    return _ops().cast(x, dtype, weak=True)
 
 
 def int_(x, base=None):
-    """``int(t)``: the tensor cast to int64 (unchanged if already an integer tensor)."""
+    """``int(t)``: a weakly typed integer tensor (int64; an integer tensor keeps its dtype).
+
+    Python's ``int()`` gives a Python number, which NEP 50 types weakly:
+    ``int(n) * x`` keeps a float32 ``x`` float32.
+    """
     if base is not None:
         raise TracingError(f"int() of the tensor {x.name} with a base is not supported; tensors are numbers.")
-    if dtypes.is_integer(x.dtype):
-        return x
-    return _ops().cast(x, dtypes.int64)
+    return _python_number(x, x.dtype if dtypes.is_integer(x.dtype) else dtypes.int64)
 
 
 def float_(x):
-    """``float(t)``: the tensor cast to float64 (unchanged if already float64)."""
-    if x.dtype == dtypes.float64:
-        return x
-    return _ops().cast(x, dtypes.float64)
+    """``float(t)``: a weakly typed float64 tensor (a Python float)."""
+    return _python_number(x, dtypes.float64)
 
 
 def abs_(x):

@@ -17,6 +17,11 @@ An ``If``/``While`` is stateful exactly when one of its sub-graphs is
 (``graph.is_stateful()``), so automatic control dependencies keep side
 effects inside branches and loops in program order.
 
+Weak typing (``Tensor.weak``): an ``If`` output is weakly typed when both
+branches return a weakly typed value for it (``y = 1.0`` / ``y = 2.0``);
+a ``While`` output when its initial value and the body's result are (the
+loop variable stays a Python number on every path).
+
 ``rt.cond`` and ``rt.while_loop`` trace their functions with
 ``cf_trace.build_cond`` / ``cf_trace.build_while``, which hold the tracing
 rules (dtypes, shapes, Python values, undefined variables); so do the
@@ -63,12 +68,16 @@ def _infer_if(inputs, attrs):
     return specs
 
 
+# Kernels run sub-graphs through their cached executor plans; ``_plan`` is
+# bound once (not looked up on the module per call), a While resolves its
+# cond/body plans once per execution, and arguments go to ``Plan.run`` as
+# they come (a tuple), so an iteration costs the sub-graph runs and little more.
+_plan = executor.plan
+
+
 def _if_kernel(pred, *args, then_branch, else_branch, library):
-    branch = library[then_branch] if pred else library[else_branch]
-    values = executor.plan(branch).run(list(args))
-    if len(values) == 1:
-        return values[0]
-    return tuple(values)
+    values = _plan(library[then_branch] if pred else library[else_branch]).run(args)
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def _infer_while(inputs, attrs):
@@ -78,20 +87,50 @@ def _infer_while(inputs, attrs):
 
 def _while_kernel(*args, cond, body, library, maximum_iterations=None):
     body_graph = library[body]
-    cond_run = executor.plan(library[cond]).run
-    body_run = executor.plan(body_graph).run
+    cond_run = _plan(library[cond]).run
+    body_run = _plan(body_graph).run
     n = len(body_graph.outputs)
-    loop_vars = list(args[:n])
-    invariant = list(args[n:])
-    count = 0
-    while maximum_iterations is None or count < maximum_iterations:
-        if not cond_run(loop_vars + invariant)[0]:
-            break
-        loop_vars = body_run(loop_vars + invariant)
-        count += 1
-    if n == 1:
-        return loop_vars[0]
-    return tuple(loop_vars)
+    if n == len(args):  # no loop-invariant captures: the loop variables are the whole argument list
+        loop_vars = args
+        if maximum_iterations is None:
+            while cond_run(loop_vars)[0]:
+                loop_vars = body_run(loop_vars)
+        else:
+            for _ in range(maximum_iterations):
+                if not cond_run(loop_vars)[0]:
+                    break
+                loop_vars = body_run(loop_vars)
+    else:
+        loop_vars, invariant = list(args[:n]), list(args[n:])
+        if maximum_iterations is None:
+            while cond_run(loop_vars + invariant)[0]:
+                loop_vars = body_run(loop_vars + invariant)
+        else:
+            for _ in range(maximum_iterations):
+                if not cond_run(loop_vars + invariant)[0]:
+                    break
+                loop_vars = body_run(loop_vars + invariant)
+    return loop_vars[0] if n == 1 else tuple(loop_vars)
+
+
+def _weak_if(inputs, attrs):
+    library = _library_of(inputs)
+    then_g, else_g = library[attrs["then_branch"]], library[attrs["else_branch"]]
+    return [t.weak and e.weak for t, e in zip(then_g.outputs, else_g.outputs)]
+
+
+def _weak_while(inputs, attrs):
+    body = _library_of(inputs)[attrs["body"]]
+    return [init.weak and out.weak for init, out in zip(inputs, body.outputs)]
+
+
+def _check_weak(op, inputs):
+    """ValueError if the weak typing of ``op``'s outputs disagrees with its rule."""
+    rule = op_registry.weak_outputs(op.type, inputs, op.attrs, len(op.outputs))
+    for out, weak in zip(op.outputs, rule):
+        if out.weak != weak:
+            kind = "weakly" if weak else "strongly"
+            raise ValueError(f"output {out.name} should be {kind} typed, as its sub-graphs give it")
 
 
 def _check_signature(op, graph, arg_tensors, role):
@@ -122,6 +161,7 @@ def _verify_if(op, library):
         for out, result in zip(graph.outputs, op.outputs):
             if out.dtype != result.dtype or not shapes.is_subshape(out.shape, result.shape):
                 raise ValueError(f"{role} output {out.name} does not match {result.name}")
+    _check_weak(op, op.inputs)
 
 
 def _verify_while(op, library):
@@ -137,12 +177,13 @@ def _verify_while(op, library):
     for param, out in zip(body_g.inputs, body_g.outputs):
         if param.dtype != out.dtype or not shapes.is_subshape(out.shape, param.shape):
             raise ValueError(f"body {body_g.name!r} returns {out.name} that does not fit loop variable {param.name}")
+    _check_weak(op, op.inputs)
 
 
 op_registry.register("If", infer=_infer_if, kernel=_if_kernel, verify=_verify_if,
-                     function_attrs=("then_branch", "else_branch"))
+                     function_attrs=("then_branch", "else_branch"), weak=_weak_if)
 op_registry.register("While", infer=_infer_while, kernel=_while_kernel, verify=_verify_while,
-                     function_attrs=("cond", "body"))
+                     function_attrs=("cond", "body"), weak=_weak_while)
 
 
 def _infer_assert(inputs, attrs):

@@ -45,7 +45,6 @@ import itertools
 import keyword
 import linecache
 import re
-import sys
 
 import numpy as np
 
@@ -70,16 +69,17 @@ def compile_graph(graph):
     return gen.load(gen.generate(graph))
 
 
-def compile_loop(cond, body):
+def compile_loop(cond, body, bounded: bool = True):
     """``(function, source)`` for a ``While`` over library graphs ``cond``/``body``.
 
     ``function(args, limit)`` takes the loop variables then the invariant
-    captures (``body.all_inputs``), runs at most ``limit`` iterations (None:
-    no limit) and returns the final loop variables: the ``While`` kernel's
-    loop, compiled.  ``schedule.run_loop`` uses it for hot loops.
+    captures (``body.all_inputs``), runs at most ``limit`` iterations and
+    returns the final loop variables: the ``While`` kernel's loop, compiled.
+    With ``bounded=False`` there is no iteration counter and ``limit`` must
+    be None.  ``schedule.run_loop`` uses it for hot loops.
     """
     gen = _Codegen(body.name)
-    return gen.load(gen.generate_loop(cond, body))
+    return gen.load(gen.generate_loop(cond, body, bounded))
 
 
 def _failure_reporter(filename, line_ops):
@@ -170,15 +170,13 @@ class _Codegen:
         self.emit(2, f"return [{', '.join(outs)}]")
         return self.assemble("args", params, start)
 
-    def generate_loop(self, cond, body) -> str:
+    def generate_loop(self, cond, body, bounded) -> str:
         """Source of ``function(args, limit) -> final loop variables`` (see ``compile_loop``)."""
         nvars = len(body.outputs)
         params = [self.fresh(f"var{i}" if i < nvars else f"invariant{i - nvars}") for i in range(len(body.all_inputs))]
         start = len(self.lines)
         limit = self.fresh("limit")
-        self.emit(2, f"if {limit} is None:")
-        self.emit(3, f"{limit} = {sys.maxsize}")
-        _loop(self, None, cond, body, params, limit, 2)
+        _loop(self, None, cond, body, params, limit if bounded else None, 2)
         self.emit(2, f"return [{', '.join(params[:nvars])}]")
         return self.assemble(f"args, {limit}", params, start)
 

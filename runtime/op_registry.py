@@ -27,6 +27,23 @@ executor calls the kernel of such an op with one extra keyword argument,
 can run its sub-graphs with ``executor.run_graph``.  An optional
 ``verify(op, library)`` hook checks an op's sub-graph signatures for
 ``graph.verify()`` (raise ``ValueError`` with a message on a mismatch).
+
+Weak typing (NEP 50, as in JAX): a Python number converted to a tensor
+(``convert_to_tensor(1.0)``) is a *weakly typed* ``Const``
+(``Tensor.weak``).  ``WEAK_RULES`` says, per op type, which outputs are
+weak given the inputs and attrs; the default rule (no entry) is "strongly
+typed".  The operators Python spells on numbers (``+``, ``<``, unary ``-``,
+``abs``..., registered by ``runtime/spellings.py``) keep weakness when
+every input is weak; ``Const``/``Cast`` read their ``weak`` attr; ``If`` and
+``While`` are weak where every branch / the loop keeps the value weak.
+Dtype inference runs on the inputs' actual dtypes: the op library has
+already cast weak operands to the dtype their strongly typed partners give
+them (``ops/_common.promote``), so kernels and inference agree without
+knowing about weakness.
+
+Conversions: ``register_conversion(cls, fn)`` lets objects of ``cls`` be
+op inputs while tracing (``fn(obj)`` gives the tensor: an ``rt.Variable``
+is read with ``read_value()``).
 """
 
 from __future__ import annotations
@@ -60,6 +77,11 @@ FUNCTION_ATTRS: dict[str, tuple[str, ...]] = {
 }
 
 
+# op type -> rule(inputs, attrs) -> bool (every output) or list of bools (one per
+# output): which outputs are weakly typed.  No entry: strongly typed outputs.
+WEAK_RULES: dict[str, Callable] = {}
+
+
 def register(
     type: str,
     *,
@@ -68,15 +90,83 @@ def register(
     stateful: bool = False,
     verify: Callable | None = None,
     function_attrs: tuple[str, ...] | None = None,
+    weak: Callable | None = None,
 ) -> OpDef:
-    """Registers op ``type``; registering a type twice is a programming error."""
+    """Registers op ``type``; registering a type twice is a programming error.
+
+    ``weak`` is the op's entry in ``WEAK_RULES`` (default: strongly typed outputs).
+    """
     if type in REGISTRY:
         raise ValueError(f"op type {type!r} is already registered")
     opdef = OpDef(type, infer, kernel, stateful, verify)
     REGISTRY[type] = opdef
     if function_attrs is not None:
         FUNCTION_ATTRS[type] = tuple(function_attrs)
+    if weak is not None:
+        WEAK_RULES[type] = weak
     return opdef
+
+
+# -- weak typing ------------------------------------------------------------
+
+
+def weak_if_all_inputs_weak(inputs, attrs) -> bool:
+    """The rule of ops that compute a Python number from Python numbers (``1.0 + 2`` is a float)."""
+    return bool(inputs) and all(t.weak for t in inputs)
+
+
+def weak_from_attr(inputs, attrs) -> bool:
+    """The rule of ``Const`` and ``Cast``: weak when their ``weak`` attr says so."""
+    return bool(attrs.get("weak", False))
+
+
+def set_weak_rule(type: str, rule: Callable) -> None:
+    """Sets the ``WEAK_RULES`` entry of an already registered op type."""
+    get(type)
+    WEAK_RULES[type] = rule
+
+
+def weak_outputs(op_type: str, inputs, attrs, n_outputs: int) -> list[bool]:
+    """For each output of an ``op_type`` op on ``inputs``: is it weakly typed?"""
+    rule = WEAK_RULES.get(op_type)
+    if rule is None:
+        return [False] * n_outputs
+    found = rule(inputs, attrs)
+    if isinstance(found, (bool, np.bool_)):
+        return [bool(found)] * n_outputs
+    return [bool(w) for w in found]
+
+
+def capture(graph, tensor: Tensor) -> Tensor:
+    """``tensor`` as an input of ``graph``: itself, or the capture placeholder standing for it.
+
+    Unlike ``graph.capture``, the placeholders (in ``graph`` and the graphs
+    between it and ``tensor``'s) carry ``tensor``'s weak flag.
+    """
+    if tensor.op.graph is graph:
+        return tensor
+    inner = graph.capture(tensor)
+    if tensor.weak:
+        _mark_weak_captures(graph, tensor)
+    return inner
+
+
+def _mark_weak_captures(graph, tensor) -> None:
+    g = graph
+    while g is not None and g is not tensor.op.graph:
+        g.capture(tensor).weak = True  # capture is idempotent: it returns the existing placeholder
+        g = g.outer
+
+
+# -- conversions ------------------------------------------------------------
+
+# (class, fn): objects of ``class`` become op inputs as ``fn(obj)`` while tracing
+_CONVERSIONS: list[tuple[type, Callable]] = []
+
+
+def register_conversion(cls: type, fn: Callable) -> None:
+    """Lets objects of ``cls`` be op inputs: ``fn(obj)`` gives the tensor (or value) to use."""
+    _CONVERSIONS.append((cls, fn))
 
 
 def function_attrs(op) -> list[tuple[str, str]]:
@@ -100,8 +190,8 @@ def eager_value(value, dtype=None):
     return array
 
 
-def constant(value, dtype=None, name="const"):
-    """A ``Const`` op in the current graph holding ``value``."""
+def constant(value, dtype=None, name="const", weak=False):
+    """A ``Const`` op in the current graph holding ``value``; ``weak`` for a Python number's."""
     graph = current_graph()
     try:
         array = eager_value(value, dtype)
@@ -109,20 +199,31 @@ def constant(value, dtype=None, name="const"):
         raise TypeError(f"cannot convert {value!r} to a tensor ({e}); pass numbers or numpy arrays") from None
     if array.dtype == object:
         raise TypeError(f"cannot convert {value!r} to a tensor: it is not numeric")
-    op = graph.add_op(
-        "Const", [], {"value": array, "dtype": array.dtype}, [(array.dtype, array.shape)],
-        location=user_location(), name=name,
-    )
+    attrs = {"value": array, "dtype": array.dtype}
+    if weak:
+        if array.ndim:
+            raise ValueError(f"only a scalar can be weakly typed, got a constant of shape {array.shape}")
+        attrs["weak"] = True
+    op = graph.add_op("Const", [], attrs, [(array.dtype, array.shape)], location=user_location(), name=name)
+    op.outputs[0].weak = weak
     return op.outputs[0]
 
 
 def convert_to_tensor(value, dtype=None):
-    """``value`` as a tensor of the current graph (Tensors pass through)."""
+    """``value`` as a tensor of the current graph (Tensors pass through).
+
+    A Python number becomes a weakly typed ``Const`` unless ``dtype`` is
+    given; objects of a registered conversion (``rt.Variable``) are converted
+    by it.
+    """
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:
             raise TypeError(f"expected a {np.dtype(dtype).name} tensor, got {value!r}")
         return value
-    return constant(value, dtype)
+    for cls, convert in _CONVERSIONS:
+        if isinstance(value, cls):
+            return convert_to_tensor(convert(value), dtype)
+    return constant(value, dtype, weak=dtype is None and type(value) in dtypes.PYTHON_SCALARS)
 
 
 def eager_result(result):
@@ -189,6 +290,12 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
         stateful=opdef.stateful if stateful is None else stateful,
         location=location, name=name or default_name(op_type),
     )
+    for t in tensors:
+        if t.weak and t.op.graph is not graph:
+            _mark_weak_captures(graph, t)
+    if op_type in WEAK_RULES:
+        for t, weak in zip(op.outputs, weak_outputs(op_type, tensors, attrs, len(op.outputs))):
+            t.weak = weak
     if len(op.outputs) == 1:
         return op.outputs[0]
     return tuple(op.outputs)

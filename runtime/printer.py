@@ -6,7 +6,8 @@
 
 (outputs with dtype and static shape, the op type, its inputs, then its
 attributes in sorted order, control inputs as ``^name``, and the basename of
-the user's ``file:line``).  ``format_expr(op)`` spells an operator op the
+the user's ``file:line``).  A weakly typed tensor (one standing for a
+Python number, ``Tensor.weak``) prints its type as ``weak float64[]``.  ``format_expr(op)`` spells an operator op the
 way Python writes it (``%x:0 + %const:0``, from ``runtime/spellings.py``);
 DOT labels show it.  ``to_text(graph)`` prints a whole graph, with
 the library functions an op calls (``If`` branches, ``While`` cond/body)
@@ -33,8 +34,9 @@ def format_tensor(tensor) -> str:
 
 
 def format_type(tensor) -> str:
-    """``float32[3,?]``."""
-    return f"{tensor.dtype.name}{shapes.format_shape(tensor.shape)}"
+    """``float32[3,?]``; ``weak float64[]`` for a weakly typed tensor."""
+    weak = "weak " if getattr(tensor, "weak", False) else ""
+    return f"{weak}{tensor.dtype.name}{shapes.format_shape(tensor.shape)}"
 
 
 def format_value(value) -> str:
@@ -73,7 +75,7 @@ def _format_array(value: np.ndarray) -> str:
 
 
 # attributes already visible in the output types
-_IMPLIED_ATTRS = {"Const": ("dtype",), "Placeholder": ("dtype", "shape")}
+_IMPLIED_ATTRS = {"Const": ("dtype", "weak"), "Cast": ("weak",), "Placeholder": ("dtype", "shape")}
 
 
 def format_location(location, full: bool = False) -> str:

@@ -24,12 +24,19 @@ outputs need plus every stateful op and its dependencies):
   (static cost -- output elements times a per-op weight -- of at least
   ``HEAVY_COST``) to a worker when other work can run meanwhile.  Only graphs
   with two independent heavy steps take this path (``worthwhile``); others
-  stay sequential, with no thread overhead.
+  stay sequential, with no thread overhead.  Whether threads win also
+  depends on the machine's load, so ``Adaptive`` measures both modes and
+  keeps to the faster one.
 
 ``run_loop`` is the ``While`` kernel's loop with tiering: the first
 ``HOT_ITERATIONS`` iterations run ``cond``/``body`` through the executor;
 a loop that keeps going continues in code compiled by ``jit.compile_loop``
-(same results by construction, a fraction of the per-iteration cost).
+(same results by construction, a fraction of the per-iteration cost).  A
+``Schedule`` runs its ``While`` steps that way (``STEP_RULES``).
+
+Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
+``parallel_plan(graph)`` (a runner when the schedule beats the executor's
+plan, else None), ``run_graph``, ``run_loop``.
 """
 
 from __future__ import annotations
@@ -37,9 +44,12 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import math
+import operator
 import os
 import queue
+import statistics
 import threading
+import time
 
 import numpy as np
 
@@ -161,13 +171,14 @@ class _Step:
 class Schedule:
     """The precomputed plan of one graph; ``run`` sequentially, ``run_parallel`` with threads."""
 
-    __slots__ = ("graph", "nargs", "template", "steps", "output_slots", "npreds", "succs", "heavy", "uses",
-                 "keep", "n_ops", "outputs", "worthwhile")
+    __slots__ = ("graph", "nargs", "template", "steps", "sequence", "output_slots", "npreds", "succs", "heavy",
+                 "uses", "keep", "n_ops", "outputs", "worthwhile", "single_output", "read_outputs", "adaptive")
 
     def __init__(self, graph):
         self.graph = graph
         self.n_ops = len(graph.operations)
         self.outputs = graph.outputs
+        self.adaptive = None
         slots: dict[int, int] = {}
         for t in graph.all_inputs:
             slots[id(t)] = len(slots)
@@ -188,13 +199,19 @@ class Schedule:
         for slot, value in consts.items():
             self.template[slot] = value
         self.output_slots = [slots[id(t)] for t in graph.outputs]
+        self.single_output = len(self.output_slots) == 1
+        self.read_outputs = operator.itemgetter(*self.output_slots) if self.output_slots else (lambda env: ())
         self.steps = []
         for op in ops:
             kwargs = dict(op.attrs)
             if op.type in op_registry.FUNCTION_ATTRS:
                 kwargs["library"] = graph.library
-            kernel = op_registry.get(op.type).kernel
-            call = functools.partial(kernel, **kwargs) if kwargs else kernel
+            special = STEP_RULES.get(op.type)
+            if special is not None:
+                call = special(op, graph.library)
+            else:
+                kernel = op_registry.get(op.type).kernel
+                call = functools.partial(kernel, **kwargs) if kwargs else kernel
             donor = donations.get(id(op))
             self.steps.append(_Step(op, call, tuple(slots[id(t)] for t in op.inputs),
                                     tuple(slots[id(t)] for t in op.outputs),
@@ -210,6 +227,12 @@ class Schedule:
                 frees.setdefault(i, []).append(slot)
         for i, step in enumerate(self.steps):
             step.frees = tuple(frees.get(i, ()))
+        # the sequential fast path: (call, read, arity, out, donor, frees, op) per step
+        self.sequence = [
+            (step.call, operator.itemgetter(*step.ins) if step.ins else None, len(step.ins),
+             step.single if step.single is not None else step.outs, step.donor, step.frees, step.op)
+            for step in self.steps
+        ]
         self._dataflow(ops)
 
     def _dataflow(self, ops) -> None:
@@ -239,6 +262,10 @@ class Schedule:
             for a, i in enumerate(heavy) for j in heavy[a + 1:]
         )
 
+    def has_advantage(self) -> bool:
+        """True if the sequential run does better than the executor's: donation or tiered loops."""
+        return any(step.donor is not None or step.op.type in STEP_RULES for step in self.steps)
+
     def _env(self, args):
         if len(args) != self.nargs:
             executor.run_graph(self.graph, args)  # raises the executor's error
@@ -248,23 +275,32 @@ class Schedule:
 
     def run(self, args) -> list:
         """Runs the steps in order (buffer donation, early frees); returns the outputs."""
-        env = self._env(args)
-        for step in self.steps:
+        if len(args) != self.nargs:
+            return executor.run_graph(self.graph, args)  # raises the executor's error
+        env = self.template.copy()
+        env[: self.nargs] = args
+        for call, read, arity, out, donor, frees, op in self.sequence:
             try:
-                if step.donor is None:
-                    result = step.call(*[env[s] for s in step.ins])
+                if donor is not None:
+                    result = call(*read(env), out=env[donor]) if arity > 1 else call(read(env), out=env[donor])
+                elif arity == 1:
+                    result = call(read(env))
+                elif arity:
+                    result = call(*read(env))
                 else:
-                    result = step.call(*[env[s] for s in step.ins], out=env[step.donor])
+                    result = call()
             except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
-                raise executor._wrap(e, step.op) from e
-            if step.single is not None:
-                env[step.single] = result
+                raise executor._wrap(e, op) from e
+            if out.__class__ is int:
+                env[out] = result
             else:
-                for slot, value in zip(step.outs, result):
+                for slot, value in zip(out, result):
                     env[slot] = value
-            for slot in step.frees:
+            for slot in frees:
                 env[slot] = None
-        return [env[s] for s in self.output_slots]
+        if self.single_output:
+            return [self.read_outputs(env)]
+        return list(self.read_outputs(env))
 
     def run_parallel(self, args) -> list:
         """Runs ready heavy steps on worker threads while the caller runs the rest."""
@@ -366,24 +402,79 @@ def plan(graph) -> Schedule:
 
 
 def parallel_plan(graph):
-    """``graph``'s ``Schedule`` if running it in parallel can win (its ``run`` is then
-    the parallel runner), else None."""
+    """A runner (``.run(args)``) for ``graph`` when its ``Schedule`` beats the executor's
+    plan -- independent heavy steps to overlap (the adaptive parallel runner), buffers
+    to donate or a ``While`` to tier (the sequential runner) -- else None."""
     schedule = plan(graph)
-    return _Parallel(schedule) if schedule.worthwhile else None
+    if schedule.worthwhile:
+        return _Runner(schedule, adaptive(schedule).run)
+    if schedule.has_advantage():
+        return _Runner(schedule, schedule.run)
+    return None
 
 
-class _Parallel:
+class _Runner:
     __slots__ = ("schedule", "run")
+
+    def __init__(self, schedule, run):
+        self.schedule = schedule
+        self.run = run
+
+
+class Adaptive:
+    """Runs a schedule in parallel or sequentially, whichever is faster *here and now*.
+
+    Whether threads win depends on the machine and its load (a second core
+    busy with another process makes the parallel run slower), so the runner
+    measures: the first ``2 * TRIALS`` runs alternate between the two modes,
+    then it keeps to the faster one (median of the last ``TRIALS`` runs of
+    each) and re-measures the other every ``RECHECK`` runs.  Both modes give
+    identical results; only heavy graphs (``Schedule.worthwhile``) get here,
+    so the two clock reads per run cost nothing measurable.
+    """
+
+    TRIALS = 3
+    RECHECK = 32
+
+    __slots__ = ("schedule", "times", "calls")
 
     def __init__(self, schedule):
         self.schedule = schedule
-        self.run = schedule.run_parallel
+        self.times = ([], [])  # seconds of recent sequential, parallel runs
+        self.calls = 0
+
+    def choice(self) -> bool:
+        """True to run in parallel next."""
+        sequential, parallel = self.times
+        if len(sequential) < self.TRIALS or len(parallel) < self.TRIALS:
+            return len(parallel) < len(sequential)
+        faster = statistics.median(parallel) < statistics.median(sequential)
+        return (not faster) if self.calls % self.RECHECK == 0 else faster
+
+    def run(self, args) -> list:
+        self.calls += 1
+        mode = self.choice()
+        start = time.perf_counter()
+        result = (self.schedule.run_parallel if mode else self.schedule.run)(args)
+        bucket = self.times[mode]
+        bucket.append(time.perf_counter() - start)
+        if len(bucket) > self.TRIALS:
+            del bucket[0]
+        return result
+
+
+def adaptive(schedule) -> Adaptive:
+    """The ``Adaptive`` runner of ``schedule`` (one per schedule, so it keeps learning)."""
+    if schedule.adaptive is None:
+        schedule.adaptive = Adaptive(schedule)
+    return schedule.adaptive
 
 
 def runner(graph, parallel: bool = True):
-    """The fastest way to run ``graph``: ``callable(args) -> outputs``."""
+    """The fastest way to run ``graph``: ``callable(args) -> outputs`` (``parallel=False``:
+    never threads)."""
     schedule = plan(graph)
-    return schedule.run_parallel if parallel and schedule.worthwhile else schedule.run
+    return adaptive(schedule).run if parallel and schedule.worthwhile else schedule.run
 
 
 def run_graph(graph, args, parallel: bool = True) -> list:
@@ -405,7 +496,7 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
     count = 0
     while maximum_iterations is None or count < maximum_iterations:
         if count == HOT_ITERATIONS:
-            compiled = _compiled_loop(cond, body)
+            compiled = _compiled_loop(cond, body, maximum_iterations is not None)
             if compiled is not None:
                 remaining = None if maximum_iterations is None else maximum_iterations - count
                 return compiled(loop_vars + invariant, remaining)
@@ -416,15 +507,34 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
     return loop_vars
 
 
-def _compiled_loop(cond, body):
-    key = (id(cond), len(cond.operations), len(body.operations))
-    found = body.__dict__.get("_compiled_loop")
+def _while_step(op, library):
+    """The call of a ``While`` step: ``run_loop`` (tiered), same results as the kernel."""
+    cond, body = library[op.attrs["cond"]], library[op.attrs["body"]]
+    limit = op.attrs.get("maximum_iterations")
+    single = len(op.outputs) == 1
+
+    def call(*args):
+        values = run_loop(cond, body, args, limit)
+        return values[0] if single else tuple(values)
+
+    return call
+
+
+# op type -> builder of its step's call, for ops the schedule runs its own way
+STEP_RULES = {"While": _while_step}
+
+
+def _compiled_loop(cond, body, bounded: bool):
+    """``jit.compile_loop(cond, body, bounded)``, cached on ``body`` (None if it cannot compile)."""
+    key = (id(cond), len(cond.operations), len(body.operations), bounded)
+    cache = body.__dict__.setdefault("_compiled_loops", {})
+    found = cache.get(bounded)
     if found is None or found[0] != key:
         from autograph.runtime import jit
 
         try:
-            fn = jit.compile_loop(cond, body)[0]
+            fn = jit.compile_loop(cond, body, bounded)[0]
         except jit.JitUnsupported:
             fn = None
-        found = body._compiled_loop = (key, fn)
+        found = cache[bounded] = (key, fn)
     return found[1]

@@ -9,7 +9,8 @@ graph runs without the Python source that traced it::
     function def = {"name", "outer" (enclosing graph's name or None),
                     "nodes": [{"name", "type", "inputs": ["x:0", ...],
                                "control_inputs": ["op", ...], "attrs": {...},
-                               "outputs": [{"dtype", "shape"}], "location"}],
+                               "outputs": [{"dtype", "shape"[, "weak": true]}],
+                               "location"}],
                     "inputs": ["x:0"], "outputs": ["add:0"],
                     "captures": [["outer_graph", "outer:0", "capture:0"]],
                     "last_stateful": "op" or None}
@@ -93,9 +94,17 @@ def _encode_node(op: Operation) -> dict:
         "inputs": [t.name for t in op.inputs],
         "control_inputs": [c.name for c in op.control_inputs],
         "attrs": {k: encode_attr(op.attrs[k]) for k in sorted(op.attrs)},
-        "outputs": [{"dtype": t.dtype.name, "shape": encode_attr(t.shape)} for t in op.outputs],
+        "outputs": [_encode_output(t) for t in op.outputs],
         "location": op.location,
     }
+
+
+def _encode_output(tensor: Tensor) -> dict:
+    """An output's type; ``"weak": true`` only for a weakly typed tensor (older defs stay valid)."""
+    out = {"dtype": tensor.dtype.name, "shape": encode_attr(tensor.shape)}
+    if tensor.weak:
+        out["weak"] = True
+    return out
 
 
 def _encode_graph(graph: Graph) -> dict:
@@ -180,7 +189,8 @@ def _build_graph(fdef: dict, library: dict) -> tuple[Graph, dict]:
             raise GraphDefError(f"{where} uses {e.args[0]!r} before it is defined") from None
         op = Operation(graph, node["name"], node["type"], inputs, attrs, control, node.get("location"))
         op.outputs = [
-            Tensor(op, i, dtypes.as_dtype(out["dtype"]), _decode_shape(out["shape"])) for i, out in enumerate(node["outputs"])
+            Tensor(op, i, dtypes.as_dtype(out["dtype"]), _decode_shape(out["shape"]), bool(out.get("weak", False)))
+            for i, out in enumerate(node["outputs"])
         ]
         graph.operations.append(op)
         graph.unique_name(op.name)

@@ -9,6 +9,13 @@ building an ``Equal`` op), ``a & b`` (``LogicalAnd`` on bools,
 
 Binary dunders return ``NotImplemented`` for operands that are not numeric
 (``t == None`` is then plain Python ``False``).
+
+The table also decides weak typing (``Tensor.weak``, NEP 50): an operator
+Python spells on numbers gives a Python number (``1.0 + 2`` is a float,
+``abs(-1)`` an int, ``1 < 2`` a bool), so ``install()`` gives every op type
+here the rule "weak when all inputs are weak".  Ops reached only through
+``rt.*`` functions (``Sqrt``, ``Maximum``, ``Sum``, ...) return numpy values
+eagerly, and keep the default rule: strongly typed.
 """
 
 from __future__ import annotations
@@ -17,9 +24,9 @@ import dataclasses
 
 import numpy as np
 
-from autograph.runtime import dtypes
+from autograph.runtime import dtypes, op_registry
 from autograph.runtime.ops import indexing, math
-from autograph.runtime.ops._common import dtype_of, is_weak
+from autograph.runtime.ops._common import dtype_of, is_python_number, is_weakly_typed
 from autograph.runtime.tensor import Tensor
 
 
@@ -70,7 +77,7 @@ def template(op_type: str) -> str | None:
 
 
 def _numeric(value) -> bool:
-    if isinstance(value, (Tensor, np.ndarray, np.generic)) or is_weak(value):
+    if isinstance(value, (Tensor, np.ndarray, np.generic)) or is_python_number(value):
         return True
     if isinstance(value, (list, tuple)):
         try:
@@ -84,7 +91,7 @@ def _choose(candidates, operands) -> Spelling:
     """The spelling among ``candidates`` (sharing one dunder) that fits the operands' dtype kind."""
     if len(candidates) == 1:
         return candidates[0]
-    kinds = {dtype_of(v).kind for v in operands if not is_weak(v)} or {dtype_of(operands[0]).kind}
+    kinds = {dtype_of(v).kind for v in operands if not is_weakly_typed(v)} or {dtype_of(operands[0]).kind}
     kind = "b" if kinds == {"b"} else "i"
     for spelling in candidates:
         if kind in spelling.kinds:
@@ -126,10 +133,11 @@ def _getitem(self, key):
 
 
 def install() -> None:
-    """Puts the operator dunders of ``SPELLINGS`` on ``Tensor``."""
+    """Puts the operator dunders of ``SPELLINGS`` on ``Tensor``; sets their ops' weak typing rule."""
     groups: dict[str, list[Spelling]] = {}
     for spelling in SPELLINGS:
         groups.setdefault(spelling.dunder, []).append(spelling)
+        op_registry.set_weak_rule(spelling.op_type, op_registry.weak_if_all_inputs_weak)
     for dunder, candidates in groups.items():
         if "{1}" in candidates[0].template:
             setattr(Tensor, dunder, _binary_method(candidates, reflected=False))

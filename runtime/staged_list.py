@@ -43,7 +43,16 @@ def _rt():
 
 
 def _is_weak(value) -> bool:
-    return type(value) in (bool, int, float)
+    """A Python number or a weakly typed tensor (NEP 50: it takes the strongly typed elements' dtype)."""
+    return type(value) in (bool, int, float) or (isinstance(value, Tensor) and value.weak)
+
+
+# a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
+_KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
+
+
+def _as_number(value):
+    return _KIND_NUMBERS[value.dtype.kind] if isinstance(value, Tensor) else value
 
 
 def _describe(value) -> str:
@@ -86,7 +95,10 @@ def element_spec(elements, like=None, label="list", where="the loop"):
             f"the list '{label}' of {where} is empty and nothing is appended to it while tracing, so its "
             "element dtype is unknown. Append to it in the loop, or start from a tensor."
         )
-    dtype = dtypes.result_type(*strong, *weak)
+    if strong:
+        dtype = dtypes.result_type(*strong, *[_as_number(v) for v in weak])
+    else:  # weakly typed values only: numpy's dtype for them (a weak tensor's own)
+        dtype = dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in weak])
     elem_shape = elem_shapes[0]
     for other in elem_shapes[1:]:
         elem_shape = shapes.relax(elem_shape, other)
@@ -140,13 +152,13 @@ def list_append(target, item):
     where = f"the append at {user_location() or '<unknown>'}"
     if current_graph() is None:
         raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
-    if _is_weak(item):
+    if _is_weak(item) and not isinstance(item, Tensor):
         item = op_registry.constant(item, dtypes.result_type(target.dtype, item))
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
         item = op_registry.constant(item)
     if item.dtype != target.dtype:
-        if dtypes.result_type(target.dtype, item.dtype) != target.dtype:
+        if dtypes.result_type(target.dtype, _as_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
                 f"{where} adds a {item.dtype.name} element to the staged list {target.name} of "
                 f"{target.dtype.name} elements; all elements of a staged list share one dtype. Cast the "

@@ -5,6 +5,16 @@ value, only a dtype and a static shape.  Its Python operators (``+``, ``<``,
 ``@``, ``-t``, ``t[i]``, ...) build graph operations; they are installed from
 the one table of operator spellings in ``runtime/spellings.py``.
 
+A tensor is *weakly typed* (``weak``) when it stands for a Python number:
+a ``Const`` made from a Python ``bool``/``int``/``float``, a branch or loop
+variable that is a Python number on every path, and what Python's own
+operators compute from such values only.  As in NumPy 2 (NEP 50) and JAX,
+a weak tensor combined with a strongly typed one takes that one's dtype
+(``weak float64 * float32 -> float32``); two weak values combine by
+numpy's rules and stay weak.  Weakness only steers dtype decisions while
+tracing (the op library inserts the casts it implies), so a graph runs the
+same whether or not its tensors still carry the flag.
+
 Python constructs that need a concrete value -- ``bool(t)``, ``iter(t)``,
 ``len(t)`` -- raise ``TracingError``: in code autograph converted, control
 flow never asks for them; in code it did not convert, the message says how
@@ -45,17 +55,18 @@ class TensorSpec:
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
-    __slots__ = ("op", "value_index", "dtype", "shape")
+    __slots__ = ("op", "value_index", "dtype", "shape", "weak")
 
     # numpy must defer to our reflected operators: np.float32(2) * t -> t.__rmul__
     __array_priority__ = 1000
     __array_ufunc__ = None
 
-    def __init__(self, op, value_index, dtype, shape):
+    def __init__(self, op, value_index, dtype, shape, weak=False):
         self.op = op
         self.value_index = value_index
         self.dtype = dtype
         self.shape = shape
+        self.weak = weak  # stands for a Python number (NEP 50 weak typing); see the module docstring
 
     @property
     def name(self) -> str:
@@ -70,7 +81,8 @@ class Tensor:
         return None if self.shape is None else len(self.shape)
 
     def __repr__(self):
-        return f"<Tensor {self.name} {self.dtype.name}{shapes.format_shape(self.shape)}>"
+        weak = "weak " if self.weak else ""
+        return f"<Tensor {self.name} {weak}{self.dtype.name}{shapes.format_shape(self.shape)}>"
 
     __hash__ = object.__hash__  # identity, although == builds an Equal op
 

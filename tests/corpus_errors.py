@@ -54,6 +54,34 @@ def defined_in_while(n):
     return remainder_seen  # <- undefined_after_while
 
 
+def undefined_copied(n):
+    for i in range(n):
+        last_seen = i
+    snapshot = last_seen  # <- undefined_copied
+    return [snapshot]
+
+
+def undefined_appended(flag):
+    out = []
+    if flag:
+        pending_item = 1
+    out.append(pending_item)  # <- undefined_appended
+    return out
+
+
+scale_factor = 100
+
+
+def local_read_before_assignment(xs):
+    # scale_factor is local here (assigned below), so Python raises
+    # UnboundLocalError; it must not silently read the global of that name.
+    if xs:
+        xs[0] += scale_factor  # <- read_before_assignment
+    if not xs:
+        scale_factor = 0
+    return xs
+
+
 def tagged_line(fn, tag):
     """The file and line number of the ``# <- tag`` comment in ``fn``."""
     import inspect

@@ -470,3 +470,56 @@ def countdown_range_step(n):
     for i in range(n, 0, -2):
         out.append(i)
     return out
+
+
+@check([1, 4, 9], [], [5])
+def deltas_with_previous(xs):
+    out = []
+    for i, x in enumerate(xs):
+        if i > 0:
+            out.append(x - prev)
+        prev = x
+    return out
+
+
+@check([1, -2, -3], [1], [])
+def defined_before_break_used_after(xs):
+    for x in xs:
+        if x < 0:
+            first_negative = x
+            break
+    else:
+        return None
+    return first_negative
+
+
+@check(3, 0)
+def defined_and_used_under_same_condition(n):
+    if n > 0:
+        value = n * 2
+    if n > 0:
+        value += 1
+        return value
+    return -1
+
+
+@check(3, 0)
+def defined_in_first_iteration(n):
+    total = 0
+    for i in range(n):
+        if i == 0:
+            base = 10
+        total += base + i
+    return total
+
+
+@check(2, 0)
+def inner_function_reads_later_binding(n):
+    def show():
+        return label * 2
+
+    label = "x" if n else "y"
+    out = []
+    for _ in range(n):
+        out.append(show())
+    return out

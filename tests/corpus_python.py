@@ -9,6 +9,7 @@ tests/test_behaviour.py checks convert(f) == f on each.
 """
 
 import contextlib
+import functools
 import math
 
 from corpus_registry import LOG, call, check
@@ -711,3 +712,47 @@ def matrix_in_place_augassign(m):
             m[i][j] *= 2
             m[i][j] -= i
     return m
+
+
+def logged(fn):
+    """A user decorator (functools.wraps) that records each call."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        LOG.append(fn.__name__)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@check(5, 0)
+@logged
+def decorated_by_user(n):
+    total = 0
+    for i in range(n):
+        if i % 2:
+            total += i
+    return total
+
+
+class Scaler:
+    scale = 3
+
+    @classmethod
+    def scale_all(cls, xs):
+        out = []
+        for x in xs:
+            out.append(x * cls.scale)
+        return out
+
+    @staticmethod
+    def first_negative(xs):
+        for x in xs:
+            if x < 0:
+                return x
+        return None
+
+
+@check([1, 2], [])
+def calls_class_and_static_methods(xs):
+    return Scaler.scale_all(xs), Scaler.first_negative(xs + [-1])

@@ -17,6 +17,7 @@ source, variables undefined on some path.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 import sys
@@ -45,7 +46,7 @@ PARAMS = [
 
 def _has_control_flow(fn) -> bool:
     """Whether fn's own body (not nested defs) has if/while/for statements."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn.__code__)))
     todo = list(tree.body[0].body)
     while todo:
         node = todo.pop()
@@ -129,7 +130,8 @@ def test_converted_matches_original(case, spec):
 def test_control_flow_is_converted(case):
     target = case.target()
     code = ag.to_code(target)
-    assert isinstance(code, str) and f"def {target.__name__}(" in code, code
+    # The function's own code (a decorator's wrapper keeps the wrapped name).
+    assert isinstance(code, str) and f"def {target.__code__.co_name}(" in code, code
     if _has_control_flow(target):
         assert "ag__." in code, f"{case.name}: control flow left unconverted:\n{code}"
 
@@ -298,6 +300,36 @@ def test_assert_failure_keeps_message_and_line():
     assert frames and frames[-1].lineno == assert_line
 
 
+def test_classmethod_and_staticmethod():
+    scale_all = ag.convert(corpus_python.Scaler.scale_all)
+    first_negative = ag.convert(corpus_python.Scaler.first_negative)
+    assert scale_all([1, 2]) == corpus_python.Scaler.scale_all([1, 2]) == [3, 6]
+    assert first_negative([1, -2, -3]) == -2
+    assert first_negative([]) is None
+
+
+def test_converting_a_converted_function():
+    @ag.convert
+    def countdown(n):
+        out = []
+        while n > 0:
+            out.append(n)
+            n -= 2
+        return out
+
+    assert ag.convert(countdown)(5) == countdown(5) == [5, 3, 1]
+    code = ag.to_code(countdown)
+    assert "@ag.convert" not in code and "ag__.while_stmt" in code, code
+
+
+def test_recursion_keeps_reasonable_depth():
+    # Converted recursion costs a few frames per level (the converted call,
+    # the if_stmt, the branch body); it must still reach an eighth of the
+    # recursion limit, where the original reaches nearly all of it.
+    depth = sys.getrecursionlimit() // 8
+    assert ag.convert(corpus_python.factorial)(depth) == corpus_python.factorial(depth)
+
+
 # ---------------------------------------------------------------- part 3
 
 
@@ -412,17 +444,48 @@ def test_calling_a_function_without_source_from_converted_code_still_works():
 
 
 @pytest.mark.parametrize(
-    "fn, args, ok_args, name",
+    "fn, args, ok_args, name, tag",
     [
-        pytest.param(corpus_errors.maybe_defined, (False,), (True,), "result_value", id="if"),
-        pytest.param(corpus_errors.defined_in_loop, (0,), (3,), "last_item", id="for"),
-        pytest.param(corpus_errors.defined_in_while, (0,), (4,), "remainder_seen", id="while"),
+        pytest.param(
+            corpus_errors.maybe_defined, (False,), (True,), "result_value",
+            "undefined_after_if", id="if",
+        ),
+        pytest.param(
+            corpus_errors.defined_in_loop, (0,), (3,), "last_item",
+            "undefined_after_loop", id="for",
+        ),
+        pytest.param(
+            corpus_errors.defined_in_while, (0,), (4,), "remainder_seen",
+            "undefined_after_while", id="while",
+        ),
+        pytest.param(
+            corpus_errors.undefined_copied, (0,), (3,), "last_seen",
+            "undefined_copied", id="copied-to-another-variable",
+        ),
+        pytest.param(
+            corpus_errors.undefined_appended, (False,), (True,), "pending_item",
+            "undefined_appended", id="appended-to-a-list",
+        ),
+        pytest.param(
+            corpus_errors.local_read_before_assignment, ([1],), ([],), "scale_factor",
+            "read_before_assignment", id="local-shadowing-a-global",
+        ),
     ],
 )
-def test_variable_undefined_on_some_path(fn, args, ok_args, name):
+def test_variable_undefined_on_some_path(fn, args, ok_args, name, tag):
     converted = ag.convert(fn)
     assert converted(*ok_args) == fn(*ok_args)
+    with pytest.raises(NameError):  # what the original does (UnboundLocalError)
+        fn(*copy.deepcopy(args))
     with pytest.raises((NameError, ag.AutoGraphError), match=rf"\b{name}\b") as info:
-        converted(*args)
-    # Not a crash inside the library: the error names the user's variable.
+        result = converted(*copy.deepcopy(args))
+        pytest.fail(f"returned {result!r} instead of raising an error naming {name!r}")
+    # Not a crash inside the library: the error names the user's variable,
+    # and the traceback reaches the line that uses it.
     assert not isinstance(info.value, (AttributeError, TypeError))
+    filename, line = corpus_errors.tagged_line(fn, tag)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(f.filename == filename and f.lineno == line for f in frames), (
+        f"no traceback frame at {filename}:{line}: "
+        + ", ".join(f"{f.filename}:{f.lineno}" for f in frames)
+    )

@@ -32,7 +32,7 @@ import re
 import warnings
 from typing import Callable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import autograph as ag
@@ -50,6 +50,7 @@ INT_VARS = ("a", "b", "c", "d")
 LIST_VARS = ("xs", "ys")
 MAX_DEPTH = 3
 MAX_ITERATIONS = 4
+_JUMPS = ("break", "continue", "return")
 
 
 class ProgramWriter:
@@ -61,7 +62,12 @@ class ProgramWriter:
         # With maybe_undefined, ``e`` is assigned and read like the other
         # ints but never bound up front: reads may hit an unbound local.
         self.maybe_undefined = maybe_undefined
-        self.ints = INT_VARS + (("e",) if maybe_undefined else ())
+
+    def int_var(self, scope: tuple = ()) -> str:
+        """An int variable; in maybe_undefined mode ``e`` half of the time."""
+        if self.maybe_undefined and self.choose(0, 1):
+            return "e"
+        return self.pick(INT_VARS + scope)
 
     def pick(self, options):
         return options[self.choose(0, len(options) - 1)]
@@ -69,10 +75,10 @@ class ProgramWriter:
     # -- expressions
 
     def int_expr(self, scope: tuple, depth: int = 0) -> str:
-        kind = self.choose(0, 11) if depth < 2 else self.choose(0, 2)
+        kind = self.choose(0, 12) if depth < 2 else self.choose(0, 2)
         lst = self.pick(LIST_VARS)
         if kind == 0:
-            return self.pick(self.ints + scope)
+            return self.int_var(scope)
         if kind == 1:
             return str(self.choose(-3, 5))
         if kind == 2:
@@ -96,6 +102,8 @@ class ProgramWriter:
             return f"({lst}[-1] if {lst} else {sub()})"
         if kind == 10:
             return f"max({sub()}, {sub()})"
+        if kind == 12:
+            return f"helper({sub()}, {lst})"
         return f"abs({sub()})"
 
     def cond(self, scope: tuple, depth: int = 0) -> str:
@@ -123,7 +131,10 @@ class ProgramWriter:
     def block(self, scope: tuple, depth: int, in_loop: bool) -> list[str]:
         lines = []
         for _ in range(self.choose(1, 3)):
-            lines += self.statement(scope, depth, in_loop)
+            statement = self.statement(scope, depth, in_loop)
+            lines += statement
+            if len(statement) == 1 and statement[0].split()[0] in _JUMPS:
+                break  # no dead code after a jump, as in real programs
         return lines
 
     def statement(self, scope: tuple, depth: int, in_loop: bool) -> list[str]:
@@ -139,15 +150,15 @@ class ProgramWriter:
         expr = lambda: self.int_expr(scope)  # noqa: E731
         lst = self.pick(LIST_VARS)
         if kind == "assign":
-            return [f"{self.pick(self.ints)} = {expr()}"]
+            return [f"{self.int_var()} = {expr()}"]
         if kind == "augassign":
-            return [f"{self.pick(self.ints)} {self.pick(('+=', '-='))} {expr()}"]
+            return [f"{self.int_var()} {self.pick(('+=', '-='))} {expr()}"]
         if kind == "append":
             return [f"{lst}.append({expr()})"]
         if kind == "pop":
             if self.choose(0, 3):
-                return [f"if {lst}:", f"    {self.pick(self.ints)} = {lst}.pop()"]
-            return [f"{self.pick(self.ints)} = {lst}.pop()"]  # may raise IndexError
+                return [f"if {lst}:", f"    {self.int_var()} = {lst}.pop()"]
+            return [f"{self.int_var()} = {lst}.pop()"]  # may raise IndexError
         if kind == "subscript":
             return [f"if {lst}:", f"    {lst}[{expr()} % len({lst})] += {expr()}"]
         if kind == "break":
@@ -221,7 +232,24 @@ class ProgramWriter:
             body.append("return a, b, c, d, xs, ys, e")
         else:
             body.append("return a, b, c, d, xs, ys")
-        return "\n".join(["def prog(a, b, xs):"] + _indent(body)) + "\n"
+        return HELPER + "\n".join(["def prog(a, b, xs):"] + _indent(body)) + "\n"
+
+
+# A user function every program may call: converted recursively, with an
+# early return from a loop, a while loop, and a mutation of its argument.
+HELPER = """\
+def helper(v, lst):
+    for k in range(len(lst)):
+        if lst[k] == v:
+            return k
+    while v > 10:
+        v //= 2
+    if len(lst) > 6:
+        lst.pop()
+    return v
+
+
+"""
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -295,6 +323,12 @@ def check_program(source: str) -> None:
 
 _EXAMPLES = int(os.environ.get("AUTOGRAPH_DIFF_EXAMPLES", "500"))
 _RANDOM = os.environ.get("AUTOGRAPH_DIFF_RANDOM") == "1"
+# On failure: shrink to a small program and report it, but skip the costly
+# "explain" phase and the hunt for further distinct bugs.
+_FAILURE_REPORTING = dict(
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+    report_multiple_bugs=False,
+)
 
 
 @settings(
@@ -304,6 +338,7 @@ _RANDOM = os.environ.get("AUTOGRAPH_DIFF_RANDOM") == "1"
     database=None,
     print_blob=_RANDOM,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    **_FAILURE_REPORTING,
 )
 @given(programs())
 def test_converted_program_matches_original(source):
@@ -317,6 +352,7 @@ def test_converted_program_matches_original(source):
     database=None,
     print_blob=_RANDOM,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    **_FAILURE_REPORTING,
 )
 @given(programs(maybe_undefined=True))
 def test_program_with_maybe_unbound_variable_matches_original(source):
@@ -355,11 +391,13 @@ def _features(source: str) -> set[str]:
             found.add(node.attr)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
             found.add("subscript augassign")
+        elif isinstance(node, ast.Name) and node.id == "helper":
+            found.add("helper call")
         inner = loop_depth + isinstance(node, (ast.For, ast.While))
         for child in ast.iter_child_nodes(node):
             visit(child, inner)
 
-    visit(ast.parse(source), 0)
+    visit(ast.parse(source.removeprefix(HELPER)), 0)
     return found
 
 
@@ -370,7 +408,7 @@ def test_program_writer_covers_the_constructs():
     wanted = (
         "for", "while", "while True", "nested loops", "loop else", "break", "continue",
         "return in loop", "elif", "and", "or", "not", "ternary", "append", "pop",
-        "subscript augassign",
+        "subscript augassign", "helper call",
     )
     counts = {name: 0 for name in wanted}
     for source in sources:

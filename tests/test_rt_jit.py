@@ -230,3 +230,23 @@ def test_rt_function_jit_compile_matches_interpreter():
         np.testing.assert_array_equal(compiled(np.float32(0.75), np.int32(n)), plain(np.float32(0.75), np.int32(n)))
     cf = compiled.get_concrete_function(rt.TensorSpec((), "float32"), rt.TensorSpec((), "int32"))
     assert "while True:" in cf.compiled_source()
+
+
+def test_generated_source_is_deterministic():
+    sources = {jit.compile_graph(trace(collatz, I0))[1] for _ in range(3)}
+    assert len(sources) == 1
+
+
+def test_compile_loop_runs_a_while_with_a_runtime_iteration_budget():
+    g = trace(collatz, I0)
+    (op,) = [o for o in g.operations if o.type == "While"]
+    cond, body = g.library[op.attrs["cond"]], g.library[op.attrs["body"]]
+    fn, source = jit.compile_loop(cond, body)
+    assert source.startswith(f"def {body.name}_jit(args, limit):")
+    start = [np.int32(27), np.int32(0)]
+    assert [int(v) for v in fn(start, 1000)] == [1, 111]
+    assert [int(v) for v in fn(start, 3)] == [124, 3]  # 27 -> 82 -> 41 -> 124
+    assert [int(v) for v in fn(start, 0)] == [27, 0]
+    unbounded, source = jit.compile_loop(cond, body, bounded=False)
+    assert "iterations" not in source
+    assert [int(v) for v in unbounded(start, None)] == [1, 111]

@@ -501,3 +501,86 @@ def test_graphs_loaded_from_a_graph_def_optimize_too():
     assert "6.0" in o.to_text()
     for n in (0, 3):
         same_results(g, o, [X3, np.int32(n)])
+
+
+def _acceptance_program(x, n):
+    dup = rt.exp(x) * 2.0 + rt.exp(x) * 2.0
+    k = rt.sqrt(rt.constant(16.0, "float32")) * 10.0
+    if rt.constant(False):
+        dead = rt.tanh(x)
+    else:
+        dead = x
+    i = 0
+    total = dup
+    while i < n:
+        total = total + rt.sin(x) * k
+        i += 1
+    return total + dead
+
+
+def test_acceptance_through_ag_function():
+    import autograph as ag
+
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    optimized = ag.function(_acceptance_program)
+    plain = ag.function(_acceptance_program, optimize=False)
+    cf = optimized.get_concrete_function(x, np.int32(3))
+    text = cf.execution_graph.to_text()
+    assert text.count("Exp(") == 1 and "Sqrt" not in text and "Tanh" not in text and "If(" not in text
+    body = next(sub for name, sub in cf.execution_graph.library.items() if "body" in name)
+    assert "Sin" not in body.to_text()
+    assert "Tanh" in cf.graph.to_text()  # the traced graph is kept as it was
+    for n in (0, 1, 4):
+        np.testing.assert_array_equal(optimized(x, np.int32(n)), plain(x, np.int32(n)))
+
+
+def test_licm_hoists_a_stateless_invariant_if():
+    def f(x, p, n):
+        def body(i, s):
+            c = rt.cond(p, lambda: rt.exp(x) * 2.0, lambda: rt.cos(x))
+            return i + 1, s + c
+
+        return rt.while_loop(lambda i, s: i < n, body, (0, x))[1]
+
+    g = trace(f, F3, ("bool", ()), I0)
+    o = optimize(g, check=True)
+    body = next(sub for name, sub in o.library.items() if "body" in name)
+    assert types(body) == ["Add", "Add"]
+    assert "If" in types(o)
+    for p in (True, False):
+        for n in (0, 3):
+            same_results(g, o, [X3, np.bool_(p), np.int32(n)])
+
+
+def test_licm_keeps_an_if_with_a_loop_or_side_effect_inside():
+    def f(x, p, n):
+        def body(i, s):
+            c = rt.cond(p, lambda: rt.while_loop(lambda j, t: j < n, lambda j, t: (j + 1, t * 2.0), (0, x))[1],
+                        lambda: x)
+            rt.cond(p, lambda: rt.print("iteration"), lambda: None)
+            return i + 1, s + c
+
+        return rt.while_loop(lambda i, s: i < n, body, (0, x))[1]
+
+    g = trace(f, F3, ("bool", ()), I0)
+    o = optimize(g, check=True)
+    body = next(sub for name, sub in o.library.items() if name.startswith("while_body") and
+                any(op.type == "If" for op in sub.operations))
+    assert types(body).count("If") == 2
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        same_results(g, o, [X3, np.bool_(True), np.int32(2)])
+
+
+def test_while_whose_condition_has_side_effects_is_kept():
+    def f(x):
+        def cond(i):
+            rt.print("checking")
+            return i > 10
+
+        return rt.while_loop(cond, lambda i: (i + 1,), (rt.constant(0),))[0] + 1
+
+    g = trace(f, F3)
+    o = optimize(g, check=True)
+    assert "While" in o.to_text()
+    assert _printed(o, [X3])[0] == "checking\n"

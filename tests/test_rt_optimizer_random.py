@@ -64,7 +64,9 @@ def build(prog):
                 limit = n if use_n else rt.constant(3)
 
                 def body(i, s):
-                    return i + 1, s * 0.5 + rt.tanh(inv) * 0.25
+                    invariant = rt.cond(rt.reduce_sum(inv) > 0.0, lambda: rt.tanh(inv), lambda: inv * 0.5)
+                    varying = rt.cond(i % 2 == 0, lambda: s * 0.5, lambda: s - invariant)
+                    return i + 1, varying + rt.tanh(inv) * 0.25
 
                 values.append(rt.while_loop(lambda i, s: i < limit, body, (0, start + 0.0 * inv))[1])
         return values[-1], values[len(values) // 2]

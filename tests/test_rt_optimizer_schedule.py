@@ -172,19 +172,19 @@ def test_run_loop_compiles_hot_loops_once():
     g, op = loop_graph()
     body = g.library[op.attrs["body"]]
     run_while_op(g, op, 5, 1.0)
-    assert "_compiled_loop" not in body.__dict__  # cold: interpreted only
+    assert "_compiled_loops" not in body.__dict__  # cold: interpreted only
     run_while_op(g, op, 100, 1.0)
-    compiled = body.__dict__["_compiled_loop"][1]
+    compiled = body.__dict__["_compiled_loops"][False][1]
     assert compiled is not None
     run_while_op(g, op, 100, 1.0)
-    assert body.__dict__["_compiled_loop"][1] is compiled
+    assert body.__dict__["_compiled_loops"][False][1] is compiled
 
 
 def test_run_loop_falls_back_when_the_body_cannot_compile():
     g, op = loop_graph(body_extra=lambda i, s: rt.py_function(lambda v: v, [s], "float32"))
     expected = executor.run_graph(g, [np.int32(50), np.float32(2.0)])
     assert_same(expected, run_while_op(g, op, 50, 2.0))
-    assert g.library[op.attrs["body"]].__dict__["_compiled_loop"][1] is None
+    assert g.library[op.attrs["body"]].__dict__["_compiled_loops"][False][1] is None
 
 
 def test_run_loop_errors_in_compiled_iterations_name_the_op():
@@ -200,3 +200,64 @@ def _fail_at_40(i, s):
     if i == 40:
         raise RuntimeError("iteration 40")
     return s
+
+
+def test_parallel_plan_offers_a_runner_when_the_schedule_beats_the_executor():
+    g, _ = loop_graph()
+    runner = schedule.parallel_plan(g)
+    assert runner is not None and runner.run == runner.schedule.run
+    assert_same(executor.run_graph(g, [np.int32(300), np.float32(0.5)]), runner.run([np.int32(300), np.float32(0.5)]))
+    plain = trace(lambda x: x + 1.0, ("float32", (3,)))
+    assert schedule.parallel_plan(plain) is None
+
+
+def test_rt_function_runs_hot_loops_compiled_with_identical_results():
+    def f(n):
+        return rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, rt.cond(i % 3 == 0, lambda: s + 1.0,
+                                                                                  lambda: s - 0.25)),
+                             (0, rt.constant(0.0, "float64")))[1]
+
+    fast, slow = rt.function(f), rt.function(f, optimize=False, parallel=False)
+    for n in (0, 10, 1000):
+        assert fast(np.int32(n)) == slow(np.int32(n))
+
+
+class _StubSchedule:
+    """Stands for a Schedule: records which runner the adaptive policy picked."""
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, args):
+        self.calls.append("sequential")
+        return args
+
+    def run_parallel(self, args):
+        self.calls.append("parallel")
+        return args
+
+
+def test_adaptive_runner_tries_both_modes_then_keeps_the_faster():
+    stub = _StubSchedule()
+    runner = schedule.Adaptive(stub)
+    trials = schedule.Adaptive.TRIALS
+    for _ in range(2 * trials):
+        runner.run([1])
+    assert stub.calls.count("parallel") == stub.calls.count("sequential") == trials
+    runner.times = ([2.0] * trials, [1.0] * trials)  # parallel measured faster
+    assert runner.choice() is True
+    runner.times = ([1.0] * trials, [2.0] * trials)  # sequential measured faster
+    assert runner.choice() is False
+    runner.calls = schedule.Adaptive.RECHECK  # time to re-measure the other mode
+    assert runner.choice() is True
+
+
+def test_runner_uses_the_adaptive_policy_only_for_heavy_parallel_graphs():
+    a = ("float32", (1 << 18,))
+    g = trace(two_chains, a, a)
+    assert schedule.runner(g) == schedule.adaptive(schedule.plan(g)).run
+    assert schedule.runner(g, parallel=False) == schedule.plan(g).run
+    x = np.linspace(-1, 1, 1 << 18).astype(np.float32)
+    expected = executor.run_graph(g, [x, x])
+    for _ in range(2 * schedule.Adaptive.TRIALS + 1):
+        assert_same(expected, schedule.run_graph(g, [x, x]))

@@ -1,8 +1,11 @@
 """Helpers shared by the op families: weak scalars, dtype probes, static values.
 
-* ``promote(values)`` gives Python scalars (weakly typed, NEP 50) the dtype
-  numpy would give them next to the other operands, so ``t + 1`` keeps an
-  int32 ``t`` int32 both eagerly and in a graph.
+* ``promote(values)`` applies weak typing (NEP 50) to an op's operands:
+  Python numbers and weakly typed tensors (``Tensor.weak``) take the dtype
+  numpy gives them next to the strongly typed operands, so ``t + 1`` keeps
+  an int32 ``t`` int32 and ``y * x`` with a weak float64 ``y`` (a Python
+  float merged by an ``if``) and a float32 ``x`` is float32, both eagerly
+  and in a graph.
 * ``probe_dtype(fn, dtypes)`` computes an op's result dtype by calling its
   numpy kernel on tiny arrays: eager and graph results agree by construction.
 * ``static_value(t)`` / ``partial_value(t)`` read what is known of a tensor's
@@ -16,15 +19,30 @@ import warnings
 
 import numpy as np
 
-from autograph.runtime import dtypes
+from autograph.runtime import dtypes, op_registry
 from autograph.runtime.tensor import Tensor
 
-_WEAK_TYPES = (bool, int, float)
+_PYTHON_NUMBERS = (bool, int, float)
+
+# a Python number of each dtype kind: how a weakly typed value enters NEP 50 promotion
+_KIND_SCALARS = {"b": False, "i": 0, "u": 0, "f": 0.0}
 
 
-def is_weak(value) -> bool:
-    """True for Python scalars (not numpy scalars): they take their partner's dtype."""
-    return type(value) in _WEAK_TYPES
+def is_python_number(value) -> bool:
+    """True for Python numbers (not numpy scalars): they are weakly typed."""
+    return type(value) in _PYTHON_NUMBERS
+
+
+def is_weakly_typed(value) -> bool:
+    """True for Python numbers and weakly typed tensors: they take a strongly typed partner's dtype."""
+    return type(value) in _PYTHON_NUMBERS or (isinstance(value, Tensor) and value.weak)
+
+
+def as_python_number(value):
+    """A weakly typed value as NEP 50 promotion sees it: a Python number (of a weak tensor's kind)."""
+    if isinstance(value, Tensor):
+        return _KIND_SCALARS[value.dtype.kind]
+    return value
 
 
 def dtype_of(value) -> np.dtype:
@@ -35,21 +53,36 @@ def dtype_of(value) -> np.dtype:
 
 
 def promote(values) -> list:
-    """``values`` with every Python scalar converted to its promoted numpy dtype.
+    """``values`` with the weakly typed ones converted to the dtype NEP 50 gives them.
 
-    Scalars are converted only when some operand is not a Python scalar;
-    ``promote([t_int32, 1, 2.5])`` gives the scalars the dtype
-    ``np.result_type(int32, 1, 2.5)`` (float64).
+    With a strongly typed operand (a strong tensor, a numpy value), the weak
+    ones -- Python numbers and weak tensors alike -- take
+    ``np.result_type(*strong dtypes, *weak as Python numbers)``: Python
+    numbers become numpy values of that dtype, weak tensors are cast to it
+    (``promote([t_int32, 1, 2.5])`` gives the scalars float64).  Among weak
+    operands only, Python numbers take the weak tensors' dtype and stay weak
+    (a weak int32 loop counter plus ``1`` stays a weak int32).  All Python
+    numbers: unchanged.
     """
-    weak = [v for v in values if is_weak(v)]
-    if not weak or len(weak) == len(values):
+    if not any(is_weakly_typed(v) for v in values):
         return list(values)
-    strong = [dtype_of(v) for v in values if not is_weak(v)]
-    target = dtypes.result_type(*strong, *weak)
-    return [_weak_as(v, target) if is_weak(v) else v for v in values]
+    strong = [dtype_of(v) for v in values if not is_weakly_typed(v)]
+    if strong:
+        target = dtypes.result_type(*strong, *[as_python_number(v) for v in values if is_weakly_typed(v)])
+        return [_weak_as(v, target) if is_weakly_typed(v) else v for v in values]
+    tensors = [v.dtype for v in values if isinstance(v, Tensor)]
+    if not tensors or len(tensors) == len(values):
+        return list(values)
+    target = dtypes.result_type(*tensors, *[v for v in values if not isinstance(v, Tensor)])
+    return [v if isinstance(v, Tensor) else op_registry.constant(_weak_as(v, target), target, weak=True)
+            for v in values]
 
 
 def _weak_as(value, dtype):
+    if isinstance(value, Tensor):
+        if value.dtype == dtype:
+            return value
+        return op_registry.apply_op("Cast", [value], {"dtype": dtype})
     try:
         return np.asarray(value, dtype=dtype)
     except OverflowError:

@@ -20,7 +20,7 @@ from autograph.runtime import dtypes, op_registry, shapes
 from autograph.runtime.graph import current_graph
 from autograph.runtime.ops._common import (
     check_int_attr,
-    is_weak,
+    is_python_number,
     normalize_axis,
     partial_value,
     promote,
@@ -271,9 +271,9 @@ def tensor_range(start, limit=None, delta=1, dtype=None, name=None):
         start, limit = 0, start
     values = promote([start, limit, delta])
     if dtype is None:
-        dtype = dtypes.result_type(*[v if is_weak(v) else v.dtype for v in values])
+        dtype = dtypes.result_type(*[v if is_python_number(v) else v.dtype for v in values])
     dtype = dtypes.as_dtype(dtype)
-    values = [np.asarray(v, dtype) if is_weak(v) else v for v in values]
+    values = [np.asarray(v, dtype) if is_python_number(v) else v for v in values]
     return op_registry.apply_op("Range", values, {"dtype": dtype}, name=name)
 
 

@@ -1,5 +1,11 @@
 """Core ops: ``Placeholder``, ``Const``, ``Identity``, ``Cast``.
 
+Weak typing: a ``Const`` or ``Cast`` with the attr ``weak=True`` has a
+weakly typed output (a ``Const`` made from a Python number; a ``Cast`` for
+Python's ``int()``/``float()``, which give Python numbers); ``Identity``
+keeps its input's weakness.  A ``Placeholder``'s weakness is set by the
+graph's caller (a weak loop variable, a captured weak tensor).
+
 ``Placeholder`` and ``Const`` are never run by the executor (their values
 come from the arguments and from the op's ``value`` attribute); they are
 registered so that inference, verification and the optimizer treat every op
@@ -22,7 +28,7 @@ def _placeholder_kernel(**attrs):
     )
 
 
-def _cast_kernel(x, *, dtype):
+def _cast_kernel(x, *, dtype, weak=False):
     return np.asarray(x).astype(dtype, copy=False)
 
 
@@ -31,20 +37,27 @@ op_registry.register(
     infer=lambda inputs, attrs: [(attrs["dtype"], attrs["shape"])],
     kernel=_placeholder_kernel,
 )
+def _const_kernel(*, value, dtype, weak=False):
+    return value
+
+
 op_registry.register(
     "Const",
     infer=lambda inputs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
-    kernel=lambda *, value, dtype: value,
+    kernel=_const_kernel,
+    weak=op_registry.weak_from_attr,
 )
 op_registry.register(
     "Identity",
     infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
     kernel=lambda x: x,
+    weak=op_registry.weak_if_all_inputs_weak,
 )
 op_registry.register(
     "Cast",
     infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["dtype"]), inputs[0].shape)],
     kernel=_cast_kernel,
+    weak=op_registry.weak_from_attr,
 )
 
 
@@ -66,10 +79,15 @@ def identity(x, name=None):
     return op_registry.apply_op("Identity", [x], name=name)
 
 
-def cast(x, dtype, name=None):
-    """``x`` converted to ``dtype`` (numpy ``astype`` semantics: floats truncate toward zero)."""
+def cast(x, dtype, name=None, weak=False):
+    """``x`` converted to ``dtype`` (numpy ``astype`` semantics: floats truncate toward zero).
+
+    ``weak=True`` (while tracing) makes the result weakly typed, like the
+    Python number ``int(x)`` / ``float(x)`` give.
+    """
     dtype = dtypes.as_dtype(dtype)
     if not hasattr(x, "dtype"):
         x = np.asarray(x)
         dtypes.as_dtype(dtype_of(x))
-    return op_registry.apply_op("Cast", [x], {"dtype": dtype}, name=name)
+    attrs = {"dtype": dtype, "weak": True} if weak and current_graph() is not None else {"dtype": dtype}
+    return op_registry.apply_op("Cast", [x], attrs, name=name)

@@ -51,7 +51,7 @@ import numpy as np
 from autograph.runtime import dtypes, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import current_graph, user_location
-from autograph.runtime.op_registry import apply_op, get, register
+from autograph.runtime.op_registry import apply_op, get, register, register_conversion
 from autograph.runtime.tensor import Tensor
 
 __all__ = ["Variable", "VariableHandle", "print", "py_function", "random", "export_variable", "import_variable"]
@@ -391,6 +391,8 @@ def _register_codec():
 
 
 _register_codec()
+# A variable is an op input like a tensor: ``rt.sin(v)`` reads it (eagerly numpy reads it through __array__).
+register_conversion(Variable, Variable.read_value)
 
 
 def _infer_read(inputs, attrs):

@@ -49,7 +49,7 @@ def run_kernel(op, values):
     results = result if len(op.outputs) > 1 else (result,)
     arrays = []
     for value, out in zip(results, op.outputs):
-        array = np.asarray(value)
+        array = np.array(value)  # a copy: never a view of another constant
         if array.dtype != out.dtype or array.size > MAX_FOLDED_ELEMENTS:
             return None
         arrays.append(array)
@@ -104,6 +104,8 @@ def _push_constants(graph, args) -> bool:
 
 def _fold_while(rw, op):
     cond = graph_util.subgraphs(op)[0]
+    if graph_util.graph_is_stateful(cond):  # the condition's side effects happen even if it is false
+        return None
     known = {id(p): graph_util.const_value(a) for p, a in zip(cond.all_inputs, op.inputs)}
     outputs = evaluate(cond, known)
     if len(outputs) != 1 or outputs[0] is None or bool(outputs[0]):

@@ -15,7 +15,7 @@ captures (an extra ``While`` input, with a matching placeholder in both
 ``cond`` and ``body``).
 
 The rule table ``HOIST`` says, per op type, whether it may move (default:
-yes, for stateless ops without sub-graphs).  Ops that can fail on some
+yes, for stateless ops; an ``If`` when its branches could move too).  Ops that can fail on some
 values (gathers, slices, reshapes, ...) stay put: the loop might run zero
 times, and hoisting would then raise an error the program never raised.
 """
@@ -43,6 +43,16 @@ HOIST = {
 
 
 def _movable(op) -> bool:
+    """May ``op`` run once before the loop instead of in every iteration?
+
+    A stateless ``If`` may, when everything in its branches may (so no
+    ``While``: a loop that might never have run is not started early).
+    """
+    if op.type == "If":
+        return not graph_util.is_stateful(op) and all(
+            inner.type in ("Placeholder", "Const") or _movable(inner)
+            for branch in graph_util.subgraphs(op) for inner in branch.operations
+        )
     if not HOIST.get(op.type, True) or op.type in graph_util.SUBGRAPH_ATTRS:
         return False
     return not graph_util.is_stateful(op)
@@ -83,9 +93,14 @@ def _hoist(rw, op):
             if outer_t is None:
                 outer_t = invariant[id(t)] = rw.const(t.op.attrs["value"], t.op)
             args.append(outer_t)
+        mapping = {id(t): a for t, a in zip(inner.inputs, args)}
         inner.graph = outer
         inner.name = outer.unique_name(graph_util.base_name(inner.name))
         inner.inputs = args
+        for sub in graph_util.subgraphs(inner):  # an If: its branches now hang off ``outer``
+            sub.outer = outer
+            sub.captures = [(mapping[id(o)], i) for o, i in sub.captures]
+            sub._capture_map = {id(o): i for o, i in sub.captures}
         rw.emit(inner)
     body.operations = [o for o in body.operations if id(o) not in moved_ids]
     _recapture(op, cond, body, moved)
