@@ -14,6 +14,10 @@ LOOPS = (gast.While, gast.For, gast.AsyncFor)
 SKIP = "skip"
 """Annotation on nested functions converters must leave alone (generators, async)."""
 
+FUNCTIONS_CACHE = "functions"
+"""Annotation on the converted function: the result of ``functions`` (set once
+the ``unsupported`` pass has marked the ``SKIP`` functions; passes add none)."""
+
 
 def child_blocks(node):
     """The statement lists directly owned by ``node`` (bodies, handlers, cases)."""
@@ -48,13 +52,16 @@ def transform_blocks(node, fn, into_functions=True):
 
 
 def walk_scope(node):
-    """Every node of ``node``'s own scope (not descending into nested scopes)."""
+    """Every node of ``node``'s own scope, in source order (not entering nested scopes)."""
     stack = list(_children(node))
+    stack.reverse()
     while stack:
         current = stack.pop()
         yield current
         if type(current) not in SCOPES:
-            stack.extend(_children(current))
+            children = list(_children(current))
+            children.reverse()
+            stack.extend(children)
 
 
 def _children(node):
@@ -75,6 +82,9 @@ def functions(node):
     """
     if type(node) is gast.Lambda:
         return []
+    cached = anno.get(node, FUNCTIONS_CACHE, None)
+    if cached is not None:
+        return cached
     result = [node]
     stack = [node]
     while stack:
@@ -96,7 +106,7 @@ def body_start(function) -> int:
 
 def negate(test):
     """``not test`` (hand-built: a single operator node)."""
-    return gast.UnaryOp(op=gast.Not(), operand=test)
+    return _located_like(gast.UnaryOp(op=gast.Not(), operand=test), test)
 
 
 def conjoin(first, second):
@@ -107,7 +117,13 @@ def conjoin(first, second):
             values.extend(operand.values)
         else:
             values.append(operand)
-    return gast.BoolOp(op=gast.And(), values=values)
+    return _located_like(gast.BoolOp(op=gast.And(), values=values), values[-1])
+
+
+def _located_like(node, origin):
+    if getattr(origin, "lineno", None) is not None:
+        gast.copy_location(node, origin)
+    return node
 
 
 def rewrite(node, visit):

@@ -26,7 +26,7 @@ class Options:
 
 
 class Context:
-    __slots__ = ("filename", "options", "namer", "namespace", "freevars", "function_name")
+    __slots__ = ("filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus")
 
     def __init__(self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>"):
         self.filename = filename
@@ -35,6 +35,8 @@ class Context:
         self.namespace = namespace
         self.freevars = frozenset(freevars)
         self.function_name = function_name
+        # Whether the function contains `:=` anywhere (set by the unsupported pass).
+        self.has_walrus = True
 
     def location(self, node) -> str:
         return errors.at(self.filename, getattr(node, "lineno", None))

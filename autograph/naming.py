@@ -1,8 +1,8 @@
 """Fresh names for generated symbols, never colliding with the user's names.
 
 ``Namer(used).new('if_body')`` returns ``if_body`` the first time, then
-``if_body_1``, ``if_body_2``...; a name the user's code mentions anywhere in
-the function is skipped.
+``if_body_1``, ``if_body_2``... (``retval_``, then ``retval_1``); a name the
+user's code mentions anywhere in the function is skipped.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ class Namer:
     def new(self, base: str) -> str:
         name = base
         counter = 0
+        separator = "" if base.endswith("_") else "_"
         while name in self.used:
             counter += 1
-            name = f"{base}_{counter}"
+            name = f"{base}{separator}{counter}"
         self.used.add(name)
         return name

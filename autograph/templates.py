@@ -66,7 +66,24 @@ class _Cloner:
         self.used.add(key)
         if type(ctx) is gast.Store:
             set_store_ctx(value)
+        if self.location is not None:
+            self._locate_missing(value)
         return value
+
+    def _locate_missing(self, node):
+        """Gives hand-built nodes (names, constants, tuples) the template's location."""
+        if "lineno" in type(node)._attributes:
+            if getattr(node, "lineno", None) is not None:
+                return  # a located (user) subtree
+            self._located(node)
+        for field in node._fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        self._locate_missing(item)
+            elif isinstance(value, gast.AST):
+                self._locate_missing(value)
 
     def clone(self, node):
         kind = type(node)

@@ -22,8 +22,8 @@ import gast
 from autograph import ast_util, templates
 
 
-def _lower(node):
-    if type(node) is not gast.IfExp or ast_util.contains_type(node, gast.NamedExpr):
+def _lower(node, has_walrus):
+    if type(node) is not gast.IfExp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
         return node
     text = ast.unparse(gast.gast_to_ast(node.test))
     return templates.replace_as_expression(
@@ -33,9 +33,11 @@ def _lower(node):
 
 
 def transform(node, ctx):
+    def lower(inner):
+        return _lower(inner, ctx.has_walrus)
+
     if type(node) is gast.Lambda:
-        node.body = ast_util.rewrite(gast.Expr(value=node.body), _lower).value
-        node.body = _lower(node.body)
+        node.body = lower(ast_util.rewrite(gast.Expr(value=node.body), lower).value)
         return node
-    ast_util.rewrite_body(node, _lower)
+    ast_util.rewrite_body(node, lower)
     return node

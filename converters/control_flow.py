@@ -48,9 +48,9 @@ What each closure declares comes from the analyses (never re-derived):
 
 A ``for`` target that is a plain name not live after the loop is the body's
 parameter (``def loop_body(i):``); otherwise the body assigns it from
-``itr``.  ``global``/``nonlocal`` statements of the user are hoisted to the
-top of the function (they apply to the whole function anyway) and repeated
-in the bodies that assign those names.
+``itr``.  ``nonlocal`` statements of the user are hoisted to the top of the
+function (they apply to the whole function anyway) and repeated in the
+bodies that assign those names.
 """
 
 from __future__ import annotations
@@ -64,14 +64,12 @@ from autograph import anno, ast_util, qual_names, templates
 _BODY = """
 def name():
     nonlocal nonlocals
-    global globals_
     body
 """
 
 _FOR_BODY = """
 def name(param):
     nonlocal nonlocals
-    global globals_
     body
 """
 
@@ -89,7 +87,6 @@ def get_state():
 _SET_STATE = """
 def set_state(vars_):
     nonlocal nonlocals
-    global globals_
     state = vars_
 """
 
@@ -103,33 +100,46 @@ def _bound_in(statements) -> set:
     """Names bound anywhere in ``statements`` (from the activity annotations)."""
     bound = set()
     for statement in statements:
-        modified = anno.get(statement, anno.MODIFIED, None)
-        if modified is not None:
-            bound.update(m for m in modified if not qual_names.is_composite(m))
-            continue
-        bound.update(anno.get(statement, anno.DEFS, ()))
+        cached = statement.__dict__.get("_ag_bound")
+        if cached is None:
+            cached = statement._ag_bound = _bound_in_statement(statement)
+        bound |= cached
+    return bound
+
+
+def _bound_in_statement(statement) -> frozenset:
+    modified = anno.get(statement, anno.MODIFIED, None)
+    if modified is not None:
+        return frozenset(m for m in modified if not qual_names.is_composite(m))
+    bound = set(anno.get(statement, anno.DEFS, ()))
+    if type(statement) not in ast_util.SCOPES:
         for owner, field in ast_util.child_blocks(statement):
-            if type(statement) not in ast_util.SCOPES:
-                bound |= _bound_in(getattr(owner, field))
+            bound |= _bound_in(getattr(owner, field))
         for handler in getattr(statement, "handlers", ()):
             bound.update(anno.get(handler, anno.DEFS, ()))
-    return bound
+    return frozenset(bound)
 
 
 def _referenced(statements) -> set:
     """Names ``statements`` read or bind anywhere (from the activity annotations)."""
     names = set()
     for statement in statements:
-        names.update(anno.get(statement, anno.USES, ()))
-        names.update(anno.get(statement, anno.DEFS, ()))
-        if type(statement) in ast_util.SCOPES:
-            continue
+        cached = statement.__dict__.get("_ag_referenced")
+        if cached is None:
+            cached = statement._ag_referenced = _referenced_statement(statement)
+        names |= cached
+    return names
+
+
+def _referenced_statement(statement) -> frozenset:
+    names = set(anno.get(statement, anno.USES, ())) | set(anno.get(statement, anno.DEFS, ()))
+    if type(statement) not in ast_util.SCOPES:
         for owner, field in ast_util.child_blocks(statement):
             names |= _referenced(getattr(owner, field))
         for handler in getattr(statement, "handlers", ()):
             names.update(anno.get(handler, anno.USES, ()))
             names.update(anno.get(handler, anno.DEFS, ()))
-    return names
+    return frozenset(names)
 
 
 class _Frame:
@@ -150,7 +160,7 @@ class _Frame:
 
 
 class _FunctionConverter:
-    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads")
+    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits")
 
     def __init__(self, ctx, scope):
         self.ctx = ctx
@@ -159,6 +169,8 @@ class _FunctionConverter:
         self.itr_name = None
         self.frames = [_Frame(scope.locals)]
         self.unbound_reads = set()
+        # Undefined placeholders emitted directly in the converted function, by name.
+        self.top_level_inits = {}
 
     # -- helpers ----------------------------------------------------------------
 
@@ -167,12 +179,6 @@ class _FunctionConverter:
             self.vars_name = self.ctx.namer.new("vars_")
         return self.vars_name
 
-    def _declarations(self, names):
-        """Splits ``names`` a closure assigns into (nonlocal, global) lists."""
-        names = sorted(names)
-        globals_ = [n for n in names if n in self.scope.globals]
-        nonlocals = [n for n in names if n not in self.scope.globals]
-        return nonlocals, globals_
 
     def _place(self, definitions, referenced):
         """Puts closure ``definitions`` in the outermost frame that can see ``referenced``.
@@ -196,7 +202,7 @@ class _FunctionConverter:
 
     def _body_function(self, base, statements, bound, visible, origin, param=None, referenced=None):
         name = self.ctx.namer.new(base)
-        nonlocals, globals_ = self._declarations(bound & visible)
+        nonlocals = sorted(bound & visible)
         owned = bound - visible
         if param is not None:
             owned = owned | {param}
@@ -206,7 +212,7 @@ class _FunctionConverter:
         template = _BODY if param is None else _FOR_BODY
         extra = {} if param is None else {"param": param}
         code = templates.replace(
-            template, origin=origin, name=name, nonlocals=nonlocals, globals_=globals_, body=body, **extra,
+            template, origin=origin, name=name, nonlocals=nonlocals, body=body, **extra,
         )
         if referenced is None:
             referenced = _referenced(statements)
@@ -237,17 +243,41 @@ class _FunctionConverter:
             names = owner.states[key] = (get_name, set_name)
         return templates.name(names[0]), templates.name(names[1])
 
+    def _extra_test(self, test, origin, code):
+        """The name of the closure testing a for loop's jump flags (``not break_``).
+
+        The test reads only flags, which the jump converters assign before
+        the loop: like state functions, one closure per distinct test, in the
+        outermost frame that sees its flags.
+        """
+        flags = frozenset(n.id for n in gast.walk(test) if type(n) is gast.Name)
+        key = ("extra_test", ast.dump(gast.gast_to_ast(test)))
+        owner = self.frames[0]
+        for frame in reversed(self.frames):
+            if flags & frame.owned:
+                owner = frame
+                break
+        name = owner.states.get(key)
+        if name is None:
+            name = owner.states[key] = self.ctx.namer.new("extra_test")
+            definition = templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test)
+            if owner is self.frames[-1]:
+                code += definition
+            else:
+                owner.pending.extend(definition)
+        return name
+
     def _define_state_functions(self, state, origin):
         get_name = self.ctx.namer.new("get_state")
         set_name = self.ctx.namer.new("set_state")
         plain = {s for s in state if not qual_names.is_composite(s)}
-        nonlocals, globals_ = self._declarations(plain)
+        nonlocals = sorted(plain)
         getter = templates.replace(
             _GET_STATE, origin=origin, get_state=get_name, state=_state_tuple(state, store=False)
         )
         setter = templates.replace(
             _SET_STATE, origin=origin, set_state=set_name, vars_=self._vars(), nonlocals=nonlocals,
-            globals_=globals_, state=_state_tuple(state, store=True),
+            state=_state_tuple(state, store=True),
         )
         return getter + setter, get_name, set_name
 
@@ -255,11 +285,14 @@ class _FunctionConverter:
         defined = anno.get(node, anno.DEFINED_IN)
         inits = []
         for name in sorted(visible):
-            if name in self.scope.globals or name in self.scope.nonlocals:
+            if name in self.scope.nonlocals:
                 continue
             if name in live_in and name in defined:
                 continue
-            inits += templates.replace(_UNDEFINED, origin=node, name=name, symbol=templates.constant(name))
+            init = templates.replace(_UNDEFINED, origin=node, name=name, symbol=templates.constant(name))
+            if len(self.frames) == 1:
+                self.top_level_inits.setdefault(name, []).extend(init)
+            inits += init
         return inits
 
     def _symbols(self, node):
@@ -306,6 +339,8 @@ class _FunctionConverter:
         placeholder at the top of the function (see ``transform``).
         """
         maybe_unbound = self.scope.locals - anno.get(statement, anno.MUST_DEFINED, self.scope.locals)
+        if maybe_unbound and self.ctx.has_walrus:
+            maybe_unbound -= {n.target.id for n in gast.walk(statement) if type(n) is gast.NamedExpr}
         if not maybe_unbound:
             return []
         unbound_reads = self.unbound_reads
@@ -381,7 +416,7 @@ class _FunctionConverter:
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
         test_name = self.ctx.namer.new("loop_test")
-        test_nonlocals, _ = self._declarations(anno.get(node, anno.DEFS))
+        test_nonlocals = sorted(anno.get(node, anno.DEFS))
         code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
         code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
         body_name, body = self._body_function("loop_body", node.body, _bound_in(node.body), visible, node)
@@ -410,7 +445,6 @@ class _FunctionConverter:
         if (
             type(target) is gast.Name
             and target.id not in visible
-            and target.id not in self.scope.globals
             and target.id not in self.scope.nonlocals
         ):
             param = target.id
@@ -419,18 +453,16 @@ class _FunctionConverter:
             if self.itr_name is None:
                 self.itr_name = self.ctx.namer.new("itr")
             param = self.itr_name
-            iterate_names = ast.unparse(gast.gast_to_ast(target))
+            if type(target) is gast.Tuple and all(type(e) is gast.Name for e in target.elts):
+                iterate_names = ", ".join(e.id for e in target.elts)
+            else:
+                iterate_names = ast.unparse(gast.gast_to_ast(target))
             body_statements = templates.replace("target = itr", origin=node, target=target, itr=param) + body_statements
             bound |= anno.get(node, anno.DEFS)
         code = []
         extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
         if extra_test is not None:
-            test_name = self.ctx.namer.new("extra_test")
-            code += self._place(
-                templates.replace(_TEST, origin=node, name=test_name, nonlocals=[], test=extra_test),
-                set(anno.get(node, anno.USES)),
-            )
-            extra_ref = templates.name(test_name)
+            extra_ref = templates.name(self._extra_test(extra_test, node, code))
         else:
             extra_ref = templates.constant(None)
         body_name, body = self._body_function(
@@ -462,28 +494,20 @@ def _state_tuple(state, store):
 
 
 def _hoist_declarations(function):
-    """Moves the function's own ``global``/``nonlocal`` statements to its top."""
-    declarations = [n for n in ast_util.walk_scope(function) if type(n) in (gast.Global, gast.Nonlocal)]
+    """Moves the function's own ``nonlocal`` statements to its top (``global`` is rejected earlier)."""
+    declarations = [n for n in ast_util.walk_scope(function) if type(n) is gast.Nonlocal]
     if not declarations:
         return
-    globals_ = sorted({name for d in declarations if type(d) is gast.Global for name in d.names})
-    nonlocals = sorted({name for d in declarations if type(d) is gast.Nonlocal for name in d.names})
+    nonlocals = sorted({name for d in declarations for name in d.names})
 
     def drop(statements):
-        kept = [s for s in statements if type(s) not in (gast.Global, gast.Nonlocal)]
+        kept = [s for s in statements if type(s) is not gast.Nonlocal]
         if statements and not kept:
             kept = [gast.copy_location(gast.Pass(), statements[0])]
         return kept
 
     ast_util.transform_blocks(function, drop, into_functions=False)
-    function.body = [s for s in function.body if type(s) not in (gast.Global, gast.Nonlocal)] or function.body
-    hoisted = templates.replace(
-        """
-        global globals_
-        nonlocal nonlocals
-        """,
-        origin=declarations[0], globals_=globals_, nonlocals=nonlocals,
-    )
+    hoisted = templates.replace("nonlocal nonlocals", origin=declarations[0], nonlocals=nonlocals)
     start = ast_util.body_start(function)
     function.body[start:start] = hoisted
 
@@ -495,8 +519,13 @@ def transform(node, ctx):
         converter = _FunctionConverter(ctx, scope)
         body = converter.block(function.body)
         start = ast_util.body_start(function)
-        while start < len(body) and type(body[start]) in (gast.Global, gast.Nonlocal):
+        while start < len(body) and type(body[start]) is gast.Nonlocal:
             start += 1
+        # Names checked on read get their placeholder once, at the top; their
+        # placeholders before statements of the function itself are redundant.
+        redundant = {id(s) for name in converter.unbound_reads for s in converter.top_level_inits.get(name, ())}
+        if redundant:
+            body = [s for s in body if id(s) not in redundant]
         inits = []
         for name in sorted(converter.unbound_reads):
             inits += templates.replace(_UNDEFINED, origin=function, name=name, symbol=templates.constant(name))

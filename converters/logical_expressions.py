@@ -1,7 +1,8 @@
 """Lowers ``and``, ``or`` and ``not`` to ``ag__.and_``, ``ag__.or_`` and ``ag__.not_``.
 
-Both operands of ``and``/``or`` become closures, so short-circuit
-evaluation (and the value Python returns) is preserved.
+The second operand of ``and``/``or`` becomes a closure, so short-circuit
+evaluation (and the value Python returns) is preserved; the first one is
+always evaluated, so it stays a plain expression.
 
 Before::
 
@@ -10,7 +11,7 @@ Before::
 
 After::
 
-    if ag__.and_(lambda: ag__.not_(done), lambda: ag__.or_(lambda: i < n, lambda: force)):
+    if ag__.and_(ag__.not_(done), lambda: ag__.or_(i < n, lambda: force)):
         ...
 
 An expression containing an assignment expression (``:=``) is left as is.
@@ -23,13 +24,13 @@ import gast
 from autograph import ast_util, templates
 
 
-def _lower(node):
+def _lower(node, has_walrus):
     kind = type(node)
     if kind is gast.UnaryOp and type(node.op) is gast.Not:
         return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
-    if kind is not gast.BoolOp or ast_util.contains_type(node, gast.NamedExpr):
+    if kind is not gast.BoolOp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
         return node
-    template = "ag__.and_(lambda: a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(lambda: a, lambda: b)"
+    template = "ag__.and_(a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(a, lambda: b)"
     result = node.values[-1]
     for value in reversed(node.values[:-1]):
         result = templates.replace_as_expression(template, origin=node, a=value, b=result)
@@ -37,9 +38,11 @@ def _lower(node):
 
 
 def transform(node, ctx):
+    def lower(inner):
+        return _lower(inner, ctx.has_walrus)
+
     if type(node) is gast.Lambda:
-        node.body = ast_util.rewrite(gast.Expr(value=node.body), _lower).value
-        node.body = _lower(node.body)
+        node.body = lower(ast_util.rewrite(gast.Expr(value=node.body), lower).value)
         return node
-    ast_util.rewrite_body(node, _lower)
+    ast_util.rewrite_body(node, lower)
     return node

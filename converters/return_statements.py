@@ -61,7 +61,7 @@ class _ReturnLowering(lowering.Lowering):
 def _needs_lowering(function) -> bool:
     """True if a ``return`` of ``function`` is nested inside another statement."""
     for statement in function.body:
-        if type(statement) is not gast.Return:
+        if type(statement) is not gast.Return and type(statement) not in ast_util.SCOPES:
             for node in ast_util.walk_scope(statement):
                 if type(node) is gast.Return:
                     return True

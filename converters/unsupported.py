@@ -49,7 +49,8 @@ def _check_function(function, ctx):
             raise ctx.error(node, "'await'/'async' syntax", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
         if kind is gast.Try and node.finalbody:
             for statement in node.finalbody:
-                for inner in [statement, *ast_util.walk_scope(statement)]:
+                inner_nodes = [statement] if type(statement) in ast_util.SCOPES else [statement, *ast_util.walk_scope(statement)]
+                for inner in inner_nodes:
                     if type(inner) in _JUMPS:
                         word = type(inner).__name__.lower()
                         raise ctx.error(inner, f"'{word}' inside a 'finally' block", f"Move the '{word}' after the try statement.")
@@ -84,6 +85,8 @@ def _rewrite_super(function):
         return node
 
     for statement in function.body:
+        if type(statement) in ast_util.SCOPES:
+            continue
         for node in [statement, *ast_util.walk_scope(statement)]:
             for field in node._fields:
                 value = getattr(node, field)
@@ -96,13 +99,23 @@ def _rewrite_super(function):
 def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
         raise ctx.error(node, "'async def'", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
+    nested, has_walrus, mentions_super = [], False, False
     for inner in gast.walk(node):
-        if inner is not node and type(inner) in ast_util.FUNCTIONS:
-            if type(inner) is gast.AsyncFunctionDef or _is_generator(inner):
-                anno.set(inner, ast_util.SKIP, True)
-    for function in ast_util.functions(node):
+        kind = type(inner)
+        if kind in ast_util.FUNCTIONS and inner is not node:
+            nested.append(inner)
+        elif kind is gast.NamedExpr:
+            has_walrus = True
+        elif kind is gast.Name and inner.id == "super":
+            mentions_super = True
+    for inner in nested:
+        if type(inner) is gast.AsyncFunctionDef or _is_generator(inner):
+            anno.set(inner, ast_util.SKIP, True)
+    functions = ast_util.functions(node)
+    anno.set(node, ast_util.FUNCTIONS_CACHE, functions)
+    for function in functions:
         _check_function(function, ctx)
-    for function in ast_util.functions(node):
-        if function is node and type(node) is not gast.Lambda:
-            _rewrite_super(function)
+    if mentions_super and type(node) is not gast.Lambda:
+        _rewrite_super(node)
+    ctx.has_walrus = has_walrus
     return node

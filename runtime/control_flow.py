@@ -20,6 +20,11 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 * builtins on tensors: ``range_``, ``len_`` (the static first dimension
   when known), ``int_``/``float_`` (casts), ``abs_``, ``enumerate_``,
   ``zip_``, ``print_`` (``rt.print``, which prints at every execution);
+  what Python gives as a Python number -- ``int()``, ``float()``,
+  ``len()``, the items of ``range()`` and the positions of ``enumerate()``
+  -- is a weakly typed tensor (NEP 50), so ``float(n) * x`` or
+  ``i * x`` keep a float32 ``x`` float32 as in Python; iterating
+  ``rt.range`` gives strongly typed numpy values, as ``np.arange`` does;
 * ``list_append``/``list_pop`` on staged lists (``staged_list``) and
   ``aug_setitem`` (``x[i] += v`` on a tensor, which is immutable: a new
   tensor with row ``i`` updated); ``assert_`` emits a stateful ``Assert``.

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, executor, op_registry, shapes
+from autograph.runtime import dtypes, executor, op_registry, schedule, shapes
 from autograph.runtime.cf_trace import UndefinedReturnValue, build_cond, build_while
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import current_graph, user_location
@@ -86,31 +86,9 @@ def _infer_while(inputs, attrs):
 
 
 def _while_kernel(*args, cond, body, library, maximum_iterations=None):
-    body_graph = library[body]
-    cond_run = _plan(library[cond]).run
-    body_run = _plan(body_graph).run
-    n = len(body_graph.outputs)
-    if n == len(args):  # no loop-invariant captures: the loop variables are the whole argument list
-        loop_vars = args
-        if maximum_iterations is None:
-            while cond_run(loop_vars)[0]:
-                loop_vars = body_run(loop_vars)
-        else:
-            for _ in range(maximum_iterations):
-                if not cond_run(loop_vars)[0]:
-                    break
-                loop_vars = body_run(loop_vars)
-    else:
-        loop_vars, invariant = list(args[:n]), list(args[n:])
-        if maximum_iterations is None:
-            while cond_run(loop_vars + invariant)[0]:
-                loop_vars = body_run(loop_vars + invariant)
-        else:
-            for _ in range(maximum_iterations):
-                if not cond_run(loop_vars + invariant)[0]:
-                    break
-                loop_vars = body_run(loop_vars + invariant)
-    return loop_vars[0] if n == 1 else tuple(loop_vars)
+    # The loop itself (interpreted, then compiled once hot) is the scheduler's.
+    loop_vars = schedule.run_loop(library[cond], library[body], args, maximum_iterations)
+    return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
 
 
 def _weak_if(inputs, attrs):

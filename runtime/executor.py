@@ -173,7 +173,7 @@ class Plan:
                 else:
                     result = call()
             except Exception as e:  # noqa: BLE001 - every failure gets the op's context
-                raise _wrap(e, op) from e
+                raise wrap_error(e, op) from e
             if out.__class__ is int:
                 env[out] = result
             else:
@@ -258,7 +258,7 @@ def _location(op) -> str:
     return op.location or "<unknown location>"
 
 
-def _wrap(error: Exception, op) -> ExecutionError:
+def wrap_error(error: Exception, op) -> ExecutionError:
     """``error`` raised by ``op``'s kernel, as an ExecutionError with the op's context."""
     from autograph.runtime import printer
 

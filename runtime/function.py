@@ -386,12 +386,26 @@ class ConcreteFunction:
                               "running the interpreter instead", AutoGraphWarning)
         if self._compiled is not None:
             self._run = self._compiled[0]
+            self._copy_constant_outputs(graph)
             return
-        self._run = executor.plan(graph).run
-        if function.parallel:
-            parallel_plan = schedule.parallel_plan(graph)
-            if parallel_plan is not None:  # only when independent heavy ops can overlap
-                self._run = parallel_plan.run
+        self._run = schedule.runner(graph, parallel=function.parallel)
+        self._copy_constant_outputs(graph)
+
+    def _copy_constant_outputs(self, graph):
+        """Returns copies of outputs that are ``Const`` values (folding makes many), so a
+        caller editing a returned array in place cannot change the next call's result."""
+        constants = [i for i, t in enumerate(graph.outputs) if t.op.type == "Const" and t.shape]
+        if not constants:
+            return
+        run = self._run
+
+        def run_copying(args):
+            values = list(run(args))
+            for i in constants:
+                values[i] = values[i].copy()
+            return values
+
+        self._run = run_copying
 
     def _call_flat(self, leaves):
         """Runs the graph on the array leaves; returns the structured numpy result."""

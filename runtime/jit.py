@@ -5,17 +5,21 @@ takes one numpy value per ``graph.all_inputs`` and returns the list of
 output values, exactly like ``executor.run_graph``.  The generated code::
 
     def f_jit(args):
-        x, n = args
-        const = _const              # constants become locals
-        i = const_1
-        while True:                 # While -> while
-            less = i < n
-            if not less:
-                break
-            if ...:                 # If -> if / else
-                ...
-            i = add
-        return [i]
+        try:
+            x, n = args
+            const = _const          # constants become locals
+            i = const_1
+            while True:             # While -> while
+                less = i < n
+                if not less:
+                    break
+                if ...:             # If -> if / else
+                    ...
+                i = add
+            return [i]
+        except Exception as e:      # re-raised naming the failing op
+            _fail(e)
+            raise
 
 * every tensor is a local variable named after its op;
 * ops with an operator spelling (``runtime/spellings.py``: ``Add`` ->
@@ -92,7 +96,7 @@ def _failure_reporter(filename, line_ops):
                 op = line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         if op is not None and not isinstance(error, AutoGraphError):
-            raise executor._wrap(error, op) from error
+            raise executor.wrap_error(error, op) from error
 
     return fail
 

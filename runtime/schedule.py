@@ -35,8 +35,7 @@ a loop that keeps going continues in code compiled by ``jit.compile_loop``
 ``Schedule`` runs its ``While`` steps that way (``STEP_RULES``).
 
 Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
-``parallel_plan(graph)`` (a runner when the schedule beats the executor's
-plan, else None), ``run_graph``, ``run_loop``.
+``run_graph``, ``run_loop``.
 """
 
 from __future__ import annotations
@@ -247,7 +246,8 @@ class Schedule:
         for i, p in enumerate(preds):
             for j in sorted(p):
                 self.succs[j].append(i)
-        self.heavy = [op_cost(op) >= HEAVY_COST for op in ops]
+        # side effects stay on the calling thread (user callbacks, printing, random streams)
+        self.heavy = [op_cost(op) >= HEAVY_COST and not _has_effects(op) for op in ops]
         self.uses: dict[int, int] = {}
         for step in self.steps:
             for slot in step.uniq_ins:
@@ -261,10 +261,6 @@ class Schedule:
             not (reach[j] >> i) & 1 and not (reach[i] >> j) & 1
             for a, i in enumerate(heavy) for j in heavy[a + 1:]
         )
-
-    def has_advantage(self) -> bool:
-        """True if the sequential run does better than the executor's: donation or tiered loops."""
-        return any(step.donor is not None or step.op.type in STEP_RULES for step in self.steps)
 
     def _env(self, args):
         if len(args) != self.nargs:
@@ -290,7 +286,7 @@ class Schedule:
                 else:
                     result = call()
             except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
-                raise executor._wrap(e, op) from e
+                raise executor.wrap_error(e, op) from e
             if out.__class__ is int:
                 env[out] = result
             else:
@@ -338,6 +334,11 @@ class Schedule:
         return [env[s] for s in self.output_slots]
 
 
+def _has_effects(op) -> bool:
+    opdef = op_registry.REGISTRY.get(op.type)
+    return bool(op.control_inputs) or op is op.graph.last_stateful or (opdef is not None and opdef.stateful)
+
+
 def _complete(step, succs, env, uses, keep, waiting, ready) -> None:
     """Bookkeeping after a step finished (calling thread only): frees and newly ready steps."""
     for slot in step.uniq_ins:
@@ -364,7 +365,7 @@ def _run_step(step, env, i, done):
             for slot, value in zip(step.outs, result):
                 env[slot] = value
     except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
-        error = executor._wrap(e, step.op)
+        error = executor.wrap_error(e, step.op)
         error.__cause__ = e
     if done is None:
         return error
@@ -399,26 +400,6 @@ def plan(graph) -> Schedule:
     if found is None or found.n_ops != len(graph.operations) or found.outputs is not graph.outputs:
         found = graph._schedule = Schedule(graph)
     return found
-
-
-def parallel_plan(graph):
-    """A runner (``.run(args)``) for ``graph`` when its ``Schedule`` beats the executor's
-    plan -- independent heavy steps to overlap (the adaptive parallel runner), buffers
-    to donate or a ``While`` to tier (the sequential runner) -- else None."""
-    schedule = plan(graph)
-    if schedule.worthwhile:
-        return _Runner(schedule, adaptive(schedule).run)
-    if schedule.has_advantage():
-        return _Runner(schedule, schedule.run)
-    return None
-
-
-class _Runner:
-    __slots__ = ("schedule", "run")
-
-    def __init__(self, schedule, run):
-        self.schedule = schedule
-        self.run = run
 
 
 class Adaptive:

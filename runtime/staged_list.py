@@ -16,8 +16,8 @@ receiver here:
 
 Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
 ``for x in l`` are the tensor operations on its first dimension.  All
-elements must share one dtype (Python numbers take it, NEP 50) and one
-shape (dimensions that differ become unknown).
+elements must share one dtype (Python numbers and weakly typed tensors take
+it, NEP 50) and one shape (dimensions that differ become unknown).
 
 ``build_while`` decides which lists to stage (the ones the body changes)
 through ``element_spec`` and builds initial values with ``stack``.

@@ -116,6 +116,13 @@ def _check_inference(graph, index, op, opdef) -> None:
                 f"output {i} of {op.name!r} is recorded with shape {shapes.format_shape(t.shape)}, "
                 f"incompatible with {shapes.format_shape(shape)} inferred from its inputs",
             )
+    if op.type == "Placeholder":  # a placeholder's weak typing comes from the value it stands for
+        return
+    weak = op_registry.weak_outputs(op.type, op.inputs, op.attrs, len(op.outputs))
+    for i, (expected, t) in enumerate(zip(weak, op.outputs)):
+        if t.weak != expected:
+            kind = "weakly" if expected else "strongly"
+            _fail(graph, index, f"output {i} of {op.name!r} should be {kind} typed, as its inputs and attrs give it")
 
 
 def _check_boundary(graph, position) -> None:

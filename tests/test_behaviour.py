@@ -32,9 +32,10 @@ import corpus_errors
 import corpus_loops
 import corpus_numeric
 import corpus_python
+import corpus_syntax
 from corpus_registry import CASES, Call, run, same
 
-_CORPUS_MODULES = (corpus_loops, corpus_python, corpus_numeric)
+_CORPUS_MODULES = (corpus_loops, corpus_python, corpus_numeric, corpus_syntax)
 assert len(CASES) >= 100, len(CASES)
 
 PARAMS = [

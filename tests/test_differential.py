@@ -5,8 +5,11 @@ function ``prog(a, b, xs)`` over ints and lists: nested if/elif/else, while
 loops bounded by a counter (also ``while True`` with a counter break),
 for-over-range, break / continue / early return, for/else and while/else,
 ``append`` / ``pop`` / ``len`` / indexing / ``xs[i] += v``, and/or/not and
-ternaries in conditions and expressions.  Every variable is bound before
-any branch, so the programs never hit an unbound local.
+ternaries in conditions and expressions, calls to a user function
+(``helper``, converted recursively).  Every variable is bound before any
+branch, so the programs never hit an unbound local; a second test adds a
+variable ``e`` bound on some paths only, where a read on the other paths
+must raise ``UnboundLocalError`` naming ``e`` in both versions.
 
 Each program is exec'd in a fresh module namespace under a unique fake file
 name registered in ``linecache`` (so its source is recoverable), converted
@@ -51,6 +54,22 @@ LIST_VARS = ("xs", "ys")
 MAX_DEPTH = 3
 MAX_ITERATIONS = 4
 _JUMPS = ("break", "continue", "return")
+
+# A user function every program may call: converted recursively, with an
+# early return from a loop, a while loop, and a mutation of its argument.
+HELPER = """\
+def helper(v, lst):
+    for k in range(len(lst)):
+        if lst[k] == v:
+            return k
+    while v > 10:
+        v //= 2
+    if len(lst) > 6:
+        lst.pop()
+    return v
+
+
+"""
 
 
 class ProgramWriter:
@@ -233,23 +252,6 @@ class ProgramWriter:
         else:
             body.append("return a, b, c, d, xs, ys")
         return HELPER + "\n".join(["def prog(a, b, xs):"] + _indent(body)) + "\n"
-
-
-# A user function every program may call: converted recursively, with an
-# early return from a loop, a while loop, and a mutation of its argument.
-HELPER = """\
-def helper(v, lst):
-    for k in range(len(lst)):
-        if lst[k] == v:
-            return k
-    while v > 10:
-        v //= 2
-    if len(lst) > 6:
-        lst.pop()
-    return v
-
-
-"""
 
 
 def _indent(lines: list[str]) -> list[str]:

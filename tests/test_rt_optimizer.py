@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograph.runtime as rt
-from autograph.runtime import executor
+from autograph.runtime import executor, op_registry
 from autograph.runtime.graph import Graph
 from autograph.runtime.optimizer import (
     PASSES,
@@ -584,3 +584,20 @@ def test_while_whose_condition_has_side_effects_is_kept():
     o = optimize(g, check=True)
     assert "While" in o.to_text()
     assert _printed(o, [X3])[0] == "checking\n"
+
+
+def test_optimized_graphs_keep_weak_typing():
+    # (2.0 * 3.0) folds to a weak constant; `+ y` with a weak float64 y stays weak.
+    def f(y):
+        return op_registry.convert_to_tensor(2.0) * 3.0 + y
+
+    g = Graph("f")
+    with g.as_default():
+        y = g.add_placeholder(np.dtype("float64"), ())
+        y.weak = True
+        g.outputs = [f(y)]
+    assert g.outputs[0].weak
+    optimized = optimize(g, check=True)
+    assert optimized.outputs[0].weak
+    assert "weak float64[] = Const() {value=6.0}" in optimized.to_text()
+    same_results(g, optimized, [np.float64(1.5)])

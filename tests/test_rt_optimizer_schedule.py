@@ -79,7 +79,7 @@ def test_independent_heavy_chains_run_in_parallel():
     a = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     g = trace(two_chains, ("float32", a.shape), ("float32", a.shape))
     assert schedule.plan(g).worthwhile
-    assert schedule.parallel_plan(g) is not None
+    assert schedule.runner(g) == schedule.adaptive(schedule.plan(g)).run
     expected = executor.run_graph(g, [a, a[::-1].copy()])
     for _ in range(3):
         assert_same(expected, schedule.run_graph(g, [a, a[::-1].copy()]))
@@ -88,7 +88,7 @@ def test_independent_heavy_chains_run_in_parallel():
 def test_small_or_sequential_graphs_stay_sequential():
     small = trace(two_chains, ("float32", (16,)), ("float32", (16,)))
     assert not schedule.plan(small).worthwhile
-    assert schedule.parallel_plan(small) is None
+    assert schedule.runner(small) == schedule.plan(small).run
     a = ("float32", (1 << 18,))
     one_chain = trace(lambda x: rt.sin(rt.exp(rt.sin(x))), a)
     assert not schedule.plan(one_chain).worthwhile
@@ -115,20 +115,41 @@ def test_parallel_run_keeps_side_effects_in_order():
 
 
 def test_parallel_errors_name_the_op():
-    def boom(v):
-        raise ValueError("bad value")
-
-    def f(a, b):
+    def f(a, b, idx):
         x = rt.sin(rt.exp(a))
-        y = rt.py_function(boom, [rt.exp(b)], "float32", shape=b.shape)
+        y = rt.gather(rt.exp(b), idx)  # out of range at run time, on a worker thread
         return x + rt.sin(y)
 
     big = np.zeros(1 << 18, np.float32)
+    g = trace(f, ("float32", big.shape), ("float32", big.shape), ("int32", big.shape))
+    plan = schedule.plan(g)
+    assert plan.worthwhile
+    bad = np.full(big.shape, 1 << 20, np.int32)
+    with pytest.raises(ExecutionError, match="GatherV2.*out of bounds"):
+        plan.run_parallel([big, big, bad])
+    with pytest.raises(ExecutionError, match="GatherV2"):
+        plan.run([big, big, bad])
+    assert_same(executor.run_graph(g, [big, big, bad * 0]), plan.run_parallel([big, big, bad * 0]))
+
+
+def test_stateful_heavy_ops_stay_on_the_calling_thread():
+    import threading
+
+    seen = []
+
+    def record(v):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return v
+
+    def f(a, b):
+        x = rt.py_function(record, [rt.exp(a)], "float32", shape=a.shape)
+        return rt.sin(x) + rt.sin(rt.exp(b))
+
+    big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape))
-    with pytest.raises(ExecutionError, match="PyFunc.*bad value"):
-        schedule.plan(g).run_parallel([big, big])
-    with pytest.raises(ExecutionError, match="PyFunc"):
-        schedule.plan(g).run([big, big])
+    plan = schedule.plan(g)
+    plan.run_parallel([big, big])
+    assert seen == [True]
 
 
 def test_wrong_number_of_arguments_is_the_executors_error():
@@ -202,13 +223,11 @@ def _fail_at_40(i, s):
     return s
 
 
-def test_parallel_plan_offers_a_runner_when_the_schedule_beats_the_executor():
+def test_sequential_runner_matches_the_executor_on_loops():
     g, _ = loop_graph()
-    runner = schedule.parallel_plan(g)
-    assert runner is not None and runner.run == runner.schedule.run
-    assert_same(executor.run_graph(g, [np.int32(300), np.float32(0.5)]), runner.run([np.int32(300), np.float32(0.5)]))
-    plain = trace(lambda x: x + 1.0, ("float32", (3,)))
-    assert schedule.parallel_plan(plain) is None
+    assert schedule.runner(g, parallel=False) == schedule.plan(g).run
+    assert_same(executor.run_graph(g, [np.int32(300), np.float32(0.5)]),
+                schedule.runner(g, parallel=False)([np.int32(300), np.float32(0.5)]))
 
 
 def test_rt_function_runs_hot_loops_compiled_with_identical_results():

@@ -52,11 +52,13 @@ Operators (signatures are fixed; generated code calls them positionally):
   class sets ``__ag_staged_iterable__ = True`` (what ``control_flow.range_``
   returns for a tensor bound), goes to ``control_flow.for_stmt``.
 * ``if_exp(cond, if_true, if_false, expr_repr)``, ``and_(a, b)``,
-  ``or_(a, b)``, ``not_(a)`` -- the lazy operands are zero-argument
-  closures; ``expr_repr`` is the condition's source text.  When the first
-  operand of ``and_``/``or_`` evaluates to a ``Tensor``, the graph path gets
-  ``control_flow.and_(lambda: value, b)``: same signature, the evaluated
-  operand wrapped in a closure so it is never evaluated twice.
+  ``or_(a, b)``, ``not_(a)`` -- the lazy operands (``if_true``,
+  ``if_false``, ``b``) are zero-argument closures; ``a`` and ``cond`` are
+  values (Python evaluates them first in any case); ``expr_repr`` is the
+  condition's source text.  When ``a`` is a ``Tensor`` the graph path gets
+  ``control_flow.and_(lambda: a, b)`` / ``control_flow.or_(lambda: a, b)``
+  (both operands as closures, the first one returning the value already
+  computed, so it is never evaluated twice).
 * ``assert_(cond, message)`` -- ``message`` is ``None`` or a closure
   returning the assertion message; graph path ``control_flow.assert_``.
 * ``Undefined('x')`` -- the value of a variable not defined on every path;

@@ -40,6 +40,9 @@ def _staged(value) -> bool:
 
 def list_append(target, item):
     """``target.append(item)``; returns the (possibly new, if staged) list."""
+    if type(target) is list:
+        target.append(item)
+        return target
     if _staged(target):
         from autograph.runtime import control_flow
         return control_flow.list_append(target, item)
@@ -49,7 +52,7 @@ def list_append(target, item):
 
 def list_pop(target, index=None):
     """``target.pop(index)``; returns ``(list, popped_item)``."""
-    if _staged(target):
+    if type(target) is not list and _staged(target):
         from autograph.runtime import control_flow
         return control_flow.list_pop(target, index)
     if index is None:
@@ -63,7 +66,7 @@ def aug_setitem(target, index, op, value):
     Tensors are immutable, so the graph path returns a new tensor; Python
     containers are updated in place, with Python's in-place operator.
     """
-    if isinstance(target, Tensor):
+    if type(target) not in (list, dict) and isinstance(target, Tensor):
         from autograph.runtime import control_flow
         return control_flow.aug_setitem(target, index, op, value)
     target[index] = _INPLACE[op](target[index], value)

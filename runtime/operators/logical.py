@@ -1,12 +1,12 @@
 """Python paths of ``and_``, ``or_``, ``not_`` and ``if_exp``.
 
 Operands that Python evaluates lazily are zero-argument closures here too,
-so short-circuit evaluation is preserved: ``and_(lambda: a, lambda: b)``
-evaluates ``b`` only if ``a`` is true, and returns the same object Python's
-``a and b`` would.  When the first operand (or the condition) turns out to
-be a ``Tensor`` the call goes to ``autograph.runtime.control_flow`` with the
-same signature; the operand already evaluated is passed as a closure
-returning that value, so it is never evaluated twice.
+so short-circuit evaluation is preserved: ``and_(a, lambda: b)`` evaluates
+``b`` only if ``a`` is true, and returns the same object Python's
+``a and b`` would.  (The first operand is always evaluated, so it is passed
+as a value.)  When the first operand (or the condition) is a ``Tensor`` the
+call goes to ``autograph.runtime.control_flow``, where both operands of
+``and_``/``or_`` are closures: ``control_flow.and_(lambda: a, b)``.
 """
 
 from __future__ import annotations
@@ -15,24 +15,30 @@ from autograph.runtime.tensor import Tensor
 
 
 def and_(a, b):
-    """``a() and b()`` with Python semantics for Python values."""
-    value = a()
-    if value is not True and value is not False and isinstance(value, Tensor):
+    """``a and b()`` with Python semantics for Python values."""
+    if a is True:
+        return b()
+    if a is False:
+        return a
+    if isinstance(a, Tensor):
         from autograph.runtime import control_flow
-        return control_flow.and_(lambda: value, b)
-    if not value:
-        return value
+        return control_flow.and_(lambda: a, b)
+    if not a:
+        return a
     return b()
 
 
 def or_(a, b):
-    """``a() or b()`` with Python semantics for Python values."""
-    value = a()
-    if value is not True and value is not False and isinstance(value, Tensor):
+    """``a or b()`` with Python semantics for Python values."""
+    if a is True:
+        return a
+    if a is False:
+        return b()
+    if isinstance(a, Tensor):
         from autograph.runtime import control_flow
-        return control_flow.or_(lambda: value, b)
-    if value:
-        return value
+        return control_flow.or_(lambda: a, b)
+    if a:
+        return a
     return b()
 
 

@@ -46,9 +46,10 @@ def as_python_number(value):
 
 
 def dtype_of(value) -> np.dtype:
-    """The dtype of a tensor, numpy value or (strongly converted) Python value."""
-    if isinstance(value, (Tensor, np.ndarray, np.generic)):
-        return value.dtype
+    """The dtype of a tensor, numpy value, variable or (strongly converted) Python value."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(dtype, np.dtype):  # tensors, numpy values, rt.Variable (not read while tracing)
+        return dtype
     return np.asarray(value).dtype
 
 

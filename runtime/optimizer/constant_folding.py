@@ -65,7 +65,7 @@ def _fold(rw, op):
     arrays = run_kernel(op, values)
     if arrays is None:
         return None
-    return [rw.const(a, op) for a in arrays]
+    return [rw.const(a, out) for a, out in zip(arrays, op.outputs)]
 
 
 def _fold_if(rw, op):
@@ -90,10 +90,7 @@ def _push_constants(graph, args) -> bool:
         value = graph_util.const_value(arg)
         if value is None or id(placeholder) not in used:
             continue
-        const = graph_util.new_op(
-            graph, "Const", [], {"value": value, "dtype": value.dtype},
-            [(value.dtype, tuple(value.shape))], location=arg.op.location, name="const",
-        )
+        const = graph_util.const_op(graph, value, arg.weak, location=arg.op.location)
         consts.append(const)
         mapping[id(placeholder)] = const.outputs[0]
     if mapping:
@@ -145,7 +142,7 @@ def _fold_static_shape(rw, op):
         return _fold(rw, op)
     stand_in = np.broadcast_to(np.zeros((), x.dtype), x.shape)  # no memory: only the shape matters
     arrays = run_kernel(op, [stand_in])
-    return None if arrays is None else [rw.const(a, op) for a in arrays]
+    return None if arrays is None else [rw.const(a, out) for a, out in zip(arrays, op.outputs)]
 
 
 RULES = {"If": _fold_if, "While": _fold_while, "Shape": _fold_static_shape, "Size": _fold_static_shape}

@@ -54,6 +54,14 @@ def is_stateful(op) -> bool:
     return False
 
 
+def const_op(graph, value, weak=False, *, location=None):
+    """A new (unplaced) ``Const`` op holding numpy ``value``; ``weak`` as a Python number's."""
+    attrs = {"value": value, "dtype": value.dtype}
+    if weak:
+        attrs["weak"] = True
+    return new_op(graph, "Const", [], attrs, [(value.dtype, tuple(value.shape), weak)], location=location, name="const")
+
+
 def const_value(tensor):
     """The numpy value of ``tensor`` if a ``Const`` op produces it, else None."""
     op = tensor.op
@@ -68,9 +76,12 @@ def base_name(name: str) -> str:
 
 
 def new_op(graph, type, inputs, attrs, output_specs, *, location=None, name=None, control_inputs=()):
-    """A new Operation of ``graph`` that is NOT appended (the caller places it)."""
+    """A new Operation of ``graph`` that is NOT appended (the caller places it).
+
+    ``output_specs``: ``(dtype, shape)`` or ``(dtype, shape, weak)`` per output.
+    """
     op = Operation(graph, graph.unique_name(name or type), type, inputs, attrs, control_inputs, location)
-    op.outputs = [Tensor(op, i, dtype, shape) for i, (dtype, shape) in enumerate(output_specs)]
+    op.outputs = [Tensor(op, i, *spec) for i, spec in enumerate(output_specs)]
     return op
 
 
@@ -141,7 +152,7 @@ def _copy_into(src, dst, outer_tmap) -> None:
             dst, op.name, op.type, [tmap[id(t)] for t in op.inputs], attrs,
             [ops[id(c)] for c in op.control_inputs], op.location,
         )
-        copy.outputs = [Tensor(copy, i, t.dtype, t.shape) for i, t in enumerate(op.outputs)]
+        copy.outputs = [Tensor(copy, i, t.dtype, t.shape, t.weak) for i, t in enumerate(op.outputs)]
         for old, new in zip(op.outputs, copy.outputs):
             tmap[id(old)] = new
         ops[id(op)] = copy

@@ -91,7 +91,7 @@ def _hoist(rw, op):
         for t in inner.inputs:
             outer_t = invariant[id(t)]
             if outer_t is None:
-                outer_t = invariant[id(t)] = rw.const(t.op.attrs["value"], t.op)
+                outer_t = invariant[id(t)] = rw.const(t.op.attrs["value"], t)
             args.append(outer_t)
         mapping = {id(t): a for t, a in zip(inner.inputs, args)}
         inner.graph = outer
@@ -125,7 +125,7 @@ def _add_capture(graph: Graph, outer_tensor):
     """A new capture placeholder of ``graph`` standing for ``outer_tensor``."""
     placeholder = graph_util.new_op(
         graph, "Placeholder", [], {"dtype": outer_tensor.dtype, "shape": outer_tensor.shape},
-        [(outer_tensor.dtype, outer_tensor.shape)], name="capture",
+        [(outer_tensor.dtype, outer_tensor.shape, outer_tensor.weak)], name="capture",
     )
     graph.operations.insert(0, placeholder)
     inner = placeholder.outputs[0]

@@ -63,11 +63,9 @@ class Rewriter:
         self.changed = True
 
     def const(self, value, like):
-        """A new ``Const`` holding ``value`` (numpy array), located like op ``like``."""
-        op = graph_util.new_op(
-            self.graph, "Const", [], {"value": value, "dtype": value.dtype},
-            [(value.dtype, tuple(value.shape))], location=like.location, name="const",
-        )
+        """A new ``Const`` holding ``value`` (numpy array) in place of tensor ``like``:
+        located like its op, weakly typed if it is."""
+        op = graph_util.const_op(self.graph, value, like.weak, location=like.op.location)
         self.emit(op)
         return op.outputs[0]
 

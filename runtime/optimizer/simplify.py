@@ -55,7 +55,7 @@ def _sub(rw, op):
         return [a]
     exact = dtypes.is_integer(out.dtype) or dtypes.is_bool(out.dtype)
     if a is b and exact and shapes.is_fully_defined(out.shape):
-        return [rw.const(np.zeros(out.shape, out.dtype), op)]
+        return [rw.const(np.zeros(out.shape, out.dtype), out)]
     return None
 
 

@@ -1,0 +1,94 @@
+"""The public API: convert / to_code / do_not_convert / function."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.runtime.operators import calls
+
+
+def helper(x):
+    if x > 1:
+        return x - 1
+    return x
+
+
+def uses_helper(x):
+    return helper(x) + helper(x + 1)
+
+
+def test_decorator_forms():
+    @ag.convert
+    def a(x):
+        return x and 2
+
+    @ag.convert(recursive=False)
+    def b(x):
+        return helper(x)
+
+    assert a(1) == 2 and a(0) == 0
+    assert b(5) == 4
+    assert "converted_call" not in ag.to_code(b, recursive=False)
+
+
+def test_recursive_conversion_of_callees():
+    converted = ag.convert(uses_helper)
+    assert converted(3) == 5
+    assert "ag__.converted_call(helper, x)" in ag.to_code(uses_helper)
+    assert calls.cached_conversion(helper) is not None
+
+
+def test_to_code_of_a_converted_function_is_the_generated_code():
+    converted = ag.convert(helper)
+    assert ag.to_code(converted) == ag.to_code(helper)
+    assert ag.to_code(helper).endswith("\n")
+
+
+def test_do_not_convert():
+    @ag.do_not_convert
+    def plain(x):
+        return x
+
+    assert ag.convert(plain) is plain
+    assert ag.do_not_convert()(plain) is plain
+
+
+def test_public_names():
+    for name in ("convert", "to_code", "do_not_convert", "function", "AutoGraphError", "ConversionError",
+                 "TracingError", "AutoGraphWarning"):
+        assert hasattr(ag, name)
+    assert issubclass(ag.ConversionError, ag.AutoGraphError)
+
+
+def test_function_delegates_to_rt_function(monkeypatch):
+    import importlib
+
+    rt_function = importlib.import_module("autograph.runtime.function")
+
+    seen = {}
+
+    def fake(func, **options):
+        seen.update(options, func=func)
+        return "traced"
+
+    monkeypatch.setattr(rt_function, "function", fake)
+    assert ag.function(helper, jit_compile=True) == "traced"
+    assert seen["func"] is helper and seen["jit_compile"] is True and seen["optimize"] is True
+    transformed = seen["trace_transform"](helper)
+    assert transformed.__wrapped__ is helper and transformed(3) == 2
+    assert ag.function(autograph=False)(helper) == "traced"
+    assert seen["trace_transform"] is None
+
+
+def test_function_traces_converted_control_flow():
+    @ag.function
+    def g(x):
+        if x > 0:
+            y = x * 2.0
+        else:
+            y = -x
+        return y
+
+    assert g(np.float32(2.0)) == np.float32(4.0)
+    assert g(np.float32(-3.0)) == np.float32(3.0)
+    assert g.python_function(2.0) == 4.0
