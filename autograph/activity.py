@@ -5,7 +5,8 @@ Annotates (keys documented in ``anno``):
 * every ``FunctionDef``/``Lambda`` with ``SCOPE``, a ``Scope``;
 * every statement with ``USES`` and ``DEFS``: the names the statement
   itself reads and binds, not counting its nested blocks (an ``if``: its
-  test; a ``for``: its iterable / its target; a nested ``def``: its
+  test; a ``for``: its iterable and extra loop test / its target; a nested
+  ``def``: its
   decorators and defaults, plus the free variables of its body, read when
   the closure runs);
 * every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere

@@ -38,8 +38,9 @@ class _Conversion:
         return self._source
 
 
+# (code object, options) -> its conversion.
 _CACHE: dict = {}
-# converted function -> its conversion (for to_code)
+# generated code object -> its conversion (so to_code works on converted functions).
 _CONVERSIONS: dict = {}
 
 
@@ -57,11 +58,21 @@ def _conversion(function, options) -> _Conversion:
     conversion = _CACHE.get(key)
     if conversion is None:
         node = loading.load(function)
-        node = convert_node(
-            node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
-            name=function.__qualname__,
-        )
-        compiled = compiling.compile_function(node, code.co_filename, code.co_freevars)
+        try:
+            node = convert_node(
+                node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
+                name=function.__qualname__,
+            )
+            compiled = compiling.compile_function(node, code.co_filename, code.co_freevars)
+        except errors.ConversionError:
+            raise
+        except Exception as e:  # a bug in autograph: say so, in one paragraph, with the cause chained
+            raise errors.ConversionError(
+                f"autograph failed to convert '{function.__qualname__}' defined at "
+                f"{errors.at(code.co_filename, code.co_firstlineno)}: internal error "
+                f"{type(e).__name__}: {e}. This is a bug in autograph; please report it with the function's "
+                "source. Meanwhile, mark the function with @ag.do_not_convert to run it unconverted."
+            ) from e
         calls.register_converted_code(compiled)
         conversion = _CACHE[key] = _Conversion(compiled, node)
         _CONVERSIONS[compiled] = conversion
@@ -73,7 +84,7 @@ def _warn_unconverted(function, reason):
         f"autograph could not convert '{getattr(function, '__qualname__', function)}' and will run it as is: "
         f"{reason}.",
         errors.AutoGraphWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
 
 

@@ -96,81 +96,113 @@ _UNDEFINED = "name = ag__.Undefined(symbol)"
 _OPAQUE_EXPRESSIONS = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-def _bound_in(statements) -> set:
-    """Names bound anywhere in ``statements`` (from the activity annotations)."""
+class _Summaries:
+    """Names bound / referenced by statements, from the activity annotations.
+
+    Memoized per statement: the converter asks about the same statements
+    at every level of nesting.
+    """
+
+    __slots__ = ("_bound", "_referenced")
+
+    def __init__(self):
+        self._bound = {}
+        self._referenced = {}
+
+    def bound(self, statements) -> set:
+        """Names bound anywhere in ``statements``."""
+        names = set()
+        for statement in statements:
+            cached = self._bound.get(id(statement))
+            if cached is None:
+                cached = self._bound[id(statement)] = self._bound_by(statement)
+            names |= cached
+        return names
+
+    def _bound_by(self, statement) -> frozenset:
+        modified = anno.get(statement, anno.MODIFIED, None)
+        if modified is not None:
+            return frozenset(m for m in modified if not qual_names.is_composite(m))
+        names = set(anno.get(statement, anno.DEFS, ()))
+        if type(statement) not in ast_util.SCOPES:
+            for owner, field in ast_util.child_blocks(statement):
+                names |= self.bound(getattr(owner, field))
+            for handler in getattr(statement, "handlers", ()):
+                names.update(anno.get(handler, anno.DEFS, ()))
+        return frozenset(names)
+
+    def referenced(self, statements) -> set:
+        """Names ``statements`` read or bind anywhere."""
+        names = set()
+        for statement in statements:
+            cached = self._referenced.get(id(statement))
+            if cached is None:
+                cached = self._referenced[id(statement)] = self._referenced_by(statement)
+            names |= cached
+        return names
+
+    def _referenced_by(self, statement) -> frozenset:
+        names = set(anno.get(statement, anno.USES, ())) | set(anno.get(statement, anno.DEFS, ()))
+        if type(statement) not in ast_util.SCOPES:
+            for owner, field in ast_util.child_blocks(statement):
+                names |= self.referenced(getattr(owner, field))
+            for handler in getattr(statement, "handlers", ()):
+                names.update(anno.get(handler, anno.USES, ()))
+                names.update(anno.get(handler, anno.DEFS, ()))
+        return frozenset(names)
+
+
+def _directly_bound(statements) -> set:
+    """Names the statements themselves assign: not inside the if/while/for
+    that become closures, nor inside nested functions."""
     bound = set()
     for statement in statements:
-        cached = statement.__dict__.get("_ag_bound")
-        if cached is None:
-            cached = statement._ag_bound = _bound_in_statement(statement)
-        bound |= cached
-    return bound
-
-
-def _bound_in_statement(statement) -> frozenset:
-    modified = anno.get(statement, anno.MODIFIED, None)
-    if modified is not None:
-        return frozenset(m for m in modified if not qual_names.is_composite(m))
-    bound = set(anno.get(statement, anno.DEFS, ()))
-    if type(statement) not in ast_util.SCOPES:
+        kind = type(statement)
+        if kind in (gast.While, gast.For):
+            continue  # their test (walrus) and target are bound in closures
+        bound.update(anno.get(statement, anno.DEFS, ()))
+        if kind is gast.If or kind in ast_util.SCOPES:
+            continue
         for owner, field in ast_util.child_blocks(statement):
-            bound |= _bound_in(getattr(owner, field))
+            bound |= _directly_bound(getattr(owner, field))
         for handler in getattr(statement, "handlers", ()):
             bound.update(anno.get(handler, anno.DEFS, ()))
-    return frozenset(bound)
-
-
-def _referenced(statements) -> set:
-    """Names ``statements`` read or bind anywhere (from the activity annotations)."""
-    names = set()
-    for statement in statements:
-        cached = statement.__dict__.get("_ag_referenced")
-        if cached is None:
-            cached = statement._ag_referenced = _referenced_statement(statement)
-        names |= cached
-    return names
-
-
-def _referenced_statement(statement) -> frozenset:
-    names = set(anno.get(statement, anno.USES, ())) | set(anno.get(statement, anno.DEFS, ()))
-    if type(statement) not in ast_util.SCOPES:
-        for owner, field in ast_util.child_blocks(statement):
-            names |= _referenced(getattr(owner, field))
-        for handler in getattr(statement, "handlers", ()):
-            names.update(anno.get(handler, anno.USES, ()))
-            names.update(anno.get(handler, anno.DEFS, ()))
-    return frozenset(names)
+    return bound
 
 
 class _Frame:
     """A function being generated (the converted function or a body closure).
 
-    ``owned``: the names local to it; ``states``: the get_state/set_state
-    pairs defined in it, by state tuple; ``pending``: definitions to emit
-    before the statement of this frame now being converted.
+    ``owned``: the names local to it; ``bound``: the names its own
+    statements assign (so a ``nonlocal`` in a closure nested in it finds a
+    binding); ``states``: the get_state/set_state pairs (and extra loop
+    tests) defined in it; ``pending``: definitions to emit before the
+    statement of this frame now being converted.
     """
 
-    __slots__ = ("owned", "states", "pending", "is_loop")
+    __slots__ = ("owned", "bound", "states", "pending", "is_loop")
 
-    def __init__(self, owned, is_loop=False):
+    def __init__(self, owned, bound, is_loop=False):
         self.owned = frozenset(owned)
+        self.bound = set(bound)
         self.states = {}
         self.pending = []
         self.is_loop = is_loop
 
 
 class _FunctionConverter:
-    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits")
+    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits", "summaries")
 
     def __init__(self, ctx, scope):
         self.ctx = ctx
         self.scope = scope
         self.vars_name = None
         self.itr_name = None
-        self.frames = [_Frame(scope.locals)]
+        self.frames = []
         self.unbound_reads = set()
         # Undefined placeholders emitted directly in the converted function, by name.
         self.top_level_inits = {}
+        self.summaries = _Summaries()
 
     # -- helpers ----------------------------------------------------------------
 
@@ -200,13 +232,21 @@ class _FunctionConverter:
         owner.pending.extend(definitions)
         return []
 
-    def _body_function(self, base, statements, bound, visible, origin, param=None, referenced=None):
+    def _body_function(self, base, statements, bound, visible, origin, param=None, referenced=None, assigns=()):
+        """Defines the closure ``base`` running ``statements``.
+
+        ``bound``: the names the statements assign; those in ``visible`` are
+        declared ``nonlocal``, the others are the closure's own.  ``param``:
+        the parameter of a for loop body; ``assigns``: names bound by
+        generated statements among ``statements`` (``k, v = itr``).
+        """
         name = self.ctx.namer.new(base)
         nonlocals = sorted(bound & visible)
         owned = bound - visible
         if param is not None:
             owned = owned | {param}
-        self.frames.append(_Frame(owned, is_loop=base == "loop_body"))
+        direct = _directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
+        self.frames.append(_Frame(owned, direct, is_loop=base == "loop_body"))
         body = self.block(statements)
         self.frames.pop()
         template = _BODY if param is None else _FOR_BODY
@@ -215,7 +255,7 @@ class _FunctionConverter:
             template, origin=origin, name=name, nonlocals=nonlocals, body=body, **extra,
         )
         if referenced is None:
-            referenced = _referenced(statements)
+            referenced = self.summaries.referenced(statements)
         return name, self._place(code, referenced - owned)
 
     def _state_functions(self, state, origin):
@@ -243,7 +283,7 @@ class _FunctionConverter:
             names = owner.states[key] = (get_name, set_name)
         return templates.name(names[0]), templates.name(names[1])
 
-    def _extra_test(self, test, origin, code):
+    def _extra_test(self, test, origin):
         """The name of the closure testing a for loop's jump flags (``not break_``).
 
         The test reads only flags, which the jump converters assign before
@@ -260,11 +300,7 @@ class _FunctionConverter:
         name = owner.states.get(key)
         if name is None:
             name = owner.states[key] = self.ctx.namer.new("extra_test")
-            definition = templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test)
-            if owner is self.frames[-1]:
-                code += definition
-            else:
-                owner.pending.extend(definition)
+            owner.pending.extend(templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test))
         return name
 
     def _define_state_functions(self, state, origin):
@@ -281,14 +317,29 @@ class _FunctionConverter:
         )
         return getter + setter, get_name, set_name
 
+    def _is_bound(self, name) -> bool:
+        """True if some frame gives ``name`` the binding a ``nonlocal name`` needs."""
+        for frame in reversed(self.frames):
+            if name in frame.bound:
+                return True
+            if name in frame.owned:
+                return False
+        return False
+
     def _undefined_inits(self, node, visible, live_in):
+        """``x = ag__.Undefined('x')`` for the names a closure of ``node`` declares nonlocal
+        that no definition reaches (the placeholder is their value), or that
+        have no binding yet in the function (the ``nonlocal`` needs one; their
+        value is then dead: every path assigns before reading)."""
         defined = anno.get(node, anno.DEFINED_IN)
         inits = []
+        frame = self.frames[-1]
         for name in sorted(visible):
             if name in self.scope.nonlocals:
                 continue
-            if name in live_in and name in defined:
+            if name in defined and self._is_bound(name):
                 continue
+            frame.bound.add(name)
             init = templates.replace(_UNDEFINED, origin=node, name=name, symbol=templates.constant(name))
             if len(self.frames) == 1:
                 self.top_level_inits.setdefault(name, []).extend(init)
@@ -303,7 +354,13 @@ class _FunctionConverter:
 
     # -- statements -------------------------------------------------------------
 
-    def block(self, statements):
+    def block(self, statements, top=True):
+        """Converts ``statements``; ``top``: they are the frame's own body.
+
+        Definitions placed in the frame (``pending``) are emitted only in
+        its own body, before the statement that needs them, never inside a
+        ``try``/``with`` block, which might not run to that point.
+        """
         out = []
         frame = self.frames[-1]
         for statement in statements:
@@ -318,15 +375,17 @@ class _FunctionConverter:
                     code = self.for_stmt(statement)
                 definitions, call = code
                 out.extend(definitions)
-                out.extend(frame.pending)
-                frame.pending = []
+                if top:
+                    out.extend(frame.pending)
+                    frame.pending = []
                 out.extend(call)
             else:
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):
-                        setattr(owner, field, self.block(getattr(owner, field)))
-                    out.extend(frame.pending)
-                    frame.pending = []
+                        setattr(owner, field, self.block(getattr(owner, field), top=False))
+                    if top:
+                        out.extend(frame.pending)
+                        frame.pending = []
                 out.append(statement)
         return out
 
@@ -389,18 +448,18 @@ class _FunctionConverter:
         always = self.scope.always_live
         state = sorted(names & live_out) + sorted(attributes)
         visible = names & (live_out | live_in | always)
+        inits = self._undefined_inits(node, visible, live_in)
         code = []
-        body_name, body = self._body_function("if_body", node.body, _bound_in(node.body), visible, node)
+        body_name, body = self._body_function("if_body", node.body, self.summaries.bound(node.body), visible, node)
         code += body
         if node.orelse:
-            else_name, orelse = self._body_function("else_body", node.orelse, _bound_in(node.orelse), visible, node)
+            else_name, orelse = self._body_function("else_body", node.orelse, self.summaries.bound(node.orelse), visible, node)
             code += orelse
             else_ref = templates.name(else_name)
         else:
             else_ref = templates.replace_as_expression("ag__.no_op")
         getter, setter = self._state_functions(state, node)
-        call = self._undefined_inits(node, visible, live_in)
-        call += templates.replace(
+        call = inits + templates.replace(
             "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)",
             origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
             set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(state)),
@@ -415,15 +474,15 @@ class _FunctionConverter:
         live_out = anno.get(node, anno.LIVE_OUT)
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
+        inits = self._undefined_inits(node, visible, live_in)
         test_name = self.ctx.namer.new("loop_test")
         test_nonlocals = sorted(anno.get(node, anno.DEFS))
         code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
         code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
-        body_name, body = self._body_function("loop_body", node.body, _bound_in(node.body), visible, node)
+        body_name, body = self._body_function("loop_body", node.body, self.summaries.bound(node.body), visible, node)
         code += body
         getter, setter = self._state_functions(state, node)
-        call = self._undefined_inits(node, visible, live_in)
-        call += templates.replace(
+        call = inits + templates.replace(
             "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})",
             origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
             symbol_names=templates.str_tuple(state),
@@ -440,8 +499,9 @@ class _FunctionConverter:
         target = node.target
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | always)
+        inits = self._undefined_inits(node, visible, live_in)
         body_statements = node.body
-        bound = _bound_in(body_statements)
+        bound = self.summaries.bound(body_statements)
         if (
             type(target) is gast.Name
             and target.id not in visible
@@ -462,17 +522,17 @@ class _FunctionConverter:
         code = []
         extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
         if extra_test is not None:
-            extra_ref = templates.name(self._extra_test(extra_test, node, code))
+            extra_ref = templates.name(self._extra_test(extra_test, node))
         else:
             extra_ref = templates.constant(None)
         body_name, body = self._body_function(
             "loop_body", body_statements, bound, visible, node, param=param,
-            referenced=_referenced(node.body) | anno.get(node, anno.DEFS),
+            referenced=self.summaries.referenced(node.body) | anno.get(node, anno.DEFS),
+            assigns=anno.get(node, anno.DEFS) if param == self.itr_name else (),
         )
         code += body
         getter, setter = self._state_functions(state, node)
-        call = self._undefined_inits(node, visible, live_in)
-        call += templates.replace(
+        call = inits + templates.replace(
             "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, {'iterate_names': names})",
             origin=node, iter_=node.iter, extra_test=extra_ref, body=body_name, get_state=getter,
             set_state=setter, symbol_names=templates.str_tuple(state), names=templates.constant(iterate_names),
@@ -517,6 +577,7 @@ def transform(node, ctx):
         scope = anno.get(function, anno.SCOPE)
         _hoist_declarations(function)
         converter = _FunctionConverter(ctx, scope)
+        converter.frames.append(_Frame(scope.locals, set(scope.params) | _directly_bound(function.body)))
         body = converter.block(function.body)
         start = ast_util.body_start(function)
         while start < len(body) and type(body[start]) is gast.Nonlocal:

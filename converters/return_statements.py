@@ -27,7 +27,6 @@ code after it::
             do_return = True
     if not do_return:
         retval_ = -1
-        do_return = True
     return retval_
 
 Functions whose returns are not nested in other statements are unchanged.
@@ -68,6 +67,19 @@ def _needs_lowering(function) -> bool:
     return False
 
 
+def _strip_trailing_flags(statements, flag):
+    """Removes flag assignments that end the function: nothing reads them after."""
+    if not statements:
+        return statements
+    last = statements[-1]
+    if anno.get(last, anno.GENERATED, None) == flag and len(statements) > 1:
+        return statements[:-1]
+    if type(last) is gast.If:
+        last.body = _strip_trailing_flags(last.body, flag)
+        last.orelse = _strip_trailing_flags(last.orelse, flag)
+    return statements
+
+
 def _lower_function(function, ctx):
     if not _needs_lowering(function):
         return
@@ -75,7 +87,7 @@ def _lower_function(function, ctx):
     start = ast_util.body_start(function)
     original_status = lowering_.status(function.body[start:])
     body, _ = lowering_.block(function.body[start:])
-    function.body = function.body[:start] + body
+    function.body = function.body[:start] + _strip_trailing_flags(body, lowering_.flag)
     lowering_.finish(function)
     body = function.body[start:]
     prologue = []

@@ -203,7 +203,6 @@ def test_return_in_loop_uses_a_flag():
                     do_return = True
             if not do_return:
                 retval_ = -1
-                do_return = True
             return retval_
         """,
         "return_statements",
@@ -471,12 +470,12 @@ def test_for_loop_with_break_gets_an_extra_test():
         def f(xs):
             break_ = False
 
-            def extra_test():
-                return ag__.not_(break_)
-
             def loop_body(x):
                 nonlocal break_
                 ag__.if_stmt(x, if_body, ag__.no_op, get_state, set_state, ('break_',), 1)
+
+            def extra_test():
+                return ag__.not_(break_)
 
             def if_body():
                 nonlocal break_

@@ -29,7 +29,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     if cond is True:
         body()
     elif cond is False:
-        orelse()
+        if orelse is not no_op:
+            orelse()
     elif isinstance(cond, Tensor):
         from autograph.runtime import control_flow
         return control_flow.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
