@@ -12,7 +12,9 @@ Annotates (keys documented in ``anno``):
 * every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere
   in its blocks, plus the attribute chains assigned there (``self.total``).
 
-A nested function, lambda, class or generator expression is its own scope:
+A nested function, lambda, class or generator expression is its own scope
+(except the lambdas converters make for lazy operands, ``anno.IN_PLACE``:
+they run at once, so their reads are reads of the statement):
 the names of the enclosing function it mentions are *captured* (they may be
 read or written at any later time, so liveness treats them as always live).
 Comprehensions other than generator expressions run at once: their reads
@@ -92,6 +94,9 @@ class _ScopeWalker:
             else:
                 uses.add(node.id)
                 defs.add(node.id)
+            return
+        if kind is gast.Lambda and anno.get(node, anno.IN_PLACE, False):
+            self.expr(node.body, uses, defs)
             return
         if kind is gast.Lambda:
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:

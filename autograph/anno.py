@@ -35,6 +35,10 @@ Keys
                    run another iteration (lowered ``break``/``return``
                    flags); set by the jump converters, read by
                    ``control_flow``.
+``IN_PLACE``       (Lambda) a closure a converter made for a lazy operand
+                   (``ag__.and_(a, lambda: b)``), called at once by the
+                   operator if at all: analyses read it as an expression
+                   evaluated where it stands, not as a nested scope.
 ``GENERATED``      (any statement) True on statements a converter created,
                    e.g. jump flags, so later passes can tell them apart.
 """
@@ -55,6 +59,7 @@ MUST_DEFINED = "must_defined"
 RETURN_VALUE = "return_value"
 EXTRA_LOOP_TEST = "extra_loop_test"
 GENERATED = "generated"
+IN_PLACE = "in_place"
 
 _MISSING = object()
 

@@ -89,7 +89,6 @@ def _warn_unconverted(function, reason):
 
 
 def _convert_function(function, options):
-    code = function.__code__
     if calls.is_converted(function) or getattr(function, calls.DO_NOT_CONVERT_ATTR, False):
         return function
     try:

@@ -20,7 +20,6 @@ paragraph, without a traceback.
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 
 import gast

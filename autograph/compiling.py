@@ -26,10 +26,10 @@ import types
 
 import gast
 
-from autograph import templates
 import autograph.runtime.operators as operators
+from autograph import templates
+from autograph.context import AG_NAME
 
-AG_NAME = "ag__"
 _AG_CELL = types.CellType(operators)
 
 

@@ -2,16 +2,21 @@
 
 ``Context`` carries the options, the file name (for error messages), the
 namer for generated symbols, and -- when converting a live function -- its
-globals and free variable names (used to resolve callees statically).
-The CLI converts without importing the file: ``namespace`` is then None.
+globals and free variable names (used to resolve callees statically), with
+the policy for resolved callees (``autograph.callees``), so converters need
+not import the runtime.  The CLI converts without importing the file:
+``namespace`` is then None.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from autograph import naming
+from autograph import callees, naming
 from autograph.runtime import errors
+
+AG_NAME = "ag__"
+"""The one name generated code reaches the operators through."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,7 +31,10 @@ class Options:
 
 
 class Context:
-    __slots__ = ("filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus")
+    __slots__ = (
+        "filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus",
+        "builtin_names", "leave_alone",
+    )
 
     def __init__(self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>"):
         self.filename = filename
@@ -37,6 +45,9 @@ class Context:
         self.function_name = function_name
         # Whether the function contains `:=` anywhere (set by the unsupported pass).
         self.has_walrus = True
+        # How call_trees treats statically resolved callees (see autograph.callees).
+        self.builtin_names = callees.BUILTIN_NAMES
+        self.leave_alone = callees.leave_alone
 
     def location(self, node) -> str:
         return errors.at(self.filename, getattr(node, "lineno", None))

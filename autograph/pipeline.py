@@ -62,12 +62,15 @@ PASSES = (
     ("slices", slices.transform),
     # Before control flow, so the operator calls it emits are not wrapped.
     ("call_trees", _call_trees),
+    # After the jump converters, so the loop tests they built (`not break_ and
+    # ...`) are converted too; before control flow, so they rewrite the user's
+    # statements rather than the larger generated code.  Their lambdas are
+    # marked IN_PLACE: the analyses read through them.
+    ("conditional_expressions", conditional_expressions.transform),
+    ("logical_expressions", logical_expressions.transform),
     # control_flow reads these annotations; they must describe the final statements.
     ("analysis", _analyze),
     ("control_flow", control_flow.transform),
-    # After control flow, so the tests of lowered loops (`not break_ and ...`) are converted too.
-    ("conditional_expressions", conditional_expressions.transform),
-    ("logical_expressions", logical_expressions.transform),
 )
 
 PASS_NAMES = tuple(name for name, _ in PASSES)

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import gast
 
+from autograph import anno
+
 _PARSED: dict = {}
 _LOCATION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_STORE = gast.Store()
 
 
 def _parse(template: str) -> list:
     body = _PARSED.get(template)
     if body is None:
-        lines = [line for line in template.split("\n")]
+        lines = template.split("\n")
         indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
         source = "\n".join(line[indent:] for line in lines)
         body = _PARSED[template] = gast.parse(source).body
@@ -125,7 +126,7 @@ class _Cloner:
                     continue
                 result.append(cloned)
             else:
-                result.append(self.replacements.get(item, item) if type(item) is str else item)
+                result.append(item)  # e.g. the names of a nonlocal statement, handled by clone
         if not result and field in ("body", "orelse", "finalbody") and items:
             result.append(self._located(gast.Pass()))
         return result
@@ -143,6 +144,18 @@ def replace_as_expression(template: str, origin=None, **replacements):
     if type(statement) is not gast.Expr:
         raise ValueError(f"template is not an expression: {template!r}")
     return _Cloner(replacements, origin).clone(statement.value)
+
+
+def mark_lambdas_in_place(node):
+    """Annotates the lambdas of a template result as evaluated in place (``anno.IN_PLACE``)."""
+    if type(node) is gast.Lambda:
+        anno.set(node, anno.IN_PLACE, True)
+    for field in ("args", "keywords"):
+        for item in getattr(node, field, ()):
+            item = getattr(item, "value", item)
+            if type(item) is gast.Lambda:
+                anno.set(item, anno.IN_PLACE, True)
+    return node
 
 
 def copy_tree(node):

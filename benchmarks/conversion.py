@@ -21,11 +21,12 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
-import math
 import statistics
 import sys
 import textwrap
 import time
+
+import numpy as np
 
 import autograph as ag
 from autograph import api
@@ -46,6 +47,7 @@ def collatz(n):
 
 
 def gcd(a, b):
+    a, b = abs(a), abs(b)
     while b:
         a, b = b, a % b
     return a
@@ -346,6 +348,44 @@ def simulate_queue(arrivals, service_time, capacity):
     return summary
 
 
+def power_iteration(matrix, steps):
+    v = np.ones(matrix.shape[0]) / np.sqrt(matrix.shape[0])
+    eigenvalue = 0.0
+    for _ in range(steps):
+        w = matrix @ v
+        norm = np.linalg.norm(w)
+        if norm == 0:
+            break
+        v = w / norm
+        eigenvalue = float(v @ matrix @ v)
+    return eigenvalue
+
+
+def gradient_descent(x, y, rate, epochs):
+    w = np.zeros(x.shape[1])
+    losses = []
+    for epoch in range(epochs):
+        error = x @ w - y
+        loss = float(np.mean(error ** 2))
+        losses.append(loss)
+        if loss < 1e-6:
+            break
+        w -= rate * 2 * x.T @ error / len(y)
+    return w, losses[-1]
+
+
+def normalize_rows(m):
+    out = np.empty_like(m)
+    for i in range(m.shape[0]):
+        row = m[i]
+        total = row.sum()
+        if total == 0:
+            out[i] = row
+        else:
+            out[i] = row / total
+    return out
+
+
 CORPUS = [
     (collatz, (97,)),
     (gcd, (1071, 462)),
@@ -368,6 +408,9 @@ CORPUS = [
     (digit_root, (987654321987,)),
     (tokenize_and_eval, ("12 + 3 * 4 - 5 * 2 + 100",)),
     (simulate_queue, ([2, 0, 3, 1, 0, 0, 4, 1, 0, 2], 2, 4)),
+    (power_iteration, (np.array([[2.0, 1.0], [1.0, 3.0]]), 20)),
+    (gradient_descent, (np.arange(12.0).reshape(6, 2) / 10, np.arange(6.0) / 5, 0.1, 30)),
+    (normalize_rows, (np.array([[1.0, 3.0], [0.0, 0.0], [2.0, 2.0]]),)),
 ]
 
 
@@ -430,7 +473,7 @@ def main(argv=None):
         lines = len(inspect.getsource(function).splitlines())
         converted = ag.convert(function)
         expected, got = function(*call_args), converted(*call_args)
-        if got != expected:
+        if repr(got) != repr(expected):
             raise AssertionError(f"{function.__name__}: converted returned {got!r}, original {expected!r}")
         convert_s = conversion_time(function, args.repeat)
         floor_s = floor_time(function, args.repeat)

@@ -23,7 +23,9 @@ def _lower(node):
         return templates.replace("ag__.assert_(test)", origin=node, test=node.test)[0]
     if ast_util.contains_type(node.msg, gast.NamedExpr):
         return node
-    return templates.replace("ag__.assert_(test, lambda: msg)", origin=node, test=node.test, msg=node.msg)[0]
+    (statement,) = templates.replace("ag__.assert_(test, lambda: msg)", origin=node, test=node.test, msg=node.msg)
+    templates.mark_lambdas_in_place(statement.value)
+    return statement
 
 
 def transform(node, ctx):

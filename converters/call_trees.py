@@ -21,7 +21,9 @@ builtin, to numpy, the standard library or autograph, to a class, or to a
 ``do_not_convert``-ed function are left alone; the builtins ``range``,
 ``len``, ``print``, ``int``, ``float``, ``abs``, ``enumerate``, ``zip``
 become ``ag__.<name>`` (they dispatch to the graph for tensors).  Without a
-live namespace (``autograph show``) only builtin names are resolved.
+live namespace (``autograph show``) only builtin names are resolved.  The
+policy (which resolved callees to leave alone) comes with the context, from
+``autograph.callees``.
 """
 
 from __future__ import annotations
@@ -32,19 +34,10 @@ import types
 import gast
 
 from autograph import anno, ast_util, templates
-from autograph.compiling import AG_NAME
-from autograph.runtime.operators import calls, py_builtins
+from autograph.context import AG_NAME
 
 _MISSING = object()
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-_NATIVE_CALLABLES = (
-    types.BuiltinFunctionType,
-    types.BuiltinMethodType,
-    types.MethodWrapperType,
-    types.WrapperDescriptorType,
-    types.MethodDescriptorType,
-    types.ClassMethodDescriptorType,
-)
 
 
 def _dotted(node):
@@ -93,10 +86,10 @@ class _CallLowering:
                 return node
             value = self._resolve(path)
             if value is not _MISSING:
-                if len(path) == 1 and path[0] in py_builtins.BUILTINS and value is getattr(builtins, path[0]):
+                if len(path) == 1 and path[0] in self.ctx.builtin_names and value is getattr(builtins, path[0]):
                     node.func = templates.replace_as_expression(f"{AG_NAME}.{path[0]}", origin=node.func)
                     return node
-                if _leave_alone(value):
+                if self.ctx.leave_alone(value):
                     return node
         # The user's argument list is kept as written (stars included); the
         # callee becomes the first argument.
@@ -139,6 +132,9 @@ class _CallLowering:
         args.defaults = [self.expr(d) for d in args.defaults]
         args.kw_defaults = [self.expr(d) if d is not None else None for d in args.kw_defaults]
         if type(node) is gast.Lambda:
+            if anno.get(node, anno.IN_PLACE, False):  # a generated operand closure: no names of its own
+                node.body = self.expr(node.body)
+                return
             self.locals_stack.append(frozenset(anno.get(node, anno.SCOPE).locals))
             node.body = self.expr(node.body)
             self.locals_stack.pop()
@@ -149,18 +145,6 @@ class _CallLowering:
         self.locals_stack.append(frozenset(anno.get(node, anno.SCOPE).locals))
         node.body = [self.expr(s) for s in node.body]
         self.locals_stack.pop()
-
-
-def _leave_alone(value) -> bool:
-    """True for callees that need no conversion: natives, classes, libraries, do_not_convert."""
-    if isinstance(value, _NATIVE_CALLABLES) or isinstance(value, type):
-        return True
-    if getattr(value, calls.DO_NOT_CONVERT_ATTR, False):
-        return True
-    module = getattr(value, "__module__", None)
-    if isinstance(value, types.ModuleType):
-        module = value.__name__
-    return calls.is_skipped_module(module)
 
 
 def transform(node, ctx):

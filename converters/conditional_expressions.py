@@ -26,9 +26,11 @@ def _lower(node, has_walrus):
     if type(node) is not gast.IfExp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
         return node
     text = ast.unparse(gast.gast_to_ast(node.test))
-    return templates.replace_as_expression(
-        "ag__.if_exp(test, lambda: body, lambda: orelse, text)",
-        origin=node, test=node.test, body=node.body, orelse=node.orelse, text=templates.constant(text),
+    return templates.mark_lambdas_in_place(
+        templates.replace_as_expression(
+            "ag__.if_exp(test, lambda: body, lambda: orelse, text)",
+            origin=node, test=node.test, body=node.body, orelse=node.orelse, text=templates.constant(text),
+        )
     )
 
 

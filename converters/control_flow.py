@@ -41,16 +41,24 @@ What each closure declares comes from the analyses (never re-derived):
 * ``nonlocal`` in a body: the names it binds whose enclosing value matters
   (live after, read before written, or captured by a closure); the other
   names it binds stay local to the body;
-* ``x = ag__.Undefined('x')`` before the statement for such a name unless
-  it may already be bound *and* its value is live on entry (reaching
-  definitions): the placeholder gives the enclosing function a binding,
-  and a clear error if the value is used where the original would fail.
+* ``x = ag__.Undefined('x')`` before the statement for such a name when no
+  definition reaches it (reaching definitions: the placeholder is then its
+  value, and any use raises a clear error where the original would fail),
+  or when nothing in the function binds it yet (a ``nonlocal`` needs a
+  binding; every path then assigns it before reading it);
+* a read of a local that may be unbound there (not bound on every path)
+  is wrapped in ``ag__.defined(x)``, which raises that error too.
 
 A ``for`` target that is a plain name not live after the loop is the body's
 parameter (``def loop_body(i):``); otherwise the body assigns it from
 ``itr``.  ``nonlocal`` statements of the user are hoisted to the top of the
 function (they apply to the whole function anyway) and repeated in the
 bodies that assign those names.
+
+Statements with the same state share one ``get_state``/``set_state`` pair,
+defined once in the outermost closure that sees their variables; a body
+closure inside a loop that uses nothing local to the loop body is defined
+before the loop instead of at every iteration.
 """
 
 from __future__ import annotations
@@ -211,7 +219,6 @@ class _FunctionConverter:
             self.vars_name = self.ctx.namer.new("vars_")
         return self.vars_name
 
-
     def _place(self, definitions, referenced):
         """Puts closure ``definitions`` in the outermost frame that can see ``referenced``.
 
@@ -245,6 +252,8 @@ class _FunctionConverter:
         owned = bound - visible
         if param is not None:
             owned = owned | {param}
+        if referenced is None:  # before converting: conversion replaces nested blocks
+            referenced = self.summaries.referenced(statements)
         direct = _directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
         self.frames.append(_Frame(owned, direct, is_loop=base == "loop_body"))
         body = self.block(statements)
@@ -254,8 +263,6 @@ class _FunctionConverter:
         code = templates.replace(
             template, origin=origin, name=name, nonlocals=nonlocals, body=body, **extra,
         )
-        if referenced is None:
-            referenced = self.summaries.referenced(statements)
         return name, self._place(code, referenced - owned)
 
     def _state_functions(self, state, origin):
@@ -411,7 +418,7 @@ class _FunctionConverter:
                     unbound_reads.add(node.id)
                     return templates.replace_as_expression("ag__.defined(name)", origin=node, name=node)
                 return node
-            if kind in _OPAQUE_EXPRESSIONS:
+            if kind in _OPAQUE_EXPRESSIONS and not anno.get(node, anno.IN_PLACE, False):
                 return node
             for field in node._fields:
                 value = getattr(node, field)

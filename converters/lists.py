@@ -16,6 +16,9 @@ After::
     for x in xs:
         out = ag__.list_append(out, x * 2)
         (stack, last) = ag__.list_pop(stack)
+
+(a ``stack.pop()`` whose value is unused becomes
+``stack = ag__.list_pop(stack)[0]``).
 """
 
 from __future__ import annotations
@@ -48,18 +51,23 @@ def _lower(statement, local):
             )
         receiver = _method_call(call, "pop")
         if receiver in local and len(call.args) <= 1:
-            args = call.args or [templates.constant(None)]
-            return templates.replace(
-                "target = ag__.list_pop(target, index)[0]", origin=statement, target=receiver, index=args[0]
-            )
+            if call.args:
+                return templates.replace(
+                    "target = ag__.list_pop(target, index)[0]", origin=statement, target=receiver, index=call.args[0]
+                )
+            return templates.replace("target = ag__.list_pop(target)[0]", origin=statement, target=receiver)
     elif kind is gast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Name:
         receiver = _method_call(statement.value, "pop")
         if receiver in local and len(statement.value.args) <= 1 and statement.targets[0].id != receiver:
             args = statement.value.args
-            template = "(target, value) = ag__.list_pop(target, index)" if args else "(target, value) = ag__.list_pop(target)"
+            if args:
+                return templates.replace(
+                    "(target, value) = ag__.list_pop(target, index)", origin=statement, target=receiver,
+                    value=statement.targets[0].id, index=args[0],
+                )
             return templates.replace(
-                template, origin=statement, target=receiver, value=statement.targets[0].id,
-                index=args[0] if args else None,
+                "(target, value) = ag__.list_pop(target)", origin=statement, target=receiver,
+                value=statement.targets[0].id,
             )
     return [statement]
 

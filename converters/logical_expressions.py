@@ -15,13 +15,15 @@ After::
         ...
 
 An expression containing an assignment expression (``:=``) is left as is.
+The extra loop test the jump converters attach to a ``for`` loop
+(``EXTRA_LOOP_TEST``) is lowered too.
 """
 
 from __future__ import annotations
 
 import gast
 
-from autograph import ast_util, templates
+from autograph import anno, ast_util, templates
 
 
 def _lower(node, has_walrus):
@@ -33,12 +35,20 @@ def _lower(node, has_walrus):
     template = "ag__.and_(a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(a, lambda: b)"
     result = node.values[-1]
     for value in reversed(node.values[:-1]):
-        result = templates.replace_as_expression(template, origin=node, a=value, b=result)
+        result = templates.mark_lambdas_in_place(
+            templates.replace_as_expression(template, origin=node, a=value, b=result)
+        )
     return result
 
 
 def transform(node, ctx):
     def lower(inner):
+        if type(inner) is gast.For and anno.has(inner, anno.EXTRA_LOOP_TEST):
+            # The test the jump converters attached to the loop (`not break_`).
+            holder = gast.Expr(value=anno.get(inner, anno.EXTRA_LOOP_TEST))
+            ast_util.rewrite(holder, lower)
+            anno.set(inner, anno.EXTRA_LOOP_TEST, lower(holder.value))
+            return inner
         return _lower(inner, ctx.has_walrus)
 
     if type(node) is gast.Lambda:

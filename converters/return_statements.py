@@ -17,10 +17,11 @@ After::
         return retval_
 
 A ``return`` inside a loop sets a flag that stops the loop and guards the
-code after it::
+code after it (``retval_`` starts as ``None`` if the function may end
+without a ``return``, else as a placeholder never returned)::
 
     do_return = False
-    retval_ = None
+    retval_ = ag__.UndefinedReturnValue()
     for x in xs:
         if x > 0:
             retval_ = x
@@ -93,8 +94,15 @@ def _lower_function(function, ctx):
     prologue = []
     if lowering_.flag_used:
         prologue = templates.replace("flag = False", origin=function.body[start], flag=lowering_.flag)
-    if lowering_.flag_used or original_status != lowering.ALWAYS:
+    if original_status != lowering.ALWAYS:
+        # The function may end without a return: its value is then None.
         prologue += templates.replace("retval = None", origin=function.body[start], retval=lowering_.retval)
+    elif lowering_.flag_used:
+        # Every path returns, so this value is never returned; a tensor loop
+        # may still need an initial value of the right type (the runtime makes one).
+        prologue += templates.replace(
+            "retval = ag__.UndefinedReturnValue()", origin=function.body[start], retval=lowering_.retval
+        )
     epilogue = templates.replace("return retval", origin=function.body[-1], retval=lowering_.retval)
     function.body = function.body[:start] + prologue + body + epilogue
 

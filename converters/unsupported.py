@@ -31,9 +31,18 @@ from __future__ import annotations
 import gast
 
 from autograph import anno, ast_util, templates
-from autograph.compiling import AG_NAME
+from autograph.context import AG_NAME
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
+_FIX_GENERATOR = (
+    "Generators cannot be converted; call the generator from converted code instead (it runs as plain "
+    "Python), or mark the function with @ag.do_not_convert."
+)
+_FIX_ASYNC = "Async functions cannot be converted; mark the function with @ag.do_not_convert."
+_FIX_GLOBAL = (
+    "Return the new value and assign the global outside the converted function, keep the value in a "
+    "mutable object (list, dict, attribute), or mark the function with @ag.do_not_convert."
+)
 
 
 def _is_generator(function) -> bool:
@@ -44,25 +53,26 @@ def _check_function(function, ctx):
     for node in ast_util.walk_scope(function):
         kind = type(node)
         if kind in (gast.Yield, gast.YieldFrom):
-            raise ctx.error(node, "'yield' (a generator function)", "Generators cannot be converted; call the generator from converted code instead, or mark the function with @ag.do_not_convert.")
+            raise ctx.error(node, "'yield' (a generator function)", _FIX_GENERATOR)
         if kind in (gast.Await, gast.AsyncFor, gast.AsyncWith):
-            raise ctx.error(node, "'await'/'async' syntax", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
+            raise ctx.error(node, "'await'/'async' syntax", _FIX_ASYNC)
         if kind is gast.Try and node.finalbody:
-            for statement in node.finalbody:
-                inner_nodes = [statement] if type(statement) in ast_util.SCOPES else [statement, *ast_util.walk_scope(statement)]
-                for inner in inner_nodes:
-                    if type(inner) in _JUMPS:
-                        word = type(inner).__name__.lower()
-                        raise ctx.error(inner, f"'{word}' inside a 'finally' block", f"Move the '{word}' after the try statement.")
+            _check_finally(node.finalbody, ctx)
         if kind is gast.Global:
-            names = ", ".join(node.names)
-            raise ctx.error(
-                node, f"'global {names}' (rebinding a module global)",
-                "Return the new value and assign the global outside the converted function, keep the value "
-                "in a mutable object (list, dict, attribute), or mark the function with @ag.do_not_convert.",
-            )
+            raise ctx.error(node, f"'global {', '.join(node.names)}' (rebinding a module global)", _FIX_GLOBAL)
         if kind is gast.Name and node.id == AG_NAME:
-            raise ctx.error(node, f"the name '{AG_NAME}'", f"'{AG_NAME}' is reserved for autograph's operators; rename the variable.")
+            fix = f"'{AG_NAME}' is reserved for autograph's operators; rename the variable."
+            raise ctx.error(node, f"the name '{AG_NAME}'", fix)
+
+
+def _check_finally(statements, ctx):
+    """A jump in a ``finally`` block swallows the exception being raised: lowering it would not."""
+    for statement in statements:
+        inner_nodes = [statement] if type(statement) in ast_util.SCOPES else [statement, *ast_util.walk_scope(statement)]
+        for inner in inner_nodes:
+            if type(inner) in _JUMPS:
+                word = type(inner).__name__.lower()
+                raise ctx.error(inner, f"'{word}' inside a 'finally' block", f"Move the '{word}' after the try statement.")
 
 
 def _rewrite_super(function):
@@ -98,7 +108,7 @@ def _rewrite_super(function):
 
 def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
-        raise ctx.error(node, "'async def'", "Async functions cannot be converted; mark the function with @ag.do_not_convert.")
+        raise ctx.error(node, "'async def'", _FIX_ASYNC)
     nested, has_walrus, mentions_super = [], False, False
     for inner in gast.walk(node):
         kind = type(inner)

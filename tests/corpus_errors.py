@@ -5,6 +5,8 @@ comment, so the tests can find the line the error message must point at
 without hard-coding line numbers.
 """
 
+import inspect
+
 COUNTER = 0
 
 
@@ -84,8 +86,6 @@ def local_read_before_assignment(xs):
 
 def tagged_line(fn, tag):
     """The file and line number of the ``# <- tag`` comment in ``fn``."""
-    import inspect
-
     lines, start = inspect.getsourcelines(fn)
     for offset, text in enumerate(lines):
         if text.rstrip().endswith("# <- " + tag):

@@ -20,6 +20,8 @@ import ast
 import copy
 import inspect
 import linecache
+import os
+import re
 import sys
 import textwrap
 import traceback
@@ -35,6 +37,7 @@ import corpus_python
 import corpus_syntax
 from corpus_registry import CASES, Call, run, same
 
+# Imported for their @check registrations into CASES.
 _CORPUS_MODULES = (corpus_loops, corpus_python, corpus_numeric, corpus_syntax)
 assert len(CASES) >= 100, len(CASES)
 
@@ -341,9 +344,6 @@ def _location(fn, tag) -> str:
 
 
 def _basename(path: str) -> str:
-    import os
-    import re
-
     return re.escape(os.path.basename(path))
 
 

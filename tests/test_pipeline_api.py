@@ -1,7 +1,6 @@
 """The public API: convert / to_code / do_not_convert / function."""
 
 import numpy as np
-import pytest
 
 import autograph as ag
 from autograph.runtime.operators import calls
@@ -92,3 +91,31 @@ def test_function_traces_converted_control_flow():
     assert g(np.float32(2.0)) == np.float32(4.0)
     assert g(np.float32(-3.0)) == np.float32(3.0)
     assert g.python_function(2.0) == 4.0
+
+
+def test_python_loops_whose_break_flag_becomes_a_tensor_continue_in_the_graph():
+    @ag.function
+    def first_index(xs, target):
+        i = 0
+        found = -1
+        while i < 5:
+            if xs[i] == target:
+                found = i
+                break
+            i += 1
+        return found
+
+    @ag.function
+    def first_index_for(xs, target):
+        found = -1
+        for i in range(5):
+            if xs[i] == target:
+                found = i
+                break
+        return found
+
+    xs = np.array([3, 1, 4, 1, 5], dtype=np.int32)
+    for function in (first_index, first_index_for):
+        assert int(function(xs, np.int32(4))) == 2
+        assert int(function(xs, np.int32(1))) == 1
+        assert int(function(xs, np.int32(9))) == -1

@@ -26,8 +26,8 @@ def check(before, after, stop_after=None):
 def test_pipeline_is_declared_once_in_order():
     assert pipeline.PASS_NAMES == (
         "unsupported", "break_statements", "continue_statements", "return_statements", "asserts",
-        "activity", "lists", "slices", "call_trees", "analysis", "control_flow",
-        "conditional_expressions", "logical_expressions",
+        "activity", "lists", "slices", "call_trees", "conditional_expressions", "logical_expressions",
+        "analysis", "control_flow",
     )
     with pytest.raises(ValueError, match="unknown pass 'nope'"):
         show("def f(): pass", "nope")
@@ -196,7 +196,7 @@ def test_return_in_loop_uses_a_flag():
         """
         def f(xs):
             do_return = False
-            retval_ = None
+            retval_ = ag__.UndefinedReturnValue()
             for x in xs:
                 if x > 0:
                     retval_ = x

@@ -199,6 +199,7 @@ def test_lambdas_differing_in_parameters_on_one_line():
 
 def test_two_indistinguishable_lambdas_on_one_line_warn_and_run_unconverted():
     f, g = (lambda x: x + 1), (lambda x: x + 2)  # noqa: E731
+    assert g(1) == 3
     with pytest.warns(ag.AutoGraphWarning, match=r"2 lambdas with the same parameters are on line .*test_pipeline_loading\.py:\d+"):
         converted = ag.convert(f)
     assert converted is f and converted(1) == 2

@@ -125,6 +125,12 @@ def test_undefined_raises_on_any_use_naming_the_variable():
     assert ops.defined(3) == 3
 
 
+def test_undefined_return_value_is_a_recognizable_placeholder():
+    placeholder = ops.UndefinedReturnValue()
+    assert repr(placeholder) == "UndefinedReturnValue()"
+    assert type(placeholder).__name__ == "UndefinedReturnValue"  # how the graph path recognizes it
+
+
 def test_list_helpers_and_aug_setitem():
     xs = [1]
     assert ops.list_append(xs, 2) is xs and xs == [1, 2]

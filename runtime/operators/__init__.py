@@ -41,16 +41,21 @@ Operators (signatures are fixed; generated code calls them positionally):
 * ``while_stmt(test, body, get_state, set_state, symbol_names, opts)`` --
   ``test`` is a zero-argument closure; ``opts`` is a dict
   (``maximum_iterations``, ``shape_invariants``).  The Python path
-  evaluates ``test()`` once; a ``Tensor`` result hands the whole loop (with
-  the same arguments) to ``control_flow.while_stmt``, which calls ``test``
-  again while tracing.
+  evaluates ``test()`` before each iteration; as soon as it is a ``Tensor``
+  (at once, or after some Python iterations, e.g. a ``break`` flag set in a
+  tensor ``if``) the rest of the loop is handed, with the same arguments, to
+  ``control_flow.while_stmt``, which continues from the current state and
+  calls ``test`` again while tracing.
 * ``for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,
   opts)`` -- ``body(iterate)``; ``extra_test`` is ``None`` or a zero-argument
   closure checked before each iteration (it carries lowered ``break`` and
   ``return`` flags).  ``opts['iterate_names']`` is the loop target as
   written (``'i'``, ``'k, v'``).  A ``Tensor`` iterable, or an object whose
   class sets ``__ag_staged_iterable__ = True`` (what ``control_flow.range_``
-  returns for a tensor bound), goes to ``control_flow.for_stmt``.
+  returns for a tensor bound), goes to ``control_flow.for_stmt``.  A Python
+  iterable whose ``extra_test()`` becomes a ``Tensor`` continues unrolled:
+  each remaining iteration runs as ``if_stmt(extra_test_value, lambda:
+  body(item), no_op, get_state, set_state, symbol_names, len(symbol_names))``.
 * ``if_exp(cond, if_true, if_false, expr_repr)``, ``and_(a, b)``,
   ``or_(a, b)``, ``not_(a)`` -- the lazy operands (``if_true``,
   ``if_false``, ``b``) are zero-argument closures; ``a`` and ``cond`` are
@@ -65,6 +70,9 @@ Operators (signatures are fixed; generated code calls them positionally):
   any use raises ``UnboundLocalError`` naming ``x`` and the user's line.
   ``is_undefined(v)`` tests for it; ``defined(v)`` returns ``v`` or raises
   that error (generated code wraps a returned variable that may be unbound).
+  ``UndefinedReturnValue()`` -- the initial value of ``retval_`` when the
+  original function returns on every path (so it is never returned); the
+  graph path recognizes it by class name and may fill it with zeros.
 * ``list_append(l, x) -> l``, ``list_pop(l, i=None) -> (l, item)``,
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``): generated code rebinds the receiver with the result.  Graph
@@ -102,4 +110,11 @@ from autograph.runtime.operators.py_builtins import (
     zip_ as zip,
 )
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
-from autograph.runtime.operators.undefined import Undefined, defined, is_undefined
+from autograph.runtime.operators.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
+
+__all__ = [
+    "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",
+    "converted_call", "defined", "enumerate", "float", "for_stmt", "if_exp", "if_stmt", "int", "is_undefined",
+    "len", "list_append", "list_pop", "no_op", "no_state", "not_", "or_", "print", "range",
+    "register_converted_code", "set_conversion_hook", "while_stmt", "zip",
+]

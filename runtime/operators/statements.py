@@ -43,17 +43,27 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """Runs ``body()`` while ``test()`` is true.
 
-    ``test()`` is evaluated once here: if its first value is a ``Tensor`` the
-    whole loop is handed to the graph path (which evaluates ``test`` again
-    while tracing).
+    ``test()`` is evaluated before each iteration.  If it is a ``Tensor`` --
+    from the start, or after some Python iterations (say a ``break`` flag
+    set in a tensor ``if``) -- the rest of the loop is handed, with the same
+    arguments, to the graph path, which continues from the current state
+    (and evaluates ``test`` again while tracing).
     """
     cond = test()
-    if cond is not True and cond is not False and isinstance(cond, Tensor):
-        from autograph.runtime import control_flow
-        return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
-    while cond:
-        body()
-        cond = test()
+    while True:
+        if cond is True:
+            body()
+            cond = test()
+        elif cond is False:
+            return
+        elif isinstance(cond, Tensor):
+            from autograph.runtime import control_flow
+            return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
+        elif cond:
+            body()
+            cond = test()
+        else:
+            return
 
 
 def _is_staged_iterable(iter_) -> bool:
@@ -67,7 +77,9 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     ``extra_test`` (``None`` or a zero-argument closure carrying lowered
     ``break``/``return`` flags) is checked before fetching each item, so an
     iterator shared with the rest of the program is never advanced past the
-    item at which the original loop stopped.
+    item at which the original loop stopped.  A Python iterable whose extra
+    test becomes a ``Tensor`` (a flag set in a tensor ``if``) continues
+    unrolled, each remaining iteration guarded by that test (``if_stmt``).
     """
     if _is_staged_iterable(iter_):
         from autograph.runtime import control_flow
@@ -76,9 +88,27 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         for item in iter_:
             body(item)
         return
-    if not extra_test():
-        return
-    for item in iter_:
-        body(item)
-        if not extra_test():
+    keep_going = extra_test()
+    iterator = iter(iter_)
+    while True:
+        if keep_going is not True:
+            if keep_going is False:
+                return
+            if isinstance(keep_going, Tensor):
+                return _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names)
+            if not keep_going:
+                return
+        for item in iterator:
+            body(item)
+            keep_going = extra_test()
+            if keep_going is not True:
+                break
+        else:
             return
+
+
+def _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names):
+    """The rest of a Python loop once its extra test is a tensor: ``if keep_going: body(item)``."""
+    for item in iterator:
+        if_stmt(keep_going, lambda: body(item), no_op, get_state, set_state, symbol_names, len(symbol_names))
+        keep_going = extra_test()
