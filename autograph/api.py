@@ -63,7 +63,9 @@ def _conversion(function, options) -> _Conversion:
                 node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
                 name=function.__qualname__,
             )
-            compiled = compiling.compile_function(node, code.co_filename, code.co_freevars)
+            compiled = compiling.compile_function(
+                node, code.co_filename, code.co_freevars, flags=compiling.future_flags(code)
+            )
         except errors.ConversionError:
             raise
         except Exception as e:  # a bug in autograph: say so, in one paragraph, with the cause chained

@@ -21,6 +21,7 @@ the function object with:
 
 from __future__ import annotations
 
+import __future__
 import ast
 import types
 
@@ -31,6 +32,10 @@ from autograph import templates
 from autograph.context import AG_NAME
 
 _AG_CELL = types.CellType(operators)
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+del _feature
 
 
 def to_source(node) -> str:
@@ -48,8 +53,18 @@ def _strip(node):
     return node
 
 
-def compile_function(node, filename, freevars):
-    """Compiles the converted ``node``; returns its code object."""
+def future_flags(code) -> int:
+    """The ``from __future__`` compiler flags ``code`` was compiled with."""
+    return code.co_flags & _FUTURE_FLAGS
+
+
+def compile_function(node, filename, freevars, flags=0):
+    """Compiles the converted ``node``; returns its code object.
+
+    ``flags``: ``__future__`` flags of the original (``future_flags``), so
+    that, say, annotations stay unevaluated under ``from __future__ import
+    annotations``.
+    """
     node = _strip(node)
     factory_name = "ag__factory"
     member = node if type(node) is not gast.Lambda else gast.Expr(value=node)
@@ -70,12 +85,12 @@ def compile_function(node, filename, freevars):
     module = gast.Module(body=[factory], type_ignores=[])
     tree = gast.gast_to_ast(module)
     try:
-        module_code = compile(tree, filename, "exec", dont_inherit=True)
+        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     except (TypeError, ValueError):
         # A node without a source location (converters give every node one,
         # so this is only a safety net): inherit the parent's.
         ast.fix_missing_locations(tree)
-        module_code = compile(tree, filename, "exec", dont_inherit=True)
+        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _nested_code(module_code, factory_name)
     wanted = "<lambda>" if type(node) is gast.Lambda else node.name
     return _nested_code(factory_code, wanted)

@@ -279,3 +279,19 @@ def test_nested_function_defined_in_converted_code_runs_directly():
 
     converted = ag.convert(outer)
     assert converted([0, 2, 3]) == [2, 3]
+
+
+def test_future_annotations_of_the_original_module_are_kept():
+    namespace = _exec_source(
+        "from __future__ import annotations\n"
+        "def f(n):\n"
+        "    def g(x: NotDefinedAnywhere) -> int:\n"
+        "        return x + 1\n"
+        "    total = 0\n"
+        "    for i in range(n):\n"
+        "        if i % 2:\n"
+        "            total += g(i)\n"
+        "    return total\n",
+        "<exec-future>",
+    )
+    assert ag.convert(namespace["f"])(5) == 6

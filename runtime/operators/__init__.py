@@ -30,9 +30,10 @@ the body reads them before writing them)::
 order, used only for error messages.  A state variable that may be unbound
 before the statement holds ``Undefined('name')``.  State variables are
 plain names, or attribute chains such as ``self.total`` (``get_state``
-reads ``self.total``, ``set_state`` assigns it).  A statement without state
-passes ``no_state`` as both ``get_state`` and ``set_state`` (``()`` and
-``0`` outputs); an ``if`` without ``else`` passes ``no_op`` as ``orelse``.
+reads ``self.total``, ``set_state`` assigns it).  Statements with the same
+state may share one pair.  A statement without state passes ``no_state`` as
+both ``get_state`` and ``set_state`` (``()`` and ``0`` outputs); an ``if``
+without ``else`` passes ``no_op`` as ``orelse``.
 
 Operators (signatures are fixed; generated code calls them positionally):
 
