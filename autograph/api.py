@@ -114,6 +114,11 @@ def convert(func=None, *, recursive=True):
     options = context.Options(recursive=recursive)
     if func is None:
         return functools.partial(convert, recursive=recursive)
+    if not callable(func) and not isinstance(func, (staticmethod, classmethod)):
+        raise TypeError(
+            f"ag.convert expects a function, got {type(func).__name__} {func!r:.60}. Pass the function "
+            "itself (`ag.convert(f)` or `@ag.convert` above its `def`), not the result of calling it."
+        )
     if type(func) is types.MethodType:
         converted = convert(func.__func__, recursive=recursive)
         return types.MethodType(converted, func.__self__)

@@ -109,8 +109,24 @@ def negate(test):
     return _located_like(gast.UnaryOp(op=gast.Not(), operand=test), test)
 
 
+def negate_condition(test):
+    """``not test`` for a condition (only its truth value matters): ``not not x`` folds to ``x``."""
+    if type(test) is gast.UnaryOp and type(test.op) is gast.Not:
+        return test.operand
+    return negate(test)
+
+
+def _is_true(node) -> bool:
+    return type(node) is gast.Constant and node.value is True
+
+
 def conjoin(first, second):
-    """``first and second``, flattening nested ``and``s."""
+    """``first and second``, flattening nested ``and``s; ``first and True`` is ``first``
+    (only used for conditions, where just the truth value matters)."""
+    if _is_true(second):
+        return first
+    if _is_true(first):
+        return second
     values = []
     for operand in (first, second):
         if type(operand) is gast.BoolOp and type(operand.op) is gast.And:

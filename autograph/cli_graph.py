@@ -168,6 +168,18 @@ def _traceable(obj, no_autograph: bool):
     return function(obj, trace_transform=getattr(ag, "convert", None))
 
 
+def _innermost_line_in(error: BaseException, path: str) -> str:
+    """`` at FILE:LINE`` of the innermost frame of ``error``'s traceback in FILE ('' if none)."""
+    target = os.path.abspath(path)
+    found = ""
+    tb = error.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == target:
+            found = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
 def run(args) -> int:
     """Executes ``autograph graph`` for parsed ``args``; returns the exit status."""
     from autograph.runtime.errors import AutoGraphError
@@ -186,19 +198,22 @@ def run(args) -> int:
     except UsageError as e:
         print(f"autograph graph: {e}", file=sys.stderr)
         return 2
+    traced = _traceable(fn, args.no_autograph)
+    try:
+        traced.check_arguments(*specs)
+    except (TypeError, ValueError) as e:  # the --arg list does not fit the function: bad usage
+        print(f"autograph graph: {e}", file=sys.stderr)
+        return 2
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
-            traced = _traceable(fn, args.no_autograph)
             cf = traced.get_concrete_function(*specs)
-    except TypeError as e:
-        print(f"autograph graph: {e}", file=sys.stderr)
-        return 2
     except AutoGraphError as e:
         print(f"autograph graph: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - the user's function failed while tracing
-        print(f"autograph graph: tracing {qualname} raised {type(e).__name__}: {e}", file=sys.stderr)
+        where = _innermost_line_in(e, path)
+        print(f"autograph graph: tracing {qualname} raised {type(e).__name__}{where}: {e}", file=sys.stderr)
         return 1
     graph = cf.execution_graph if args.optimized else cf.graph
     if args.optimize_report:

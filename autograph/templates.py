@@ -43,6 +43,25 @@ def _parse(template: str) -> list:
     return body
 
 
+def _header_location(origin):
+    """The location generated nodes get: ``origin``'s first line only.
+
+    A compound statement spans its whole body, and CPython attributes a
+    method call (``ag__.if_stmt(...)``) to the *last* line of its span: the
+    generated calls must stay on the statement's own line (``if x > 0:``),
+    which tracebacks and the runtime's op locations report.
+    """
+    lineno, col_offset, end_lineno, end_col_offset = (getattr(origin, f, None) for f in _LOCATION_FIELDS)
+    if end_lineno is not None and end_lineno != lineno:
+        header = getattr(origin, "test", None) or getattr(origin, "iter", None)
+        if header is not None and getattr(header, "end_lineno", None) == lineno:
+            end_col_offset = header.end_col_offset
+        else:
+            end_col_offset = col_offset
+        end_lineno = lineno
+    return lineno, col_offset, end_lineno, end_col_offset
+
+
 class _Cloner:
     __slots__ = ("replacements", "location", "used")
 
@@ -50,7 +69,7 @@ class _Cloner:
         self.replacements = replacements
         self.location = None
         if origin is not None and getattr(origin, "lineno", None) is not None:
-            self.location = tuple(getattr(origin, f, None) for f in _LOCATION_FIELDS)
+            self.location = _header_location(origin)
         self.used = set()
 
     def _located(self, node):

@@ -147,3 +147,16 @@ def np_two_chains(a, b):
         a = np.sin(np.exp(a))
         b = np.sin(np.exp(b))
     return a, b
+
+
+def np_two_chains_threaded(a, b, pool):
+    """``np_two_chains`` by hand on two threads: chain ``a`` on ``pool``, chain ``b`` here."""
+
+    def chain(x):
+        for _ in range(5):
+            x = np.sin(np.exp(x))
+        return x
+
+    future = pool.submit(chain, a)
+    b = chain(b)
+    return future.result(), b

@@ -16,6 +16,7 @@ with ``rt.cond`` / ``rt.while_loop`` (the ``mode`` column says which).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import gc
 import importlib.util
 import json
@@ -143,7 +144,7 @@ def bench_tiny(quick):
 
 def bench_scalar_loop(quick):
     n = np.int32(100_000)
-    repeats = 3 if quick else 7
+    repeats = 5 if quick else 9
     f, fj = function("scalar_loop"), function("scalar_loop", jit_compile=True)
     assert float(f(n)) == float(fj(n)) == float(programs.np_scalar_loop(n))
     baseline, interp, jit = compare([lambda: programs.np_scalar_loop(n), lambda: f(n), lambda: fj(n)], repeats)
@@ -178,22 +179,28 @@ def bench_parallel(quick):
     rng = np.random.default_rng(1)
     a = rng.standard_normal(4_000_000).astype(np.float32)
     b = rng.standard_normal(4_000_000).astype(np.float32)
-    repeats = 5 if quick else 11
+    repeats = 7 if quick else 15
     f = function("two_chains")
     graph = f.get_concrete_function(a, b).execution_graph
     args = [a, b]
-    plan = schedule.plan(graph)
-    baseline, sequential, parallel, chosen = compare([
+    flow = schedule.dataflow(graph)
+    assert flow.worthwhile, "the two chains should be scheduled in parallel"
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    baseline, numpy_threads, sequential, parallel, chosen = compare([
         lambda: programs.np_two_chains(a, b),
-        lambda: plan.run(args),
-        lambda: plan.run_parallel(args),
+        lambda: programs.np_two_chains_threaded(a, b, pool),  # the reference: what two threads give here
+        lambda: flow.plan.run(args),
+        lambda: flow.run(args),
         lambda: f(a, b),  # ag.function's default: the adaptive runner
     ], repeats)
+    pool.shutdown()
     out = row("two independent chains, 4e6 float32 (parallel)", baseline, parallel, None,
-              f"parallel/sequential = {parallel / sequential:.2f}, adaptive/sequential = {chosen / sequential:.2f}")
+              f"parallel/sequential = {parallel / sequential:.2f}, adaptive/sequential = {chosen / sequential:.2f}, "
+              f"numpy 2 threads/1 thread = {numpy_threads / baseline:.2f}")
     out["sequential_s"] = sequential
     out["parallel_over_sequential"] = parallel / sequential
     out["adaptive_over_sequential"] = chosen / sequential
+    out["numpy_two_threads_over_one"] = numpy_threads / baseline
     small = np.ones(16, np.float32)
     small_graph = f.get_concrete_function(small, small).execution_graph
     seq_small, par_small = compare([
@@ -238,7 +245,7 @@ def run_conversion(quick):
     if not os.path.exists(path):
         return
     print("== benchmarks/conversion.py ==")
-    cmd = [sys.executable, path] + (["--quick"] if quick else [])
+    cmd = [sys.executable, path] + (["--repeat", "5"] if quick else [])
     subprocess.run(cmd, check=False)
     print()
 

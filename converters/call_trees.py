@@ -18,7 +18,8 @@ A callee is resolved at conversion time when it is a name (or a dotted
 path through modules) found in the function's globals or the builtins --
 never a local or closure variable, which may change.  Calls resolved to a
 builtin, to numpy, the standard library or autograph, to a class, or to a
-``do_not_convert``-ed function are left alone; the builtins ``range``,
+``do_not_convert``-ed function, and methods of literals (``', '.join``),
+are left alone; the builtins ``range``,
 ``len``, ``print``, ``int``, ``float``, ``abs``, ``enumerate``, ``zip``
 become ``ag__.<name>`` (they dispatch to the graph for tensors).  Without a
 live namespace (``autograph show``) only builtin names are resolved.  The
@@ -38,6 +39,8 @@ from autograph.context import AG_NAME
 
 _MISSING = object()
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# Receivers whose methods are always builtin methods.
+_LITERALS = (gast.Constant, gast.JoinedStr, gast.List, gast.Tuple, gast.Dict, gast.Set) + _COMPREHENSIONS
 
 
 def _dotted(node):
@@ -80,7 +83,10 @@ class _CallLowering:
         return value
 
     def lower_call(self, node):
-        path = _dotted(node.func)
+        func = node.func
+        if type(func) is gast.Attribute and type(func.value) in _LITERALS:
+            return node  # a method of a literal (`', '.join`): a builtin method
+        path = _dotted(func)
         if path is not None:
             if path[0] == AG_NAME:
                 return node

@@ -55,10 +55,13 @@ parameter (``def loop_body(i):``); otherwise the body assigns it from
 function (they apply to the whole function anyway) and repeated in the
 bodies that assign those names.
 
-Statements with the same state share one ``get_state``/``set_state`` pair,
-defined once in the outermost closure that sees their variables; a body
-closure inside a loop that uses nothing local to the loop body is defined
-before the loop instead of at every iteration.
+Source order: every statement's closures are defined right before the
+operator call that uses them, in the scope of the statement.  The one
+exception: the closures of a statement directly in a loop body that use no
+name local to that loop body are defined once, just before the loop's
+``def loop_body`` (one level up, never further), instead of at every
+iteration.  Statements of one scope with the same state share the
+``get_state``/``set_state`` pair defined first.
 """
 
 from __future__ import annotations
@@ -184,18 +187,20 @@ class _Frame:
     ``owned``: the names local to it; ``bound``: the names its own
     statements assign (so a ``nonlocal`` in a closure nested in it finds a
     binding); ``states``: the get_state/set_state pairs (and extra loop
-    tests) defined in it; ``pending``: definitions to emit before the
-    statement of this frame now being converted.
+    tests) already defined in it, by key; ``placeholders``: the names it
+    gave an ``Undefined`` placeholder; ``preloop`` (loop bodies only): the
+    closures of its statements hoisted before the loop.
     """
 
-    __slots__ = ("owned", "bound", "states", "pending", "is_loop")
+    __slots__ = ("owned", "bound", "states", "placeholders", "is_loop", "preloop")
 
     def __init__(self, owned, bound, is_loop=False):
         self.owned = frozenset(owned)
         self.bound = set(bound)
         self.states = {}
-        self.pending = []
+        self.placeholders = set()
         self.is_loop = is_loop
+        self.preloop = []
 
 
 class _FunctionConverter:
@@ -219,33 +224,59 @@ class _FunctionConverter:
             self.vars_name = self.ctx.namer.new("vars_")
         return self.vars_name
 
+    def _hoistable(self, referenced) -> bool:
+        """True if a closure of the statement now converted may go before the enclosing loop:
+        the statement is directly in a loop body and uses nothing local to it."""
+        frame = self.frames[-1]
+        return frame.is_loop and not (referenced & frame.owned)
+
     def _place(self, definitions, referenced):
-        """Puts closure ``definitions`` in the outermost frame that can see ``referenced``.
+        """Where closure ``definitions`` go: before the enclosing loop if hoistable, else here.
 
-        A closure inside a loop body that uses nothing local to the loop body
-        is defined once, before the loop, rather than again at every
-        iteration.  Elsewhere closures stay where they are used.  Returns
-        what to emit here.
+        Returns what to emit right before the statement's operator call.
         """
-        owner = self.frames[0]
-        crosses_loop = False
-        for frame in reversed(self.frames):
-            if referenced & frame.owned:
-                owner = frame
-                break
-            crosses_loop = crosses_loop or frame.is_loop
-        if owner is self.frames[-1] or not crosses_loop:
-            return definitions
-        owner.pending.extend(definitions)
-        return []
+        if self._hoistable(referenced):
+            self.frames[-1].preloop.extend(definitions)
+            return []
+        return definitions
 
-    def _body_function(self, base, statements, bound, visible, origin, param=None, referenced=None, assigns=()):
+    def _shared(self, key, roots, define):
+        """``(names, definitions)`` of the closure(s) identified by ``key`` over the variables ``roots``.
+
+        Reused if already defined in this scope (or, when hoistable, before
+        the enclosing loop); else ``define()`` gives ``(names, definitions)``,
+        which are placed like any closure of the statement.
+        """
+        frame = self.frames[-1]
+        names = frame.states.get(key)
+        if names is not None:
+            return names, []
+        hoist = self._hoistable(roots)
+        if hoist:
+            outer = self.frames[-2]
+            names = outer.states.get(key)
+            if names is not None:
+                return names, []
+        names, definitions = define()
+        if hoist:
+            frame.preloop.extend(definitions)
+            outer.states[key] = names
+            return names, []
+        frame.states[key] = names
+        return names, definitions
+
+    def _body_function(
+        self, base, statements, bound, visible, origin, param=None, referenced=None, assigns=(), placeholders=frozenset()
+    ):
         """Defines the closure ``base`` running ``statements``.
 
         ``bound``: the names the statements assign; those in ``visible`` are
         declared ``nonlocal``, the others are the closure's own.  ``param``:
         the parameter of a for loop body; ``assigns``: names bound by
-        generated statements among ``statements`` (``k, v = itr``).
+        generated statements among ``statements`` (``k, v = itr``);
+        ``placeholders``: the names the statement initialised to ``Undefined``.
+        Returns ``(name, definitions)``: for a loop body, the definitions are
+        the closures hoisted before it, then its own ``def``.
         """
         name = self.ctx.namer.new(base)
         nonlocals = sorted(bound & visible)
@@ -255,7 +286,9 @@ class _FunctionConverter:
         if referenced is None:  # before converting: conversion replaces nested blocks
             referenced = self.summaries.referenced(statements)
         direct = _directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
-        self.frames.append(_Frame(owned, direct, is_loop=base == "loop_body"))
+        frame = _Frame(owned, direct, is_loop=base == "loop_body")
+        frame.placeholders = (self.frames[-1].placeholders | placeholders) - owned
+        self.frames.append(frame)
         body = self.block(statements)
         self.frames.pop()
         template = _BODY if param is None else _FOR_BODY
@@ -263,52 +296,35 @@ class _FunctionConverter:
         code = templates.replace(
             template, origin=origin, name=name, nonlocals=nonlocals, body=body, **extra,
         )
+        if frame.preloop:
+            # Its hoisted closures stay one level up: the loop body stays with them.
+            return name, frame.preloop + code
         return name, self._place(code, referenced - owned)
 
     def _state_functions(self, state, origin):
-        """References to the ``get_state``/``set_state`` pair of ``state`` (``ag__.no_state`` if none).
-
-        One pair per distinct state tuple, defined in the outermost frame
-        that can see all its variables (so a statement inside a loop does not
-        re-create it at every iteration), before the statement of that frame
-        that first needs it; later statements with the same state share it.
-        """
+        """``(get_state, set_state, definitions)`` for ``state`` (``ag__.no_state`` if none)."""
         if not state:
             none = templates.replace_as_expression("ag__.no_state")
-            return none, templates.copy_tree(none)
-        key = tuple(state)
+            return none, templates.copy_tree(none), []
         roots = {qual_names.root(symbol) for symbol in state}
-        owner = self.frames[0]
-        for frame in reversed(self.frames):
-            if roots & frame.owned:
-                owner = frame
-                break
-        names = owner.states.get(key)
-        if names is None:
+
+        def define():
             definitions, get_name, set_name = self._define_state_functions(state, origin)
-            owner.pending.extend(definitions)
-            names = owner.states[key] = (get_name, set_name)
-        return templates.name(names[0]), templates.name(names[1])
+            return (get_name, set_name), definitions
+
+        names, definitions = self._shared(tuple(state), roots, define)
+        return templates.name(names[0]), templates.name(names[1]), definitions
 
     def _extra_test(self, test, origin):
-        """The name of the closure testing a for loop's jump flags (``not break_``).
-
-        The test reads only flags, which the jump converters assign before
-        the loop: like state functions, one closure per distinct test, in the
-        outermost frame that sees its flags.
-        """
+        """``(name, definitions)`` of the closure testing a for loop's jump flags (``not break_``)."""
         flags = frozenset(n.id for n in gast.walk(test) if type(n) is gast.Name)
         key = ("extra_test", ast.dump(gast.gast_to_ast(test)))
-        owner = self.frames[0]
-        for frame in reversed(self.frames):
-            if flags & frame.owned:
-                owner = frame
-                break
-        name = owner.states.get(key)
-        if name is None:
-            name = owner.states[key] = self.ctx.namer.new("extra_test")
-            owner.pending.extend(templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test))
-        return name
+
+        def define():
+            name = self.ctx.namer.new("extra_test")
+            return name, templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test)
+
+        return self._shared(key, flags, define)
 
     def _define_state_functions(self, state, origin):
         get_name = self.ctx.namer.new("get_state")
@@ -337,21 +353,27 @@ class _FunctionConverter:
         """``x = ag__.Undefined('x')`` for the names a closure of ``node`` declares nonlocal
         that no definition reaches (the placeholder is their value), or that
         have no binding yet in the function (the ``nonlocal`` needs one; their
-        value is then dead: every path assigns before reading)."""
+        value is then dead: every path assigns before reading).  Not for a
+        name that still holds the placeholder an enclosing statement gave it.
+        Returns ``(statements, names)``."""
         defined = anno.get(node, anno.DEFINED_IN)
         inits = []
+        placeholders = set()
         frame = self.frames[-1]
         for name in sorted(visible):
             if name in self.scope.nonlocals:
                 continue
             if name in defined and self._is_bound(name):
                 continue
+            if name not in defined and name in frame.placeholders:
+                continue  # still the placeholder an enclosing statement gave it
             frame.bound.add(name)
             init = templates.replace(_UNDEFINED, origin=node, name=name, symbol=templates.constant(name))
             if len(self.frames) == 1:
                 self.top_level_inits.setdefault(name, []).extend(init)
             inits += init
-        return inits
+            placeholders.add(name)
+        return inits, frozenset(placeholders)
 
     def _symbols(self, node):
         modified = anno.get(node, anno.MODIFIED)
@@ -361,12 +383,13 @@ class _FunctionConverter:
 
     # -- statements -------------------------------------------------------------
 
-    def block(self, statements, top=True):
-        """Converts ``statements``; ``top``: they are the frame's own body.
+    def block(self, statements):
+        """Converts ``statements``, a block of the current frame.
 
-        Definitions placed in the frame (``pending``) are emitted only in
-        its own body, before the statement that needs them, never inside a
-        ``try``/``with`` block, which might not run to that point.
+        Each converted statement is emitted as its closures' definitions
+        followed by its operator call.  Closures defined inside a nested
+        ``try``/``with`` block are not shared with statements after it (the
+        block might not run to that point).
         """
         out = []
         frame = self.frames[-1]
@@ -375,24 +398,19 @@ class _FunctionConverter:
             out.extend(self._check_reads(statement))
             if kind in (gast.If, gast.While, gast.For):
                 if kind is gast.If:
-                    code = self.if_stmt(statement)
+                    definitions, call = self.if_stmt(statement)
                 elif kind is gast.While:
-                    code = self.while_stmt(statement)
+                    definitions, call = self.while_stmt(statement)
                 else:
-                    code = self.for_stmt(statement)
-                definitions, call = code
+                    definitions, call = self.for_stmt(statement)
                 out.extend(definitions)
-                if top:
-                    out.extend(frame.pending)
-                    frame.pending = []
                 out.extend(call)
             else:
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):
-                        setattr(owner, field, self.block(getattr(owner, field), top=False))
-                    if top:
-                        out.extend(frame.pending)
-                        frame.pending = []
+                        shared = dict(frame.states)
+                        setattr(owner, field, self.block(getattr(owner, field)))
+                        frame.states = shared
                 out.append(statement)
         return out
 
@@ -455,17 +473,20 @@ class _FunctionConverter:
         always = self.scope.always_live
         state = sorted(names & live_out) + sorted(attributes)
         visible = names & (live_out | live_in | always)
-        inits = self._undefined_inits(node, visible, live_in)
-        code = []
-        body_name, body = self._body_function("if_body", node.body, self.summaries.bound(node.body), visible, node)
-        code += body
+        inits, placeholders = self._undefined_inits(node, visible, live_in)
+        body_name, code = self._body_function(
+            "if_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
+        )
         if node.orelse:
-            else_name, orelse = self._body_function("else_body", node.orelse, self.summaries.bound(node.orelse), visible, node)
+            else_name, orelse = self._body_function(
+                "else_body", node.orelse, self.summaries.bound(node.orelse), visible, node, placeholders=placeholders
+            )
             code += orelse
             else_ref = templates.name(else_name)
         else:
             else_ref = templates.replace_as_expression("ag__.no_op")
-        getter, setter = self._state_functions(state, node)
+        getter, setter, definitions = self._state_functions(state, node)
+        code += definitions
         call = inits + templates.replace(
             "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)",
             origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
@@ -481,14 +502,17 @@ class _FunctionConverter:
         live_out = anno.get(node, anno.LIVE_OUT)
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
-        inits = self._undefined_inits(node, visible, live_in)
+        inits, placeholders = self._undefined_inits(node, visible, live_in)
         test_name = self.ctx.namer.new("loop_test")
         test_nonlocals = sorted(anno.get(node, anno.DEFS))
         code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
         code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
-        body_name, body = self._body_function("loop_body", node.body, self.summaries.bound(node.body), visible, node)
+        body_name, body = self._body_function(
+            "loop_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
+        )
         code += body
-        getter, setter = self._state_functions(state, node)
+        getter, setter, definitions = self._state_functions(state, node)
+        code += definitions
         call = inits + templates.replace(
             "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})",
             origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
@@ -506,7 +530,7 @@ class _FunctionConverter:
         target = node.target
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | always)
-        inits = self._undefined_inits(node, visible, live_in)
+        inits, placeholders = self._undefined_inits(node, visible, live_in)
         body_statements = node.body
         bound = self.summaries.bound(body_statements)
         if (
@@ -529,16 +553,19 @@ class _FunctionConverter:
         code = []
         extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
         if extra_test is not None:
-            extra_ref = templates.name(self._extra_test(extra_test, node))
+            extra_name, code = self._extra_test(extra_test, node)
+            extra_ref = templates.name(extra_name)
         else:
             extra_ref = templates.constant(None)
         body_name, body = self._body_function(
             "loop_body", body_statements, bound, visible, node, param=param,
             referenced=self.summaries.referenced(node.body) | anno.get(node, anno.DEFS),
             assigns=anno.get(node, anno.DEFS) if param == self.itr_name else (),
+            placeholders=placeholders,
         )
         code += body
-        getter, setter = self._state_functions(state, node)
+        getter, setter, definitions = self._state_functions(state, node)
+        code += definitions
         call = inits + templates.replace(
             "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, {'iterate_names': names})",
             origin=node, iter_=node.iter, extra_test=extra_ref, body=body_name, get_state=getter,
@@ -585,6 +612,7 @@ def transform(node, ctx):
         _hoist_declarations(function)
         converter = _FunctionConverter(ctx, scope)
         converter.frames.append(_Frame(scope.locals, set(scope.params) | _directly_bound(function.body)))
+        converter.frames[0].placeholders = frozenset()
         body = converter.block(function.body)
         start = ast_util.body_start(function)
         while start < len(body) and type(body[start]) is gast.Nonlocal:

@@ -18,7 +18,11 @@ After::
         (stack, last) = ag__.list_pop(stack)
 
 (a ``stack.pop()`` whose value is unused becomes
-``stack = ag__.list_pop(stack)[0]``).
+``stack = ag__.list_pop(stack)[0]``).  A pop nested in an expression is
+taken out first when nothing with effects runs before it in that statement::
+
+    out.append(stack.pop())   ->   (stack, popped) = ag__.list_pop(stack)
+                                   out = ag__.list_append(out, popped)
 """
 
 from __future__ import annotations
@@ -40,7 +44,87 @@ def _method_call(node, method):
     return func.value.id
 
 
-def _lower(statement, local):
+def _pure(node) -> bool:
+    """True for expressions whose evaluation has no effects: names, constants, ``a.b``."""
+    kind = type(node)
+    while kind is gast.Attribute:
+        node = node.value
+        kind = type(node)
+    return kind in (gast.Name, gast.Constant)
+
+
+def _first_effect_path(node):
+    """The chain of nodes from ``node`` down to its first evaluated call, if all that
+    Python evaluates before that call is pure; None otherwise (or if there is no call)."""
+    kind = type(node)
+    if kind is gast.Call:
+        if not _pure(node.func):
+            return None
+        for arg in node.args:
+            if not _pure(arg):
+                inner = _first_effect_path(arg)
+                return None if inner is None else [node] + inner
+        return [node]
+    if kind is gast.Expr:
+        ordered = [node.value]
+    elif kind is gast.Assign:
+        ordered = [node.value]
+    elif kind is gast.BinOp:
+        ordered = [node.left, node.right]
+    elif kind is gast.Subscript:
+        ordered = [node.value, node.slice]
+    elif kind is gast.Tuple or kind is gast.List:
+        ordered = node.elts
+    else:
+        return None
+    for child in ordered:
+        if not _pure(child):
+            inner = _first_effect_path(child)
+            return None if inner is None else [node] + inner
+    return None
+
+
+def _hoist_pop(statement, local, namer):
+    """``[(stack, popped) = ag__.list_pop(stack), statement']`` if the first call ``statement``
+    evaluates is ``stack.pop()`` (pure before it) nested in a larger expression; else None."""
+    if type(statement) not in (gast.Expr, gast.Assign):
+        return None
+    path = _first_effect_path(statement)
+    if path is None or len(path) < 3:  # the pop is the whole value: handled by _lower
+        return None
+    call, parent = path[-1], path[-2]
+    receiver = _method_call(call, "pop")
+    if receiver not in local or len(call.args) > 1:
+        return None
+    if type(statement) is gast.Assign and any(
+        type(n) is gast.Name and n.id == receiver for t in statement.targets for n in gast.walk(t)
+    ):
+        return None
+    popped = namer.new("popped")
+    if call.args:
+        hoisted = templates.replace(
+            "(target, value) = ag__.list_pop(target, index)", origin=statement, target=receiver, value=popped,
+            index=call.args[0],
+        )
+    else:
+        hoisted = templates.replace(
+            "(target, value) = ag__.list_pop(target)", origin=statement, target=receiver, value=popped
+        )
+    replacement = gast.copy_location(templates.name(popped), call)
+    for field in parent._fields:
+        value = getattr(parent, field)
+        if value is call:
+            setattr(parent, field, replacement)
+        elif type(value) is list:
+            value[:] = [replacement if item is call else item for item in value]
+    return hoisted + [statement]
+
+
+def _lower(statement, local, namer=None):
+    if namer is not None:
+        hoisted = _hoist_pop(statement, local, namer)
+        if hoisted is not None:
+            return hoisted[:-1] + _lower(hoisted[-1], local)
     kind = type(statement)
     if kind is gast.Expr:
         call = statement.value
@@ -72,7 +156,7 @@ def _lower(statement, local):
     return [statement]
 
 
-def _lower_block(statements, local, in_loop):
+def _lower_block(statements, local, in_loop, namer):
     out = []
     for statement in statements:
         kind = type(statement)
@@ -81,8 +165,8 @@ def _lower_block(statements, local, in_loop):
             continue
         inner_loop = in_loop or kind in ast_util.LOOPS
         for owner, field in ast_util.child_blocks(statement):
-            setattr(owner, field, _lower_block(getattr(owner, field), local, inner_loop))
-        out.extend(_lower(statement, local) if in_loop else [statement])
+            setattr(owner, field, _lower_block(getattr(owner, field), local, inner_loop, namer))
+        out.extend(_lower(statement, local, namer) if in_loop else [statement])
     return out
 
 
@@ -90,5 +174,5 @@ def transform(node, ctx):
     for function in ast_util.functions(node):
         scope = anno.get(function, anno.SCOPE)
         local = scope.locals
-        function.body = _lower_block(function.body, local, False)
+        function.body = _lower_block(function.body, local, False, ctx.namer)
     return node

@@ -199,5 +199,5 @@ class Lowering:
         for node in self.touched_ifs:
             body_is_empty = all(type(s) is gast.Pass for s in node.body)
             if body_is_empty and node.orelse and not all(type(s) is gast.Pass for s in node.orelse):
-                node.test = ast_util.negate(node.test)
+                node.test = ast_util.negate_condition(node.test)
                 node.body, node.orelse = node.orelse, []

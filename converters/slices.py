@@ -8,10 +8,17 @@ are rewritten, and only with an index that is an expression (not a slice).
 Before::
 
     counts[k] += 1
+    m[i][j] *= 2
 
 After::
 
     counts = ag__.aug_setitem(counts, k, '+=', 1)
+    m = ag__.aug_setitem(m, i, '=', ag__.aug_setitem(m[i], j, '*=', 2))
+
+(the inner update returns the updated row, which the outer one stores:
+for Python containers the same object, for tensors a new one).  Nested
+items are lowered only when their indices have no effects (no calls),
+since the row ``m[i]`` is read again.
 """
 
 from __future__ import annotations
@@ -27,19 +34,50 @@ _SYMBOLS = {
 }
 
 
+_EFFECTS = (gast.Call, gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom, gast.Lambda)
+
+
+def _item_chain(target):
+    """``('m', [i, j])`` for ``m[i][j]``; None unless the root is a plain name."""
+    indices = []
+    while type(target) is gast.Subscript:
+        indices.append(target.slice)
+        target = target.value
+    if type(target) is not gast.Name:
+        return None
+    indices.reverse()
+    return target.id, indices
+
+
+def _update(container, indices, op, value, origin):
+    """``ag__.aug_setitem(container, i, op, value)``, nested for ``m[i][j]``: the inner
+    update gives the new row, which the outer one stores with ``'='``."""
+    if len(indices) > 1:
+        row = templates.replace_as_expression(
+            "container[index]", origin=origin, container=templates.copy_tree(container),
+            index=templates.copy_tree(indices[0]),
+        )
+        value = _update(row, indices[1:], op, value, origin)
+        op = "="
+    return templates.replace_as_expression(
+        "ag__.aug_setitem(container, index, op, value)", origin=origin, container=container,
+        index=indices[0], op=templates.constant(op), value=value,
+    )
+
+
 def _lower(statement, local):
     if type(statement) is not gast.AugAssign:
         return statement
-    target = statement.target
-    if type(target) is not gast.Subscript or type(target.value) is not gast.Name or target.value.id not in local:
+    chain = _item_chain(statement.target)
+    if chain is None or chain[0] not in local or not chain[1]:
         return statement
-    if ast_util.contains_type(target.slice, gast.Slice):
+    name, indices = chain
+    if any(ast_util.contains_type(index, gast.Slice) for index in indices):
         return statement
-    (lowered,) = templates.replace(
-        "container = ag__.aug_setitem(container, index, op, value)",
-        origin=statement, container=target.value.id, index=target.slice,
-        op=templates.constant(_SYMBOLS[type(statement.op)]), value=statement.value,
-    )
+    if len(indices) > 1 and any(ast_util.contains_type(index, _EFFECTS) for index in indices):
+        return statement  # the nested form evaluates the outer indices twice
+    value = _update(templates.name(name), indices, _SYMBOLS[type(statement.op)], statement.value, statement)
+    (lowered,) = templates.replace("container = value", origin=statement, container=name, value=value)
     return lowered
 
 

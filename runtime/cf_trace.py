@@ -56,7 +56,7 @@ from autograph.runtime import cf_nest as nest
 from autograph.runtime import dtypes, op_registry, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import Graph, current_graph
-from autograph.runtime.tensor import Tensor, TensorSpec
+from autograph.runtime.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
 
 __all__ = ["build_cond", "build_while", "as_predicate", "is_undefined", "is_return_placeholder",
            "UndefinedReturnValue"]
@@ -105,19 +105,9 @@ def is_return_placeholder(value) -> bool:
 
 def _zeros_like_value(value, dtype, weak=False):
     """A Const of zeros shaped like ``value`` (unknown dimensions become 0) in the current graph."""
-    shape = shapes.as_shape(getattr(value, "shape", ())) if not _is_number(value) else ()
+    shape = shapes.as_shape(getattr(value, "shape", ())) if not is_python_number(value) else ()
     shape = () if shape is None else tuple(0 if d is None else d for d in shape)
     return op_registry.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
-
-
-def _is_number(value) -> bool:
-    """A Python number: weakly typed."""
-    return type(value) in (bool, int, float)
-
-
-def _is_weak(value) -> bool:
-    """A Python number or a weakly typed tensor: takes a strongly typed counterpart's dtype."""
-    return type(value) in (bool, int, float) or (isinstance(value, Tensor) and value.weak)
 
 
 def _is_numeric_array(value) -> bool:
@@ -127,15 +117,6 @@ def _is_numeric_array(value) -> bool:
 def _is_strong(value) -> bool:
     """A strongly typed tensor or numpy value."""
     return (isinstance(value, Tensor) and not value.weak) or _is_numeric_array(value)
-
-
-# a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
-_KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
-
-
-def _as_number(value):
-    """A weakly typed value as NEP 50 sees it next to a strong one: a Python number."""
-    return _KIND_NUMBERS[value.dtype.kind] if isinstance(value, Tensor) else value
 
 
 def _same_python(a, b) -> bool:
@@ -179,7 +160,7 @@ def _to_tensor_in(graph, value, dtype, weak=False):
             if value.dtype != dtype:
                 value = _rt().cast(value, dtype, weak=weak and value.weak)
             return value
-        return op_registry.constant(value, dtype, weak=weak and _is_number(value))
+        return op_registry.constant(value, dtype, weak=weak and is_python_number(value))
 
 
 def as_predicate(value, where: str):
@@ -343,7 +324,7 @@ def _merge_dtype(label, a, b, where):
         other = b if unset_a else a
         if _is_strong(other):
             return other.dtype, False
-        if _is_weak(other):
+        if is_weak(other):
             return _weak_dtype(other), True
     undefined_a, undefined_b = is_undefined(a), is_undefined(b)
     if undefined_a and undefined_b:
@@ -357,14 +338,14 @@ def _merge_dtype(label, a, b, where):
     if not _is_strong(a) and not _is_strong(b):
         if _same_python(a, b):
             return None
-        if _is_weak(a) and _is_weak(b):
+        if is_weak(a) and is_weak(b):
             return _weak_dtype(a, b), True
         raise TracingError(
             f"'{label}' is {_describe_value(a)} in the true branch but {_describe_value(b)} in the false "
             f"branch of {where}; a tensor if can only merge tensors and numbers. Compute {label} outside "
             "the if, or make it a tensor in both branches."
         )
-    if not all(_is_strong(v) or _is_weak(v) for v in (a, b)):
+    if not all(_is_strong(v) or is_weak(v) for v in (a, b)):
         raise TracingError(
             f"'{label}' is {_describe_value(a)} in the true branch but {_describe_value(b)} in the false "
             f"branch of {where}; a tensor if can only merge tensors and numbers. Give {label} a tensor or "
@@ -377,7 +358,7 @@ def _merge_dtype(label, a, b, where):
             f"{where}; both branches must give it the same dtype. Cast one of them, e.g. "
             f"rt.cast({label}, '{strong[1].name}')."
         )
-    weak = [_as_number(v) for v in (a, b) if _is_weak(v)]
+    weak = [weak_number(v) for v in (a, b) if is_weak(v)]
     return dtypes.result_type(strong[0], *weak), False
 
 
@@ -406,8 +387,8 @@ class _Slot:
         self.shape = None
         self.weak = False
         if isinstance(init, Tensor) or _is_numeric_array(init):
-            self.kind = "weak" if _is_weak(init) else "tensor"
-            self.weak = _is_weak(init)
+            self.kind = "weak" if is_weak(init) else "tensor"
+            self.weak = is_weak(init)
             self.dtype = init.dtype
             self.shape = shapes.as_shape(init.shape)
         else:
@@ -557,10 +538,10 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
             f"loop; a tensor loop may run zero times, so {s.label} needs a value before the loop. Assign "
             f"{s.label} before the loop (with the dtype and shape the loop gives it)."
         )
-    if is_return_placeholder(init) and (_is_strong(after) or _is_weak(after)):
+    if is_return_placeholder(init) and (_is_strong(after) or is_weak(after)):
         s.kind, s.fill = "weak", True
         s.dtype = after.dtype if _is_strong(after) else _weak_dtype(after)
-        s.weak = _is_weak(after)
+        s.weak = is_weak(after)
         s.shape = s.invariant if s.invariant is not None else shapes.as_shape(getattr(after, "shape", ()))
         return True
     if type(init) is list and stage_lists:
@@ -575,7 +556,7 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
     if after is init or _same_python(init, after):
         s.kind = "pass"
         return False
-    if _is_number(init) and (_is_weak(after) or _is_strong(after)):
+    if is_python_number(init) and (is_weak(after) or _is_strong(after)):
         s.kind = "weak"
         if _is_strong(after):
             s.dtype = _strong_dtype(after.dtype, np.asarray(init).dtype)
@@ -599,7 +580,7 @@ def _strong_dtype(dtype, weak_dtype) -> np.dtype:
     NEP 50: the strong dtype, unless the weak value's kind is higher
     (``t = 0.0`` then an int32 tensor gives float64).
     """
-    return dtypes.result_type(dtype, _KIND_NUMBERS[np.dtype(weak_dtype).kind])
+    return dtypes.result_type(dtype, KIND_NUMBERS[np.dtype(weak_dtype).kind])
 
 
 def _guess_weak_dtype(traced, init, after) -> np.dtype:
@@ -648,7 +629,7 @@ def _body_output(graph, s, value, where):
                 f"'{s.label}' is a list appended to in {where} but becomes {_describe_value(value)} in the "
                 "body; keep it a list."
             )
-    if not (_is_strong(value) or _is_weak(value)):
+    if not (_is_strong(value) or is_weak(value)):
         raise TracingError(
             f"'{s.label}' is a {s.dtype.name} tensor before {where} but {_describe_value(value)} after an "
             f"iteration; a loop variable must stay a tensor of one dtype."
@@ -660,18 +641,21 @@ def _body_output(graph, s, value, where):
         s.dtype = _strong_dtype(value.dtype, s.dtype)
         retrace = True
     if s.weak:
-        dtype = dtypes.result_type(s.dtype, value) if _is_number(value) else value.dtype
+        dtype = dtypes.result_type(s.dtype, value) if is_python_number(value) else value.dtype
         tensor = _to_tensor_in(graph, value, dtype, weak=True)
-    elif _is_weak(value):
-        tensor = _to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, _as_number(value)))
+    elif is_weak(value):
+        tensor = _to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, weak_number(value)))
     else:
         tensor = _to_tensor_in(graph, value, value.dtype)
     if tensor.dtype != s.dtype:
         if s.kind == "tensor":
+            example = f"rt.cast(<initial value>, '{tensor.dtype.name}')"
+            if s.label.isidentifier():
+                example = f"{s.label} = rt.cast({s.label}, '{tensor.dtype.name}')"
             raise TracingError(
                 f"'{s.label}' is {s.dtype.name} before {where} but {tensor.dtype.name} after an iteration; a "
-                f"loop variable must keep its dtype. Cast it before the loop, e.g. "
-                f"{s.label} = rt.cast({s.label}, '{tensor.dtype.name}'), or cast the new value in the body."
+                f"loop variable must keep its dtype. Cast it before the loop, e.g. {example}, or cast the new "
+                f"value in the body (rt.cast(..., '{s.dtype.name}'))."
             )
         # A weakly typed variable widens to hold both (monotonic, so retracing ends).
         joined = dtypes.result_type(s.dtype, tensor.dtype)
@@ -707,7 +691,7 @@ def _initial_tensor(s, where):
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
         return op_registry.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak and shape == ())
-    return op_registry.constant(s.init, s.dtype, weak=s.weak and _is_number(s.init))
+    return op_registry.constant(s.init, s.dtype, weak=s.weak and is_python_number(s.init))
 
 
 def _while_with_counter(cond_fn, body_fn, init, *, labels, where, invariants, maximum_iterations, stage_lists):

@@ -185,6 +185,14 @@ op_registry.register("Assert", infer=_infer_assert, kernel=_assert_kernel, state
 # Public API: rt.cond and rt.while_loop
 # --------------------------------------------------------------------------
 
+def _eager_numpy(structure):
+    """``structure`` with its Python numbers as numpy values: eager ops return numpy values."""
+    flat = nest.flatten(structure)
+    if not any(type(v) in (bool, int, float) for v in flat):
+        return structure
+    return nest.pack_as(structure, [np.asarray(v)[()] if type(v) in (bool, int, float) else v for v in flat])
+
+
 def cond(pred, true_fn, false_fn, name=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``; an ``If`` op when ``pred`` is a tensor.
 
@@ -193,7 +201,8 @@ def cond(pred, true_fn, false_fn, name=None):
     """
     del name
     if not isinstance(pred, Tensor):
-        return true_fn() if pred else false_fn()
+        result = true_fn() if pred else false_fn()
+        return _eager_numpy(result) if current_graph() is None else result
     if current_graph() is None:
         raise TracingError(
             f"rt.cond at {user_location() or '<unknown>'} got the symbolic tensor {pred.name} outside of "
@@ -237,7 +246,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
                 break
             values = normalize(call(body, values))
             count += 1
-        return values
+        return _eager_numpy(values)
 
     where = f"rt.while_loop at {user_location() or '<unknown>'}"
     labels = ["loop_vars" + p for p in nest.leaf_paths(loop_vars)]

@@ -47,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import dtypes, executor, shapes
+from autograph.runtime import dtypes, shapes
 from autograph.runtime.errors import AutoGraphWarning, TracingError
 from autograph.runtime.graph import Graph, current_graph, user_location
 from autograph.runtime.tensor import Tensor, TensorSpec
@@ -292,8 +292,8 @@ class _Out:
 
 
 def _to_numpy(value, dtype):
-    kind = type(value)
-    if kind is np.ndarray:
+    """One output value as returned to the caller: numpy, 0-d arrays as numpy scalars."""
+    if type(value) is np.ndarray:
         return value[()] if value.ndim == 0 else value
     if isinstance(value, np.generic):
         return value
@@ -301,47 +301,27 @@ def _to_numpy(value, dtype):
     return array[()] if array.ndim == 0 else array
 
 
-def _make_packer(template, out_dtypes):
-    """A function turning the flat list of output values into the returned structure."""
+def _fill(template, leaf):
+    """``template`` with each ``_Out`` marker replaced by ``leaf(index)``; other values kept."""
     if isinstance(template, _Out):
-        index = template.index
-        dtype = out_dtypes[index]
-
-        def pack_one(values):
-            value = values[index]
-            if type(value) is np.ndarray:
-                return value[()] if value.ndim == 0 else value
-            return _to_numpy(value, dtype)
-
-        return pack_one
-
-    def build(node, values):
-        if isinstance(node, _Out):
-            return _to_numpy(values[node.index], out_dtypes[node.index])
-        if isinstance(node, tuple):
-            items = [build(v, values) for v in node]
-            return type(node)(*items) if hasattr(node, "_fields") else tuple(items)
-        if isinstance(node, list):
-            return [build(v, values) for v in node]
-        if isinstance(node, dict):
-            return {k: build(v, values) for k, v in node.items()}
-        return node
-
-    return lambda values: build(template, values)
-
-
-def _structure_of(template, outputs):
-    """``template`` with the graph's output tensors in place of the markers."""
-    if isinstance(template, _Out):
-        return outputs[template.index]
+        return leaf(template.index)
     if isinstance(template, tuple):
-        items = [_structure_of(v, outputs) for v in template]
+        items = [_fill(v, leaf) for v in template]
         return type(template)(*items) if hasattr(template, "_fields") else tuple(items)
     if isinstance(template, list):
-        return [_structure_of(v, outputs) for v in template]
+        return [_fill(v, leaf) for v in template]
     if isinstance(template, dict):
-        return {k: _structure_of(v, outputs) for k, v in template.items()}
+        return {k: _fill(v, leaf) for k, v in template.items()}
     return template
+
+
+def _make_packer(template, out_dtypes):
+    """A function turning the flat list of output values into the returned structure."""
+    if isinstance(template, _Out):  # the common case of one returned tensor: no walk
+        index = template.index
+        dtype = out_dtypes[index]
+        return lambda values: _to_numpy(values[index], dtype)
+    return lambda values: _fill(template, lambda i: _to_numpy(values[i], out_dtypes[i]))
 
 
 # --------------------------------------------------------------------------
@@ -362,8 +342,7 @@ class ConcreteFunction:
         self._function = function
         self._key = key
         self.graph = graph
-        self._template = template
-        self.structured_outputs = _structure_of(template, graph.outputs)
+        self.structured_outputs = _fill(template, graph.outputs.__getitem__)
         self.structured_input_signature = structured_input_signature
         self.execution_graph = graph
         self._compiled = None
@@ -613,7 +592,8 @@ class Function:
                 bound = self._sig().bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(
-                f"{self._name}{self._sig()}: {e} (called at {user_location() or '<unknown>'})"
+                f"{self._label()}: cannot call {self._name}{self._sig()} with these arguments: {e} (called at "
+                f"{user_location() or '<unknown>'}); pass the arguments the function declares"
             ) from None
         bound.apply_defaults()
         return bound
@@ -922,6 +902,13 @@ class Function:
         _warn_at_user(message, RetracingWarning)
 
     # -- concrete functions --------------------------------------------------
+
+    def check_arguments(self, *args, **kwargs) -> None:
+        """Raises the ``TypeError``/``ValueError`` a call would raise for bad arguments, without tracing.
+
+        ``TensorSpec`` values stand for arrays, as in ``get_concrete_function``.
+        """
+        self._key_of(args, kwargs, allow_specs=True)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed."""

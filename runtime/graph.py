@@ -24,7 +24,6 @@ import os
 import sys
 import threading
 
-from autograph.runtime import shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.tensor import Tensor
 

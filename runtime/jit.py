@@ -29,9 +29,10 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
   values the op passes in;
-* elementwise ops on large arrays (``schedule.inplace_operands``, static shapes)
-  write into the buffer of a temporary operand that is dead afterwards
-  (``np.multiply(exp, const, out=exp)``), so chains allocate fewer arrays;
+* elementwise ops on large arrays (``executor.donations``, static shapes)
+  write into the buffer of a temporary that is dead by then, an operand
+  (``np.multiply(exp, const, out=exp)``) or an earlier one, so chains
+  allocate fewer arrays;
 * the source is registered in ``linecache`` under a fake file name, so
   tracebacks, ``inspect.getsource`` and pdb show it; an error inside it is
   re-raised as the executor's ``ExecutionError`` naming the op and the
@@ -52,7 +53,7 @@ import re
 
 import numpy as np
 
-from autograph.runtime import executor, op_registry, schedule, spellings
+from autograph.runtime import executor, op_registry, spellings
 from autograph.runtime.errors import AutoGraphError
 
 _counter = itertools.count()
@@ -107,7 +108,7 @@ _NAME = re.compile(r"\W")
 _RESERVED = frozenset(keyword.kwlist) | {"np", "args", "abs", "e", "_fail"}
 
 
-_ufunc = schedule.ufunc_of
+_ufunc = executor.ufunc_of
 
 
 class _Codegen:
@@ -197,8 +198,8 @@ class _Codegen:
 
     def block(self, graph, depth: int) -> list[str]:
         """Emits ``graph``'s needed ops (placeholders already named); returns output expressions."""
-        needed = schedule.needed_ops(graph)
-        reuse = schedule.inplace_operands(graph, needed)
+        needed = executor.needed_ops(graph)
+        reuse = executor.donations(graph, needed)
         for op in graph.operations:
             if id(op) not in needed or op.type == "Placeholder":
                 continue
@@ -248,11 +249,11 @@ def _assign(gen, op, depth, expr):
 
 
 def _default_rule(gen, op, depth, reuse):
-    index = reuse.get(id(op))
-    if index is not None:
+    donor = reuse.get(id(op))
+    if donor is not None:
         ufunc = _ufunc(op.type)
         args = [gen.var(t) for t in op.inputs]
-        target = args[index]
+        target = gen.var(donor)
         gen.names[id(op.outputs[0])] = target
         gen.emit(depth, f"np.{ufunc.__name__}({', '.join(args)}, out={target})", op)
         return

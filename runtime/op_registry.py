@@ -262,6 +262,25 @@ _NAMES: dict[str, str] = {
 }
 
 
+def _is_library_error(error: Exception) -> bool:
+    """True for Python's and numpy's own exceptions (not a user-defined class)."""
+    module = type(error).__module__
+    return module == "builtins" or module.split(".")[0] == "numpy"
+
+
+def _located(error: Exception, op_type: str, location: str | None) -> Exception:
+    """``error`` restated as ``<op> at <file:line>: <message>``, as a builtin exception type.
+
+    numpy's own subclasses (``AxisError``, ``UFuncTypeError``, ...) take other
+    constructor arguments, so the message goes into the nearest builtin class.
+    """
+    message = f"{op_type} at {location or '<unknown>'}: {error}"
+    for kind in (IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError, ArithmeticError):
+        if isinstance(error, kind):
+            return kind(message)
+    return ValueError(message)
+
+
 def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
     """Runs (eager) or adds (tracing) op ``op_type``; returns its output(s).
 
@@ -278,13 +297,18 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
                 f"{user_location() or '<unknown>'}. A symbolic tensor only exists while its "
                 "function is traced; return it from the function instead of keeping it."
             )
-        return eager_result(opdef.kernel(*[eager_value(x) for x in inputs], **attrs))
-    tensors = [convert_to_tensor(x) for x in inputs]
+        try:
+            return eager_result(opdef.kernel(*[eager_value(x) for x in inputs], **attrs))
+        except (TypeError, ValueError, IndexError, ArithmeticError) as e:
+            if not _is_library_error(e):
+                raise  # the user's own exception (from a py_function): unchanged
+            raise _located(e, op_type, user_location()) from None
     location = user_location()
     try:
+        tensors = [convert_to_tensor(x) for x in inputs]
         specs = opdef.infer(tensors, attrs)
     except (TypeError, ValueError, IndexError) as e:
-        raise type(e)(f"{op_type} at {location or '<unknown>'}: {e}") from None
+        raise _located(e, op_type, location) from None
     op = graph.add_op(
         op_type, tensors, attrs, specs,
         stateful=opdef.stateful if stateful is None else stateful,

@@ -26,8 +26,8 @@ import numpy as np
 
 from autograph.runtime import dtypes, op_registry
 from autograph.runtime.ops import indexing, math
-from autograph.runtime.ops._common import dtype_of, is_python_number, is_weakly_typed
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ops._common import dtype_of
+from autograph.runtime.tensor import Tensor, is_python_number, is_weak
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +91,7 @@ def _choose(candidates, operands) -> Spelling:
     """The spelling among ``candidates`` (sharing one dunder) that fits the operands' dtype kind."""
     if len(candidates) == 1:
         return candidates[0]
-    kinds = {dtype_of(v).kind for v in operands if not is_weakly_typed(v)} or {dtype_of(operands[0]).kind}
+    kinds = {dtype_of(v).kind for v in operands if not is_weak(v)} or {dtype_of(operands[0]).kind}
     kind = "b" if kinds == {"b"} else "i"
     for spelling in candidates:
         if kind in spelling.kinds:

@@ -30,7 +30,7 @@ import numpy as np
 from autograph.runtime import dtypes, op_registry, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import current_graph, user_location
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.tensor import Tensor, is_weak, weak_number
 
 __all__ = ["element_spec", "stack", "list_append", "list_pop"]
 
@@ -42,19 +42,6 @@ def _rt():
     return ops
 
 
-def _is_weak(value) -> bool:
-    """A Python number or a weakly typed tensor (NEP 50: it takes the strongly typed elements' dtype)."""
-    return type(value) in (bool, int, float) or (isinstance(value, Tensor) and value.weak)
-
-
-# a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
-_KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
-
-
-def _as_number(value):
-    return _KIND_NUMBERS[value.dtype.kind] if isinstance(value, Tensor) else value
-
-
 def _describe(value) -> str:
     if isinstance(value, Tensor):
         return f"a {value.dtype.name}{shapes.format_shape(value.shape)} tensor"
@@ -62,7 +49,7 @@ def _describe(value) -> str:
 
 
 def _check_element(value, label, where):
-    if isinstance(value, Tensor) or _is_weak(value):
+    if isinstance(value, Tensor) or is_weak(value):
         return
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
         return
@@ -81,7 +68,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     strong, weak, elem_shapes = [], [], []
     for value in elements:
         _check_element(value, label, where)
-        if _is_weak(value):
+        if is_weak(value):
             weak.append(value)
             elem_shapes.append(())
         else:
@@ -96,7 +83,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
             "element dtype is unknown. Append to it in the loop, or start from a tensor."
         )
     if strong:
-        dtype = dtypes.result_type(*strong, *[_as_number(v) for v in weak])
+        dtype = dtypes.result_type(*strong, *[weak_number(v) for v in weak])
     else:  # weakly typed values only: numpy's dtype for them (a weak tensor's own)
         dtype = dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in weak])
     elem_shape = elem_shapes[0]
@@ -152,13 +139,13 @@ def list_append(target, item):
     where = f"the append at {user_location() or '<unknown>'}"
     if current_graph() is None:
         raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
-    if _is_weak(item) and not isinstance(item, Tensor):
+    if is_weak(item) and not isinstance(item, Tensor):
         item = op_registry.constant(item, dtypes.result_type(target.dtype, item))
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
         item = op_registry.constant(item)
     if item.dtype != target.dtype:
-        if dtypes.result_type(target.dtype, _as_number(item) if item.weak else item.dtype) != target.dtype:
+        if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
                 f"{where} adds a {item.dtype.name} element to the staged list {target.name} of "
                 f"{target.dtype.name} elements; all elements of a staged list share one dtype. Cast the "

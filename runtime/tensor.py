@@ -87,8 +87,12 @@ class Tensor:
     __hash__ = object.__hash__  # identity, although == builds an Equal op
 
     def _where(self):
-        loc = self.op.location
-        return f" (tensor {self.name} created at {loc})" if loc else f" (tensor {self.name})"
+        """`` at <use site> (tensor <name> created at <file:line>)`` for the messages below."""
+        from autograph.runtime.graph import user_location  # graph imports this module
+
+        use = user_location(2)
+        created = f" created at {self.op.location}" if self.op.location else ""
+        return (f" at {use}" if use else "") + f" (tensor {self.name}{created})"
 
     def __bool__(self):
         raise TracingError(
@@ -121,3 +125,26 @@ class Tensor:
 
 def is_tensor(value) -> bool:
     return isinstance(value, Tensor)
+
+
+_PYTHON_NUMBERS = (bool, int, float)
+
+# a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
+KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
+
+
+def is_python_number(value) -> bool:
+    """True for Python numbers (not numpy scalars): they are weakly typed."""
+    return type(value) in _PYTHON_NUMBERS
+
+
+def is_weak(value) -> bool:
+    """True for Python numbers and weakly typed tensors: they take a strongly typed partner's dtype."""
+    return type(value) in _PYTHON_NUMBERS or (isinstance(value, Tensor) and value.weak)
+
+
+def weak_number(value):
+    """A weakly typed value as NEP 50 promotion sees it: a Python number (of a weak tensor's kind)."""
+    if isinstance(value, Tensor):
+        return KIND_NUMBERS[value.dtype.kind]
+    return value

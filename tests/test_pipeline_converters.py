@@ -406,7 +406,7 @@ def test_for_target_live_after_the_loop_uses_itr():
     )
 
 
-def test_nested_statements_share_state_functions_and_loop_invariant_closures_are_hoisted():
+def test_loop_invariant_closures_are_hoisted_in_source_order_just_above_the_loop_body():
     check(
         """
         def f(n):
@@ -426,11 +426,6 @@ def test_nested_statements_share_state_functions_and_loop_invariant_closures_are
             def loop_test():
                 return n != 1
 
-            def loop_body():
-                nonlocal n, steps
-                ag__.if_stmt(n % 2 == 0, if_body, else_body, get_state, set_state, ('n',), 1)
-                steps += 1
-
             def if_body():
                 nonlocal n
                 n = n // 2
@@ -445,6 +440,11 @@ def test_nested_statements_share_state_functions_and_loop_invariant_closures_are
             def set_state(vars_):
                 nonlocal n
                 n, = vars_
+
+            def loop_body():
+                nonlocal n, steps
+                ag__.if_stmt(n % 2 == 0, if_body, else_body, get_state, set_state, ('n',), 1)
+                steps += 1
 
             def get_state_1():
                 return (n, steps)
@@ -470,10 +470,6 @@ def test_for_loop_with_break_gets_an_extra_test():
         def f(xs):
             break_ = False
 
-            def loop_body(x):
-                nonlocal break_
-                ag__.if_stmt(x, if_body, ag__.no_op, get_state, set_state, ('break_',), 1)
-
             def extra_test():
                 return ag__.not_(break_)
 
@@ -487,6 +483,10 @@ def test_for_loop_with_break_gets_an_extra_test():
             def set_state(vars_):
                 nonlocal break_
                 break_, = vars_
+
+            def loop_body(x):
+                nonlocal break_
+                ag__.if_stmt(x, if_body, ag__.no_op, get_state, set_state, ('break_',), 1)
             ag__.for_stmt(xs, extra_test, loop_body, get_state, set_state, ('break_',), {'iterate_names': 'x'})
         """,
     )

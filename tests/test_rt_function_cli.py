@@ -31,6 +31,12 @@ MODULE = textwrap.dedent(
     def broken(x):
         return x + np.zeros(5, np.float32)
 
+    def typo(x):
+        return x + "1"
+
+    def complex_operand(x):
+        return x + np.array([1j])
+
     class Holder:
         scale = 3
 
@@ -177,3 +183,17 @@ def test_console_script(module_path):
     )
     assert done.returncode == 0, done.stderr
     assert "Sin(" in done.stdout
+
+
+def test_type_errors_while_tracing_exit_1_with_the_users_line(capsys, module_path):
+    code, _, err = run(capsys, f"{module_path}:typo", "--arg", "float32[]")
+    assert code == 1 and f"tracing typo raised TypeError at {module_path}:" in err and "'str'" in err
+    code, _, err = run(capsys, f"{module_path}:complex_operand", "--arg", "float32[]", "--no-autograph")
+    assert code == 1 and f"Add at {module_path}:" in err and "complex128" in err
+
+
+def test_arguments_not_fitting_the_function_exit_2(capsys, module_path):
+    code, _, err = run(capsys, f"{module_path}:affine", "--arg", "float32[]", "--arg", "2", "--arg", "3")
+    assert code == 2 and "too many positional arguments" in err
+    code, _, err = run(capsys, f"{module_path}:noisy", "--arg", "complex64[]")
+    assert code == 2

@@ -42,7 +42,7 @@ def programs(draw):
     return prog
 
 
-def build(prog):
+def build(prog, size=4):
     def f(x, y, n):
         values = [x, y, rt.constant(1.5, "float32")]
         for ins in prog:
@@ -71,7 +71,7 @@ def build(prog):
                 values.append(rt.while_loop(lambda i, s: i < limit, body, (0, start + 0.0 * inv))[1])
         return values[-1], values[len(values) // 2]
 
-    return trace(f, ("float32", (4,)), ("float32", (4,)), ("int32", ()))
+    return trace(f, ("float32", (size,)), ("float32", (size,)), ("int32", ()))
 
 
 def same(expected, got):
@@ -92,4 +92,47 @@ def test_random_graphs(prog, n):
         same(expected, executor.run_graph(o, args))
         same(expected, jit.compile_graph(o)[0](args))
         same(expected, jit.compile_graph(g)[0](args))
-        same(expected, schedule.plan(o).run(args))
+        same(expected, schedule.dataflow(o).run(args))
+
+
+LARGE = executor.INPLACE_MIN_ELEMENTS
+
+
+def without_donation(prog, args):
+    """The interpreter's results with buffer donation turned off (a fresh graph, planned so)."""
+    old = executor.INPLACE_MIN_ELEMENTS
+    executor.INPLACE_MIN_ELEMENTS = float("inf")
+    try:
+        return executor.run_graph(build(prog, LARGE), args)
+    finally:
+        executor.INPLACE_MIN_ELEMENTS = old
+
+
+def every_step_heavy(graph):
+    """A ``Dataflow`` of ``graph`` that hands every step it can to the worker threads."""
+    old = schedule.HEAVY_COST
+    schedule.HEAVY_COST = 1
+    try:
+        return schedule.Dataflow(executor.plan(graph))
+    finally:
+        schedule.HEAVY_COST = old
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.integers(0, 3))
+def test_random_graphs_on_large_arrays_donate_buffers_safely(prog, n):
+    g = build(prog, LARGE)
+    x = np.linspace(-2.0, 2.0, LARGE).astype(np.float32)
+    args = [x, x[::-1].copy(), np.int32(n)]
+    keep = [a.copy() for a in args[:2]]
+    with np.errstate(all="ignore"):
+        expected = without_donation(prog, args)
+        same(expected, executor.run_graph(g, args))
+        same(expected, schedule.dataflow(g).run(args))
+        same(expected, every_step_heavy(g).run(args))
+        o = optimize(g, check=True)
+        same(expected, executor.run_graph(o, args))
+        same(expected, schedule.dataflow(o).run(args))
+        same(expected, jit.compile_graph(o)[0](args))
+    for a, b in zip(args, keep):
+        np.testing.assert_array_equal(a, b)

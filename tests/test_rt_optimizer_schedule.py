@@ -1,4 +1,4 @@
-"""Execution schedules: buffer donation, parallel branches, tiered loops."""
+"""Execution plans: buffer donation, parallel branches, tiered loops."""
 
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ def assert_same(expected, got):
 def test_schedule_matches_the_executor(name, fn, specs, args):
     g = trace(fn, *specs)
     expected = executor.run_graph(g, list(args))
-    plan = schedule.plan(g)
-    assert_same(expected, plan.run(list(args)))
-    assert_same(expected, plan.run_parallel(list(args)))
+    assert_same(expected, executor.plan(g).run(list(args)))
+    assert_same(expected, schedule.dataflow(g).run(list(args)))
 
 
 def chain(x):
@@ -41,7 +40,7 @@ def test_donation_reuses_temporaries_but_never_inputs():
     x = np.linspace(-3, 3, BIG).astype(np.float32)
     keep = x.copy()
     g = trace(chain, ("float32", x.shape))
-    plan = schedule.plan(g)
+    plan = executor.plan(g)
     donors = [s for s in plan.steps if s.donor is not None]
     assert len(donors) >= 3
     assert_same(executor.run_graph(g, [x]), plan.run([x]))
@@ -56,7 +55,7 @@ def test_no_donation_when_the_temporary_is_read_again_or_viewed():
 
     x = np.linspace(-3, 3, BIG).astype(np.float32)
     g = trace(f, ("float32", x.shape))
-    plan = schedule.plan(g)
+    plan = executor.plan(g)
     expected = executor.run_graph(g, [x])
     assert_same(expected, plan.run([x]))
     mul = next(s for s in plan.steps if s.op.type == "Mul" and s.op.inputs[0].op.type == "Exp")
@@ -65,7 +64,7 @@ def test_no_donation_when_the_temporary_is_read_again_or_viewed():
 
 def test_no_donation_for_small_or_broadcast_results():
     g = trace(lambda x, m: (rt.exp(x) * 2.0, rt.exp(x[:1]) + m), ("float32", (3,)), ("float32", (BIG, 1)))
-    assert all(s.donor is None for s in schedule.plan(g).steps)
+    assert all(s.donor is None for s in executor.plan(g).steps)
 
 
 def two_chains(a, b):
@@ -78,21 +77,37 @@ def two_chains(a, b):
 def test_independent_heavy_chains_run_in_parallel():
     a = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     g = trace(two_chains, ("float32", a.shape), ("float32", a.shape))
-    assert schedule.plan(g).worthwhile
-    assert schedule.runner(g) == schedule.adaptive(schedule.plan(g)).run
+    assert schedule.dataflow(g).worthwhile
+    assert schedule.runner(g) == schedule.dataflow(g).adaptive.run
     expected = executor.run_graph(g, [a, a[::-1].copy()])
     for _ in range(3):
         assert_same(expected, schedule.run_graph(g, [a, a[::-1].copy()]))
 
 
+def test_chains_are_handed_out_as_whole_segments():
+    a = ("float32", (1 << 18,))
+    g = trace(two_chains, a, a)
+    flow = schedule.dataflow(g)
+    types = [s.op.type for s in flow.plan.steps]
+    heads = [i for i, segment in enumerate(flow.segments) if len(segment) > 1]
+    assert len(heads) == 2
+    for i in heads:  # each chain of 3 x sin(exp(.)) is one task; the join (Add) is not part of it
+        assert [types[j] for j in flow.segments[i]] == ["Exp", "Sin"] * 3
+    add = types.index("Add")
+    assert flow.segments[add] == (add,)
+    inside = {j for i in heads for j in flow.segments[i][1:]}
+    assert all(flow.segments[j] == () for j in inside)
+    assert sorted(j for segment in flow.segments for j in segment) == list(range(len(types)))
+
+
 def test_small_or_sequential_graphs_stay_sequential():
     small = trace(two_chains, ("float32", (16,)), ("float32", (16,)))
-    assert not schedule.plan(small).worthwhile
-    assert schedule.runner(small) == schedule.plan(small).run
+    assert not schedule.dataflow(small).worthwhile
+    assert schedule.runner(small) == executor.plan(small).run
     a = ("float32", (1 << 18,))
     one_chain = trace(lambda x: rt.sin(rt.exp(rt.sin(x))), a)
-    assert not schedule.plan(one_chain).worthwhile
-    assert schedule.runner(one_chain) == schedule.plan(one_chain).run
+    assert not schedule.dataflow(one_chain).worthwhile
+    assert schedule.runner(one_chain) == executor.plan(one_chain).run
 
 
 def test_parallel_run_keeps_side_effects_in_order():
@@ -106,11 +121,11 @@ def test_parallel_run_keeps_side_effects_in_order():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape))
-    assert schedule.plan(g).worthwhile
+    assert schedule.dataflow(g).worthwhile
     for _ in range(3):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            schedule.plan(g).run_parallel([big, big])
+            schedule.dataflow(g).run([big, big])
         assert buf.getvalue().split() == ["first", "second", "third"]
 
 
@@ -122,14 +137,14 @@ def test_parallel_errors_name_the_op():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape), ("int32", big.shape))
-    plan = schedule.plan(g)
-    assert plan.worthwhile
+    flow = schedule.dataflow(g)
+    assert flow.worthwhile
     bad = np.full(big.shape, 1 << 20, np.int32)
     with pytest.raises(ExecutionError, match="GatherV2.*out of bounds"):
-        plan.run_parallel([big, big, bad])
+        flow.run([big, big, bad])
     with pytest.raises(ExecutionError, match="GatherV2"):
-        plan.run([big, big, bad])
-    assert_same(executor.run_graph(g, [big, big, bad * 0]), plan.run_parallel([big, big, bad * 0]))
+        flow.plan.run([big, big, bad])
+    assert_same(executor.run_graph(g, [big, big, bad * 0]), flow.run([big, big, bad * 0]))
 
 
 def test_stateful_heavy_ops_stay_on_the_calling_thread():
@@ -147,15 +162,16 @@ def test_stateful_heavy_ops_stay_on_the_calling_thread():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape))
-    plan = schedule.plan(g)
-    plan.run_parallel([big, big])
+    schedule.dataflow(g).run([big, big])
     assert seen == [True]
 
 
 def test_wrong_number_of_arguments_is_the_executors_error():
     g = trace(lambda x: x + 1.0, ("float32", (3,)))
     with pytest.raises(TypeError, match="takes 1 input"):
-        schedule.plan(g).run([X3, X3])
+        executor.plan(g).run([X3, X3])
+    with pytest.raises(TypeError, match="takes 1 input"):
+        schedule.dataflow(g).run([X3, X3])
 
 
 # -- tiered loops ------------------------------------------------------------------
@@ -225,7 +241,7 @@ def _fail_at_40(i, s):
 
 def test_sequential_runner_matches_the_executor_on_loops():
     g, _ = loop_graph()
-    assert schedule.runner(g, parallel=False) == schedule.plan(g).run
+    assert schedule.runner(g, parallel=False) == executor.plan(g).run
     assert_same(executor.run_graph(g, [np.int32(300), np.float32(0.5)]),
                 schedule.runner(g, parallel=False)([np.int32(300), np.float32(0.5)]))
 
@@ -241,8 +257,8 @@ def test_rt_function_runs_hot_loops_compiled_with_identical_results():
         assert fast(np.int32(n)) == slow(np.int32(n))
 
 
-class _StubSchedule:
-    """Stands for a Schedule: records which runner the adaptive policy picked."""
+class _StubRunners:
+    """Stands for the two run modes: records which one the adaptive policy picked."""
 
     def __init__(self):
         self.calls = []
@@ -257,8 +273,8 @@ class _StubSchedule:
 
 
 def test_adaptive_runner_tries_both_modes_then_keeps_the_faster():
-    stub = _StubSchedule()
-    runner = schedule.Adaptive(stub)
+    stub = _StubRunners()
+    runner = schedule.Adaptive(stub.run, stub.run_parallel)
     trials = schedule.Adaptive.TRIALS
     for _ in range(2 * trials):
         runner.run([1])
@@ -274,8 +290,8 @@ def test_adaptive_runner_tries_both_modes_then_keeps_the_faster():
 def test_runner_uses_the_adaptive_policy_only_for_heavy_parallel_graphs():
     a = ("float32", (1 << 18,))
     g = trace(two_chains, a, a)
-    assert schedule.runner(g) == schedule.adaptive(schedule.plan(g)).run
-    assert schedule.runner(g, parallel=False) == schedule.plan(g).run
+    assert schedule.runner(g) == schedule.dataflow(g).adaptive.run
+    assert schedule.runner(g, parallel=False) == executor.plan(g).run
     x = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     expected = executor.run_graph(g, [x, x])
     for _ in range(2 * schedule.Adaptive.TRIALS + 1):

@@ -76,7 +76,8 @@ Operators (signatures are fixed; generated code calls them positionally):
   graph path recognizes it by class name and may fill it with zeros.
 * ``list_append(l, x) -> l``, ``list_pop(l, i=None) -> (l, item)``,
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
-  ``'+='``): generated code rebinds the receiver with the result.  Graph
+  ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
+  generated code rebinds the receiver with the result.  Graph
   paths: ``control_flow.list_append/list_pop`` for a ``Tensor`` or an
   object whose class sets ``__ag_staged_list__ = True``;
   ``control_flow.aug_setitem`` for a ``Tensor``.
@@ -85,7 +86,9 @@ Operators (signatures are fixed; generated code calls them positionally):
 * builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``abs``,
   ``enumerate``, ``zip``: the builtin for Python values; for a ``Tensor``
   argument ``control_flow.range_``, ``len_``, ``print_``, ``int_``,
-  ``float_``, ``abs_``, ``enumerate_``, ``zip_`` (same arguments).
+  ``float_``, ``abs_``, ``enumerate_``, ``zip_`` (same arguments); ``len``,
+  ``enumerate`` and ``zip`` also send staged iterables (classes setting
+  ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.
 
 Every graph path lives in ``autograph.runtime.control_flow`` and is imported
 lazily, only when a ``Tensor`` shows up.

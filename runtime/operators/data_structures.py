@@ -61,7 +61,7 @@ def list_pop(target, index=None):
 
 
 def aug_setitem(target, index, op, value):
-    """``target[index] op value`` (``op`` like ``'+='``); returns the updated container.
+    """``target[index] op value`` (``op`` like ``'+='``, or ``'='``); returns the updated container.
 
     Tensors are immutable, so the graph path returns a new tensor; Python
     containers are updated in place, with Python's in-place operator.
@@ -69,5 +69,8 @@ def aug_setitem(target, index, op, value):
     if type(target) not in (list, dict) and isinstance(target, Tensor):
         from autograph.runtime import control_flow
         return control_flow.aug_setitem(target, index, op, value)
-    target[index] = _INPLACE[op](target[index], value)
+    if op == "=":
+        target[index] = value
+    else:
+        target[index] = _INPLACE[op](target[index], value)
     return target

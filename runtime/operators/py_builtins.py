@@ -3,7 +3,9 @@
 ``range(n)`` in a converted function becomes ``ag__.range(n)`` (when the
 name is not shadowed): with Python arguments it is the builtin itself; with
 a ``Tensor`` argument it goes to ``control_flow.range_`` (and ``len_``,
-``print_``, ...), the graph path.
+``print_``, ...), the graph path.  ``len``, ``enumerate`` and ``zip`` also
+send staged iterables there (objects whose class sets
+``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,18 @@ from __future__ import annotations
 import builtins
 
 from autograph.runtime.tensor import Tensor
+
+
+def _staged(value) -> bool:
+    """A ``Tensor``, or a staged iterable (``range`` with a tensor bound, ...): the graph path."""
+    return isinstance(value, Tensor) or getattr(type(value), "__ag_staged_iterable__", False)
+
+
+def _any_staged(args) -> bool:
+    for arg in args:
+        if _staged(arg):
+            return True
+    return False
 
 
 def _any_tensor(args) -> bool:
@@ -28,7 +42,7 @@ def range_(*args):
 
 
 def len_(obj):
-    if isinstance(obj, Tensor):
+    if _staged(obj):
         from autograph.runtime import control_flow
         return control_flow.len_(obj)
     return builtins.len(obj)
@@ -63,14 +77,14 @@ def abs_(x):
 
 
 def enumerate_(iterable, start=0):
-    if isinstance(iterable, Tensor):
+    if _staged(iterable):
         from autograph.runtime import control_flow
         return control_flow.enumerate_(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
-    if _any_tensor(iterables):
+    if _any_staged(iterables):
         from autograph.runtime import control_flow
         return control_flow.zip_(*iterables, **kwargs)
     return builtins.zip(*iterables, **kwargs)

@@ -66,6 +66,10 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             return
 
 
+# Iterables that are never staged: skip the checks for them.
+_PLAIN_ITERABLES = frozenset({range, list, tuple, str, dict, set, enumerate, zip})
+
+
 def _is_staged_iterable(iter_) -> bool:
     """True for a symbolic tensor, or a staged object the graph path loops over."""
     return isinstance(iter_, Tensor) or getattr(type(iter_), "__ag_staged_iterable__", False)
@@ -81,7 +85,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     test becomes a ``Tensor`` (a flag set in a tensor ``if``) continues
     unrolled, each remaining iteration guarded by that test (``if_stmt``).
     """
-    if _is_staged_iterable(iter_):
+    if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
         from autograph.runtime import control_flow
         return control_flow.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if extra_test is None:

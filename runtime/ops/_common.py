@@ -20,37 +20,21 @@ import warnings
 import numpy as np
 
 from autograph.runtime import dtypes, op_registry
-from autograph.runtime.tensor import Tensor
-
-_PYTHON_NUMBERS = (bool, int, float)
-
-# a Python number of each dtype kind: how a weakly typed value enters NEP 50 promotion
-_KIND_SCALARS = {"b": False, "i": 0, "u": 0, "f": 0.0}
-
-
-def is_python_number(value) -> bool:
-    """True for Python numbers (not numpy scalars): they are weakly typed."""
-    return type(value) in _PYTHON_NUMBERS
-
-
-def is_weakly_typed(value) -> bool:
-    """True for Python numbers and weakly typed tensors: they take a strongly typed partner's dtype."""
-    return type(value) in _PYTHON_NUMBERS or (isinstance(value, Tensor) and value.weak)
-
-
-def as_python_number(value):
-    """A weakly typed value as NEP 50 promotion sees it: a Python number (of a weak tensor's kind)."""
-    if isinstance(value, Tensor):
-        return _KIND_SCALARS[value.dtype.kind]
-    return value
+from autograph.runtime.tensor import Tensor, is_weak, weak_number
 
 
 def dtype_of(value) -> np.dtype:
     """The dtype of a tensor, numpy value, variable or (strongly converted) Python value."""
     dtype = getattr(value, "dtype", None)
-    if isinstance(dtype, np.dtype):  # tensors, numpy values, rt.Variable (not read while tracing)
-        return dtype
-    return np.asarray(value).dtype
+    if not isinstance(dtype, np.dtype):  # tensors, numpy values, rt.Variable (not read while tracing)
+        dtype = np.asarray(value).dtype
+    if dtype not in dtypes.SUPPORTED:
+        names = ", ".join(d.name for d in dtypes.SUPPORTED)
+        raise TypeError(
+            f"operand {value!r:.60} at {op_registry.user_location() or '<unknown>'} has dtype {dtype}, "
+            f"which the runtime does not support; use one of {names}"
+        )
+    return dtype
 
 
 def promote(values) -> list:
@@ -65,12 +49,12 @@ def promote(values) -> list:
     (a weak int32 loop counter plus ``1`` stays a weak int32).  All Python
     numbers: unchanged.
     """
-    if not any(is_weakly_typed(v) for v in values):
+    if not any(is_weak(v) for v in values):
         return list(values)
-    strong = [dtype_of(v) for v in values if not is_weakly_typed(v)]
+    strong = [dtype_of(v) for v in values if not is_weak(v)]
     if strong:
-        target = dtypes.result_type(*strong, *[as_python_number(v) for v in values if is_weakly_typed(v)])
-        return [_weak_as(v, target) if is_weakly_typed(v) else v for v in values]
+        target = dtypes.result_type(*strong, *[weak_number(v) for v in values if is_weak(v)])
+        return [_weak_as(v, target) if is_weak(v) else v for v in values]
     tensors = [v.dtype for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
         return list(values)

@@ -20,13 +20,12 @@ from autograph.runtime import dtypes, op_registry, shapes
 from autograph.runtime.graph import current_graph
 from autograph.runtime.ops._common import (
     check_int_attr,
-    is_python_number,
     normalize_axis,
     partial_value,
     promote,
     static_value,
 )
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.tensor import Tensor, is_python_number
 
 
 def _shape_arg(shape):
