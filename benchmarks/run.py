@@ -27,7 +27,12 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+# One BLAS thread: on a shared 2-core machine, OpenBLAS's threads spin-waiting for a
+# busy core make a 256x256 matmul vary 20-fold from run to run (set the variable
+# to measure otherwise).  Must be set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)

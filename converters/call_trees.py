@@ -15,7 +15,8 @@ After::
         return np.sum(ys) + math.sqrt(n) + ag__.converted_call(obj.method, z, k=1)
 
 A callee is resolved at conversion time when it is a name (or a dotted
-path through modules) found in the function's globals or the builtins --
+path through modules, or a method of a builtin type such as ``str.join``)
+found in the function's globals or the builtins --
 never a local or closure variable, which may change.  Calls resolved to a
 builtin, to numpy, the standard library or autograph, to a class, or to a
 ``do_not_convert``-ed function, and methods of literals (``', '.join``),
@@ -41,6 +42,10 @@ _MISSING = object()
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Receivers whose methods are always builtin methods.
 _LITERALS = (gast.Constant, gast.JoinedStr, gast.List, gast.Tuple, gast.Dict, gast.Set) + _COMPREHENSIONS
+
+
+def _is_builtin_type(value) -> bool:
+    return type(value) is type and value.__module__ == "builtins"
 
 
 def _dotted(node):
@@ -72,12 +77,16 @@ class _CallLowering:
             return _MISSING
         namespace = self.ctx.namespace
         if namespace is None:
-            return getattr(builtins, root, _MISSING) if len(path) == 1 else _MISSING
-        value = namespace.get(root, _MISSING)
-        if value is _MISSING:
             value = getattr(builtins, root, _MISSING)
+            if len(path) > 2 or (len(path) == 2 and not _is_builtin_type(value)):
+                return _MISSING
+        else:
+            value = namespace.get(root, _MISSING)
+            if value is _MISSING:
+                value = getattr(builtins, root, _MISSING)
         for attr in path[1:]:
-            if type(value) is not types.ModuleType:
+            # Through modules, and to the methods of builtin types (`str.join`).
+            if type(value) is not types.ModuleType and not _is_builtin_type(value):
                 return _MISSING
             value = getattr(value, attr, _MISSING)
         return value

@@ -57,10 +57,10 @@ bodies that assign those names.
 
 Source order: every statement's closures are defined right before the
 operator call that uses them, in the scope of the statement.  The one
-exception: the closures of a statement directly in a loop body that use no
-name local to that loop body are defined once, just before the loop's
-``def loop_body`` (one level up, never further), instead of at every
-iteration.  Statements of one scope with the same state share the
+exception: the closures of a statement nested in a loop body that use no
+name local to that loop body (nor to a branch between) are defined once,
+just before the loop's ``def loop_body`` (before the nearest loop, never
+further), instead of at every iteration.  Statements of one scope with the same state share the
 ``get_state``/``set_state`` pair defined first.
 """
 
@@ -224,42 +224,51 @@ class _FunctionConverter:
             self.vars_name = self.ctx.namer.new("vars_")
         return self.vars_name
 
-    def _hoistable(self, referenced) -> bool:
-        """True if a closure of the statement now converted may go before the enclosing loop:
-        the statement is directly in a loop body and uses nothing local to it."""
-        frame = self.frames[-1]
-        return frame.is_loop and not (referenced & frame.owned)
+    def _target_loop(self, referenced):
+        """The loop frame before which closures of the statement now converted may go, or None.
+
+        That is the nearest enclosing loop body, if neither it nor the
+        closures between it and the statement own a name of ``referenced``.
+        """
+        for frame in reversed(self.frames):
+            if referenced & frame.owned:
+                return None
+            if frame.is_loop:
+                return frame
+        return None
 
     def _place(self, definitions, referenced):
-        """Where closure ``definitions`` go: before the enclosing loop if hoistable, else here.
+        """Where closure ``definitions`` go: before the enclosing loop if possible, else here.
 
         Returns what to emit right before the statement's operator call.
         """
-        if self._hoistable(referenced):
-            self.frames[-1].preloop.extend(definitions)
+        loop = self._target_loop(referenced)
+        if loop is not None:
+            loop.preloop.extend(definitions)
             return []
         return definitions
 
     def _shared(self, key, roots, define):
         """``(names, definitions)`` of the closure(s) identified by ``key`` over the variables ``roots``.
 
-        Reused if already defined in this scope (or, when hoistable, before
-        the enclosing loop); else ``define()`` gives ``(names, definitions)``,
-        which are placed like any closure of the statement.
+        Reused if already defined in this scope (or, when they can go
+        before the enclosing loop, in the loop's scope); else ``define()``
+        gives ``(names, definitions)``, placed like any closure of the
+        statement.
         """
         frame = self.frames[-1]
         names = frame.states.get(key)
         if names is not None:
             return names, []
-        hoist = self._hoistable(roots)
-        if hoist:
-            outer = self.frames[-2]
+        loop = self._target_loop(roots)
+        if loop is not None:
+            outer = self.frames[self.frames.index(loop) - 1]
             names = outer.states.get(key)
             if names is not None:
                 return names, []
         names, definitions = define()
-        if hoist:
-            frame.preloop.extend(definitions)
+        if loop is not None:
+            loop.preloop.extend(definitions)
             outer.states[key] = names
             return names, []
         frame.states[key] = names

@@ -70,7 +70,8 @@ _NO_INPUTS, _ONE_INPUT, _INPUTS, _DONATED = 0, 1, 2, 3
 class Step:
     """One scheduled op: read the ``ins`` slots, ``call`` the kernel, write ``outs``.
 
-    ``call`` is the kernel with the op's attributes bound; ``single`` is the
+    ``call`` is what the op's rule made of it (its kernel with the attributes
+    bound, or the equivalent Python operator); ``single`` is the
     output slot of a one-output op (None otherwise: unpack into ``outs``);
     ``donor`` is the slot whose buffer receives the result (``out=``; None:
     allocate); ``frees`` are the slots whose last user this is.

@@ -274,3 +274,13 @@ def test_len_enumerate_zip_dispatch_staged_iterables_to_the_graph(source, expect
     assert f(5) == expected
     traced = ag.function(f, input_signature=[rt.TensorSpec((), "int32")])
     assert int(traced(np.int32(5))) == expected
+
+
+def test_methods_of_builtin_types_resolve_at_conversion_time_unless_shadowed():
+    code = show(
+        """
+        def f(xs, str):
+            return dict.fromkeys(xs), list.copy(xs), str.join(xs)
+        """
+    )
+    assert "(dict.fromkeys(xs), list.copy(xs), ag__.converted_call(str.join, xs))" in code
