@@ -204,7 +204,9 @@ class _Frame:
 
 
 class _FunctionConverter:
-    __slots__ = ("ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits", "summaries")
+    __slots__ = (
+        "ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits", "summaries", "generated",
+    )
 
     def __init__(self, ctx, scope):
         self.ctx = ctx
@@ -216,8 +218,16 @@ class _FunctionConverter:
         # Undefined placeholders emitted directly in the converted function, by name.
         self.top_level_inits = {}
         self.summaries = _Summaries()
+        # Names of the generated closures -> their base name (`if_body_2` -> `if_body`).
+        self.generated = {}
 
     # -- helpers ----------------------------------------------------------------
+
+    def _new_def(self, base):
+        """A fresh name for a generated closure (renumbered in textual order at the end)."""
+        name = self.ctx.namer.new(base)
+        self.generated[name] = base
+        return name
 
     def _vars(self):
         if self.vars_name is None:
@@ -287,7 +297,7 @@ class _FunctionConverter:
         Returns ``(name, definitions)``: for a loop body, the definitions are
         the closures hoisted before it, then its own ``def``.
         """
-        name = self.ctx.namer.new(base)
+        name = self._new_def(base)
         nonlocals = sorted(bound & visible)
         owned = bound - visible
         if param is not None:
@@ -330,14 +340,14 @@ class _FunctionConverter:
         key = ("extra_test", ast.dump(gast.gast_to_ast(test)))
 
         def define():
-            name = self.ctx.namer.new("extra_test")
+            name = self._new_def("extra_test")
             return name, templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test)
 
         return self._shared(key, flags, define)
 
     def _define_state_functions(self, state, origin):
-        get_name = self.ctx.namer.new("get_state")
-        set_name = self.ctx.namer.new("set_state")
+        get_name = self._new_def("get_state")
+        set_name = self._new_def("set_state")
         plain = {s for s in state if not qual_names.is_composite(s)}
         nonlocals = sorted(plain)
         getter = templates.replace(
@@ -512,7 +522,7 @@ class _FunctionConverter:
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
-        test_name = self.ctx.namer.new("loop_test")
+        test_name = self._new_def("loop_test")
         test_nonlocals = sorted(anno.get(node, anno.DEFS))
         code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
         code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
@@ -615,6 +625,63 @@ def _hoist_declarations(function):
     function.body[start:start] = hoisted
 
 
+def _preorder(node):
+    """Every node under ``node`` in source order (generated names are unique, so nested
+    functions of the user need no special case)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = []
+        for field in current._fields:
+            value = getattr(current, field)
+            if type(value) is list:
+                children.extend(item for item in value if isinstance(item, gast.AST))
+            elif isinstance(value, gast.AST):
+                children.append(value)
+        children.reverse()
+        stack.extend(children)
+
+
+def _renumber(function, generated, used):
+    """Renames the generated closures so that their numbers follow the text: the first
+    ``def if_body`` from the top is ``if_body``, the next ``if_body_1``, ...
+
+    Names are handed out while converting, innermost statements first, and
+    hoisting moves definitions; renumbering makes the printed code read in
+    order.  ``used``: every name taken in the module (the new names avoid
+    those that are not ours).
+    """
+    if not generated:
+        return
+    order = [n.name for n in _preorder(function) if type(n) is gast.FunctionDef and n.name in generated]
+    if len(order) != len(generated):
+        order += sorted(set(generated) - set(order))
+    taken = used - set(generated)
+    counters = {}
+    mapping = {}
+    for old in order:
+        base = generated[old]
+        counter = counters.get(base, 0)
+        separator = "" if base.endswith("_") else "_"
+        while True:
+            new = base if counter == 0 else f"{base}{separator}{counter}"
+            counter += 1
+            if new not in taken:
+                break
+        counters[base] = counter
+        mapping[old] = new
+    if all(old == new for old, new in mapping.items()):
+        return
+    used.update(mapping.values())
+    for node in _preorder(function):
+        kind = type(node)
+        if kind is gast.Name and node.id in mapping:
+            node.id = mapping[node.id]
+        elif kind is gast.FunctionDef and node.name in mapping:
+            node.name = mapping[node.name]
+
+
 def transform(node, ctx):
     for function in reversed(ast_util.functions(node)):
         scope = anno.get(function, anno.SCOPE)
@@ -636,4 +703,5 @@ def transform(node, ctx):
             inits += templates.replace(_UNDEFINED, origin=function, name=name, symbol=templates.constant(name))
         body[start:start] = inits
         function.body = body
+        _renumber(function, converter.generated, ctx.namer.used)
     return node

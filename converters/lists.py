@@ -69,6 +69,8 @@ def _first_effect_path(node):
         ordered = [node.value]
     elif kind is gast.Assign:
         ordered = [node.value]
+    elif kind is gast.AugAssign and type(node.target) is gast.Name:
+        ordered = [node.value]  # `x += v`: loads x (pure), then evaluates v
     elif kind is gast.BinOp:
         ordered = [node.left, node.right]
     elif kind is gast.Subscript:
@@ -87,18 +89,17 @@ def _first_effect_path(node):
 def _hoist_pop(statement, local, namer):
     """``[(stack, popped) = ag__.list_pop(stack), statement']`` if the first call ``statement``
     evaluates is ``stack.pop()`` (pure before it) nested in a larger expression; else None."""
-    if type(statement) not in (gast.Expr, gast.Assign):
+    if type(statement) not in (gast.Expr, gast.Assign, gast.AugAssign):
         return None
     path = _first_effect_path(statement)
-    if path is None or len(path) < 3:  # the pop is the whole value: handled by _lower
-        return None
+    if path is None or (len(path) < 3 and type(statement) is not gast.AugAssign):
+        return None  # the pop is the whole value of an assignment: handled by _lower
     call, parent = path[-1], path[-2]
     receiver = _method_call(call, "pop")
     if receiver not in local or len(call.args) > 1:
         return None
-    if type(statement) is gast.Assign and any(
-        type(n) is gast.Name and n.id == receiver for t in statement.targets for n in gast.walk(t)
-    ):
+    targets = statement.targets if type(statement) is gast.Assign else [getattr(statement, "target", None)]
+    if any(type(n) is gast.Name and n.id == receiver for t in targets if t is not None for n in gast.walk(t)):
         return None
     popped = namer.new("popped")
     if call.args:

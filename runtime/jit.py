@@ -24,7 +24,8 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 * every tensor is a local variable named after its op;
 * ops with an operator spelling (``runtime/spellings.py``: ``Add`` ->
   ``{0} + {1}``) are written as that operator, other ops call their
-  registered kernel through a bound name (``_k_Reshape(x, shape)``), so
+  registered kernel through a bound name, with their attributes as
+  keyword arguments (``_k_Reshape(x, shape=(3, 1))``), so
   results match the interpreter by construction;
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
@@ -49,6 +50,7 @@ from __future__ import annotations
 import itertools
 import keyword
 import linecache
+import math
 import re
 
 import numpy as np
@@ -121,6 +123,8 @@ class _Codegen:
         self.names: dict[int, str] = {}
         self.taken: set[str] = set(_RESERVED)
         self.prologue: list[str] = []
+        self.kernels: dict[str, str] = {}  # op type -> the global name bound to its kernel
+        self.inlined: set[int] = set()  # ids of tensors written as an expression where they are used
         self.function_name = self.fresh(_NAME.sub("_", name) + "_jit")
 
     def load(self, source):
@@ -153,7 +157,13 @@ class _Codegen:
         return name
 
     def var(self, tensor) -> str:
+        """The tensor as an operand: its variable, or its parenthesized expression if inlined."""
         return self.names[id(tensor)]
+
+    def expr(self, tensor) -> str:
+        """The tensor where a whole expression stands (``if ...:``, ``x = ...``)."""
+        text = self.names[id(tensor)]
+        return text[1:-1] if id(tensor) in self.inlined else text
 
     def define(self, tensor) -> str:
         base = tensor.op.name if len(tensor.op.outputs) == 1 else f"{tensor.op.name}_{tensor.value_index}"
@@ -172,7 +182,8 @@ class _Codegen:
         params = [self.define(t) for t in graph.all_inputs]
         start = len(self.lines)
         outs = self.block(graph, 2)
-        self.emit(2, f"return [{', '.join(outs)}]")
+        inlined = [t.op for t in graph.outputs if id(t) in self.inlined]
+        self.emit(2, f"return [{', '.join(outs)}]", inlined[0] if inlined else None)
         return self.assemble("args", params, start)
 
     def generate_loop(self, cond, body, bounded) -> str:
@@ -200,12 +211,56 @@ class _Codegen:
         """Emits ``graph``'s needed ops (placeholders already named); returns output expressions."""
         needed = executor.needed_ops(graph)
         reuse = executor.donations(graph, needed)
+        self.inlined |= _inlinable(graph, needed)
         for op in graph.operations:
             if id(op) not in needed or op.type == "Placeholder":
                 continue
             rule = RULES.get(op.type, _default_rule)
             rule(self, op, depth, reuse)
-        return [self.var(t) for t in graph.outputs]
+        return [self.expr(t) for t in graph.outputs]
+
+
+def _spelled(op) -> str | None:
+    """The Python operator template ``op`` is written with (``"{0} + {1}"``), or None."""
+    if op.type in RULES:
+        return None
+    spelling = spellings.BY_OP_TYPE.get(op.type)
+    if spelling is None or (spelling.kinds and not all(t.dtype.kind in spelling.kinds for t in op.inputs)):
+        return None
+    return spelling.template
+
+
+def _scalar_operator(op) -> bool:
+    return (
+        _spelled(op) is not None and len(op.outputs) == 1 and op.outputs[0].shape == ()
+        and all(t.shape == () for t in op.inputs)
+    )
+
+
+def _inlinable(graph, needed) -> set[int]:
+    """ids of scalar operator results that are used once, by another scalar operator, as an
+    ``If`` predicate or as an output of ``graph``: written as an expression at that use
+    (``if var0 % const == const_1:``) instead of a variable, which in a scalar loop saves
+    a quarter of the time per iteration.  (An error in an inlined operator is reported
+    naming the op that uses it: scalars rarely fail.)"""
+    uses: dict[int, list] = {}
+    for op in graph.operations:
+        if id(op) in needed:
+            for index, t in enumerate(op.inputs):
+                uses.setdefault(id(t), []).append((op, index))
+    for t in graph.outputs:
+        uses.setdefault(id(t), []).append((None, 0))
+    found = set()
+    for op in graph.operations:
+        if id(op) not in needed or not _scalar_operator(op):
+            continue
+        users = uses.get(id(op.outputs[0]), [])
+        if len(users) != 1:
+            continue
+        user, index = users[0]
+        if user is None or (user.type == "If" and index == 0) or _scalar_operator(user):
+            found.add(id(op.outputs[0]))
+    return found
 
 
 # -- rules: op type -> emitter ------------------------------------------------
@@ -230,12 +285,25 @@ def _call(gen, op, depth, reuse):
             f"{op.type} op '{op.name}' created at {op.location or '<unknown>'} has no kernel and no "
             "code rule, so the graph cannot be compiled; it runs in the interpreter instead"
         )
-    kernel = gen.bind(opdef.kernel, "k_" + op.type)
+    kernel = gen.kernels.get(op.type)
+    if kernel is None:
+        kernel = gen.kernels[op.type] = gen.bind(opdef.kernel, "k_" + op.type)
     args = [gen.var(t) for t in op.inputs]
-    if op.attrs:
-        args.append("**" + gen.bind(dict(op.attrs), "a_" + op.name))
+    for key, value in op.attrs.items():  # literals written out, other values bound
+        args.append(f"{key}={value!r}" if _literal(value) else f"{key}={gen.bind(value, f'{op.name}_{key}')}")
     call = f"{kernel}({', '.join(args)})"
     _assign(gen, op, depth, call)
+
+
+def _literal(value) -> bool:
+    """Whether ``repr(value)`` is Python source for an equal value of the same type."""
+    if value is None or type(value) in (bool, int, str):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) in (tuple, list):
+        return all(_literal(v) for v in value)
+    return False
 
 
 def _assign(gen, op, depth, expr):
@@ -257,10 +325,13 @@ def _default_rule(gen, op, depth, reuse):
         gen.names[id(op.outputs[0])] = target
         gen.emit(depth, f"np.{ufunc.__name__}({', '.join(args)}, out={target})", op)
         return
-    template = spellings.template(op.type)
-    spelling = spellings.BY_OP_TYPE.get(op.type)
-    if template is not None and (not spelling.kinds or all(t.dtype.kind in spelling.kinds for t in op.inputs)):
-        _assign(gen, op, depth, template.format(*[gen.var(t) for t in op.inputs]))
+    template = _spelled(op)
+    if template is not None:
+        expr = template.format(*[gen.var(t) for t in op.inputs])
+        if id(op.outputs[0]) in gen.inlined:
+            gen.names[id(op.outputs[0])] = f"({expr})"
+        else:
+            _assign(gen, op, depth, expr)
         return
     ufunc = _ufunc(op.type)
     if ufunc is not None:
@@ -283,7 +354,7 @@ def _pyfunc(gen, op, depth, reuse):
 def _if(gen, op, depth, reuse):
     then_graph, else_graph = (op.graph.library[op.attrs[a]] for a in ("then_branch", "else_branch"))
     outs = [gen.define(t) for t in op.outputs]
-    gen.emit(depth, f"if {gen.var(op.inputs[0])}:", op)
+    gen.emit(depth, f"if {gen.expr(op.inputs[0])}:", op)
     for branch, header in ((then_graph, None), (else_graph, "else:")):
         if header:
             gen.emit(depth, header, op)
@@ -322,14 +393,18 @@ def _loop(gen, op, cond, body, state, limit, depth):
         counter = gen.fresh(f"{op.name}_iterations" if op is not None else "iterations")
         gen.emit(depth, f"{counter} = 0", op)
     gen.emit(depth, "while True:", op)
+    header = len(gen.lines) - 1
     if counter is not None:
         gen.emit(depth + 1, f"if {counter} >= {limit}:", op)
         gen.emit(depth + 2, "break", op)
     for placeholder, name in zip(cond.all_inputs, state):
         gen.names[id(placeholder)] = name
     (test,) = gen.block(cond, depth + 1)
-    gen.emit(depth + 1, f"if not {test}:", op)
-    gen.emit(depth + 2, "break", op)
+    if len(gen.lines) == header + 1:  # the condition is one expression: ``while <test>:``
+        gen.lines[header] = "    " * depth + f"while {test}:"
+    else:
+        gen.emit(depth + 1, f"if not {test}:", op)
+        gen.emit(depth + 2, "break", op)
     for placeholder, name in zip(body.all_inputs, state):
         gen.names[id(placeholder)] = name
     results = gen.block(body, depth + 1)

@@ -284,3 +284,124 @@ def test_methods_of_builtin_types_resolve_at_conversion_time_unless_shadowed():
         """
     )
     assert "(dict.fromkeys(xs), list.copy(xs), ag__.converted_call(str.join, xs))" in code
+
+
+FIZZBUZZ = """
+def f(n):
+    fizz = buzz = 0
+    for i in range(n):
+        if i % 3 == 0:
+            fizz += 1
+        elif i % 5 == 0:
+            buzz += 1
+    return fizz, buzz
+"""
+
+
+def test_closures_of_a_statement_nested_in_a_branch_of_a_loop_go_before_that_loop():
+    code = show(FIZZBUZZ)
+    before_loop = code[:code.index("def loop_body")]
+    # `fizz += 1` and `buzz += 1` use nothing local to the loop body: defined once, before it.
+    assert "def if_body():\n        nonlocal fizz\n        fizz += 1" in before_loop
+    assert "def if_body_1():\n        nonlocal buzz\n        buzz += 1" in before_loop
+    # The elif reads `i`: its else branch stays in the loop body.
+    assert "def else_body():" in code[code.index("def loop_body"):]
+    f, _ = _define(FIZZBUZZ)
+    assert ag.convert(f)(31) == f(31)
+
+
+def test_hoisting_goes_before_the_nearest_loop_only():
+    code = show(
+        """
+        def f(rows):
+            total = 0
+            for row in rows:
+                for x in row:
+                    if x > 0:
+                        total += 1
+            return total
+        """
+    )
+    outer_body = code[code.index("def loop_body(row)"):]
+    # `total += 1` could run anywhere, but is defined before the inner loop, one level up.
+    assert "def if_body():" in outer_body
+    assert outer_body.index("def if_body():") < outer_body.index("def loop_body_1(x)")
+
+
+def test_generated_closures_are_numbered_in_textual_order():
+    code = show(FIZZBUZZ)
+    for base in ("if_body", "else_body", "get_state", "set_state", "loop_body"):
+        names = [name for name in _defs(code) if name == base or name.startswith(base + "_")]
+        assert names == [base] + [f"{base}_{k}" for k in range(1, len(names))], (base, names)
+
+
+def test_renumbering_avoids_the_users_names():
+    source = """
+        def f(x, if_body):
+            if x > 0:
+                y = if_body(x)
+            else:
+                y = -x
+            return y
+        """
+    code = show(source)
+    assert "def if_body_1():" in code
+    assert "y = ag__.converted_call(if_body, x)" in code
+    f, _ = _define(source)
+    assert ag.convert(f)(3, abs) == f(3, abs) == 3
+
+
+def test_while_stmt_python_path_with_non_bool_conditions():
+    from autograph.runtime import operators
+
+    for start in (5, 5.0, [1, 2, 3], "abc"):
+        state = {"v": start, "runs": 0}
+
+        def test():
+            return state["v"]
+
+        def body():
+            state["runs"] += 1
+            state["v"] = state["v"][1:] if isinstance(state["v"], (list, str)) else state["v"] - 1
+
+        operators.while_stmt(test, body, operators.no_state, operators.no_state, (), {})
+        assert state["runs"] == (3 if isinstance(start, (list, str)) else 5)
+    # A condition that changes kind between iterations (int, then bools, then None).
+    values = iter([2, True, 1, None])
+    seen = []
+    operators.while_stmt(lambda: next(values), lambda: seen.append(1), operators.no_state, operators.no_state, (), {})
+    assert len(seen) == 3
+
+
+def test_aug_setitem_stores_with_equals():
+    from autograph.runtime import operators
+
+    row = [1, 2]
+    m = [row, [3]]
+    assert operators.aug_setitem(m, 0, "=", [9]) is m
+    assert m == [[9], [3]]
+
+
+STACK = """
+def f(n):
+    stack = [0]
+    i = 0
+    while i < n:
+        stack.append(i * 2)
+        i += 1
+    out = 0
+    while i > 0:
+        out += stack.pop()
+        i -= 1
+    return out
+"""
+
+
+def test_a_list_appended_and_popped_in_tensor_loops_is_staged():
+    code = show(STACK)
+    assert "stack, popped = ag__.list_pop(stack)\n        out += popped" in code
+    f, _ = _define(STACK)
+    assert ag.convert(f)(5) == f(5) == 20
+    traced = ag.function(f, input_signature=[rt.TensorSpec((), "int32")])
+    assert int(traced(np.int32(5))) == 20
+    assert int(traced(np.int32(0))) == 0

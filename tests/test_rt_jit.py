@@ -6,6 +6,7 @@ import contextlib
 import inspect
 import io
 import linecache
+import re
 import warnings
 
 import numpy as np
@@ -98,7 +99,7 @@ def test_jit_matches_interpreter(name, fn, specs, args):
 
 def test_if_becomes_if_and_while_becomes_while():
     source = check_same(trace(collatz, I0), [np.int32(6)])
-    assert "while True:" in source
+    assert "\n        while " in source  # While -> while (its condition inlined: `while i < n:`)
     assert "\n            if " in source and "else:" in source
     assert "_k_If" not in source and "_k_While" not in source
 
@@ -229,7 +230,7 @@ def test_rt_function_jit_compile_matches_interpreter():
     for n in (0, 1, 4):
         np.testing.assert_array_equal(compiled(np.float32(0.75), np.int32(n)), plain(np.float32(0.75), np.int32(n)))
     cf = compiled.get_concrete_function(rt.TensorSpec((), "float32"), rt.TensorSpec((), "int32"))
-    assert "while True:" in cf.compiled_source()
+    assert "\n        while " in cf.compiled_source()
 
 
 def test_generated_source_is_deterministic():
@@ -250,3 +251,39 @@ def test_compile_loop_runs_a_while_with_a_runtime_iteration_budget():
     unbounded, source = jit.compile_loop(cond, body, bounded=False)
     assert "iterations" not in source
     assert [int(v) for v in unbounded(start, None)] == [1, 111]
+
+
+def test_scalar_operators_used_once_are_inlined():
+    source = check_same(trace(collatz, I0), [np.int32(27)])
+    assert "greater =" not in source and "equal =" not in source  # inlined where used
+    assert re.search(r"\n {8}while \w+ > \w+:\n", source)
+    assert "break" not in source
+
+
+def twice(x):
+    a = x * 2.0
+    return a + a * 3.0
+
+
+def test_values_used_twice_or_arrays_are_not_inlined():
+    source = check_same(trace(twice, ("float32", ())), [np.float32(1.5)])
+    assert "\n        mul = x0 * const\n" in source
+    source = check_same(trace(lambda x: rt.exp(x) * 2.0 + 1.0, F3), [X3])
+    assert "mul = exp * const" in source
+
+
+def test_errors_in_inlined_operators_still_name_an_op_and_the_line():
+    g = trace(lambda x, n: (x ** n) * 2 + 1, I0, I0)
+    fn, source = jit.compile_graph(g)
+    assert "(x0 ** x1) * const" in source
+    with pytest.raises(ExecutionError, match=r"op '\w+' created at .*test_rt_jit.py:\d+") as info:
+        fn([np.int32(2), np.int32(-1)])
+    assert "negative integer powers" in str(info.value)
+
+
+def test_bounded_loops_keep_their_counter():
+    g = trace(collatz, I0)
+    (op,) = [o for o in g.operations if o.type == "While"]
+    fn, source = jit.compile_loop(g.library[op.attrs["cond"]], g.library[op.attrs["body"]], bounded=True)
+    assert "iterations" in source and "while True:" in source
+    assert [int(v) for v in fn([np.int32(27), np.int32(0)], 3)] == [124, 3]

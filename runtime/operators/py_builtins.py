@@ -15,9 +15,16 @@ import builtins
 from autograph.runtime.tensor import Tensor
 
 
+# Python containers, checked first: they are what converted code mostly sees.
+_PLAIN = frozenset({list, tuple, str, dict, set, range, bytes})
+
+
 def _staged(value) -> bool:
     """A ``Tensor``, or a staged iterable (``range`` with a tensor bound, ...): the graph path."""
-    return isinstance(value, Tensor) or getattr(type(value), "__ag_staged_iterable__", False)
+    kind = type(value)
+    if kind in _PLAIN:
+        return False
+    return isinstance(value, Tensor) or getattr(kind, "__ag_staged_iterable__", False)
 
 
 def _any_staged(args) -> bool:

@@ -56,6 +56,15 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             cond = test()
         elif cond is False:
             return
+        elif type(cond) in _PLAIN_VALUES:
+            # A Python truth value other than a bool: loop natively while it stays plain.
+            while cond:
+                body()
+                cond = test()
+                if type(cond) not in _PLAIN_VALUES:
+                    break
+            else:
+                return
         elif isinstance(cond, Tensor):
             from autograph.runtime import control_flow
             return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
@@ -66,7 +75,10 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             return
 
 
-# Iterables that are never staged: skip the checks for them.
+# Values that are never tensors, whose truth value Python computes directly.
+_PLAIN_VALUES = frozenset({int, float, str, list, tuple, dict, set, type(None)})
+
+# Iterables that are never staged: for_stmt skips the checks for them.
 _PLAIN_ITERABLES = frozenset({range, list, tuple, str, dict, set, enumerate, zip})
 
 
