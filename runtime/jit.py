@@ -283,7 +283,7 @@ def _call(gen, op, depth, reuse):
     if opdef is None or opdef.kernel is None:
         raise JitUnsupported(
             f"{op.type} op '{op.name}' created at {op.location or '<unknown>'} has no kernel and no "
-            "code rule, so the graph cannot be compiled; it runs in the interpreter instead"
+            "code rule, so the graph cannot be compiled"
         )
     kernel = gen.kernels.get(op.type)
     if kernel is None:
@@ -345,8 +345,7 @@ def _pyfunc(gen, op, depth, reuse):
         if t.shape is None:
             raise JitUnsupported(
                 f"PyFunc op '{op.name}' created at {op.location or '<unknown>'} has an output of unknown "
-                "shape, which jit_compile cannot compile; it runs in the interpreter instead (give "
-                "rt.py_function a shape to compile it)"
+                "shape, which jit_compile cannot compile (give rt.py_function a shape to compile it)"
             )
     _call(gen, op, depth, reuse)
 
