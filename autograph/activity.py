@@ -186,6 +186,9 @@ class _ScopeWalker:
                 self.expr(node.target, uses, set())
         elif kind in (gast.If, gast.While):
             self.expr(node.test, uses, defs)
+            extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None) if kind is gast.While else None
+            if extra_test is not None:
+                self.expr(extra_test, uses, set())
             modified |= self.block(node.body) | self.block(node.orelse)
             anno.set(node, anno.MODIFIED, frozenset(modified | defs))
         elif kind in (gast.For, gast.AsyncFor):

@@ -109,10 +109,17 @@ def negate(test):
     return _located_like(gast.UnaryOp(op=gast.Not(), operand=test), test)
 
 
+_INVERSE_COMPARISONS = {gast.Is: gast.IsNot, gast.IsNot: gast.Is, gast.In: gast.NotIn, gast.NotIn: gast.In}
+
+
 def negate_condition(test):
-    """``not test`` for a condition (only its truth value matters): ``not not x`` folds to ``x``."""
+    """``not test`` for a condition (only its truth value matters): ``not not x`` folds to
+    ``x``, ``not x is None`` to ``x is not None`` (``is``/``in`` have exact inverses)."""
     if type(test) is gast.UnaryOp and type(test.op) is gast.Not:
         return test.operand
+    if type(test) is gast.Compare and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE_COMPARISONS:
+        test.ops = [_INVERSE_COMPARISONS[type(test.ops[0])]()]
+        return test
     return negate(test)
 
 

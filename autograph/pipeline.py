@@ -62,8 +62,8 @@ PASSES = (
     ("slices", slices.transform),
     # Before control flow, so the operator calls it emits are not wrapped.
     ("call_trees", _call_trees),
-    # After the jump converters, so the loop tests they built (`not break_ and
-    # ...`) are converted too; before control flow, so they rewrite the user's
+    # After the jump converters, so the extra loop tests they built
+    # (`not break_`) and the guards (`if not do_return:`) are converted too; before control flow, so they rewrite the user's
     # statements rather than the larger generated code.  Their lambdas are
     # marked IN_PLACE: the analyses read through them.
     ("conditional_expressions", conditional_expressions.transform),

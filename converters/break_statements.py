@@ -12,7 +12,7 @@ Before::
 After::
 
     break_ = False
-    while not break_ and i < n:
+    while i < n:            # extra loop test: not break_
         if x[i] == target:
             break_ = True
         else:
@@ -20,9 +20,10 @@ After::
     if not break_:
         i = -1
 
-A ``for`` loop gets the test as its *extra loop test* (annotation
-``EXTRA_LOOP_TEST``, passed to ``for_stmt`` by the control flow converter),
-checked before each iteration.  A loop ``else`` runs iff the loop did not
+The loop gets the flag test as its *extra loop test* (annotation
+``EXTRA_LOOP_TEST``, which the control flow converter passes to
+``for_stmt`` / ``while_stmt``), checked before each iteration, before the
+loop's own test; the loop's own test stays as written.  A loop ``else`` runs iff the loop did not
 break: without a ``break`` it simply follows the loop.
 """
 
@@ -41,11 +42,8 @@ class _BreakLowering(lowering.Lowering):
 
 def add_loop_test(loop, test):
     """Makes ``loop`` also require ``test`` (checked first) to run an iteration."""
-    if type(loop) is gast.While:
-        loop.test = ast_util.conjoin(test, loop.test)
-    else:
-        extra = anno.get(loop, anno.EXTRA_LOOP_TEST, None)
-        anno.set(loop, anno.EXTRA_LOOP_TEST, test if extra is None else ast_util.conjoin(test, extra))
+    extra = anno.get(loop, anno.EXTRA_LOOP_TEST, None)
+    anno.set(loop, anno.EXTRA_LOOP_TEST, test if extra is None else ast_util.conjoin(test, extra))
 
 
 def _lower_loop(loop, ctx):

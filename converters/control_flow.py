@@ -60,8 +60,11 @@ operator call that uses them, in the scope of the statement.  The one
 exception: the closures of a statement nested in a loop body that use no
 name local to that loop body (nor to a branch between) are defined once,
 just before the loop's ``def loop_body`` (before the nearest loop, never
-further), instead of at every iteration.  Statements of one scope with the same state share the
-``get_state``/``set_state`` pair defined first.
+further), instead of at every iteration.  Statements of one scope with the
+same state share the ``get_state``/``set_state`` pair defined first (and
+loops the ``extra_test`` closure of their lowered ``break``/``return``
+flags).  Finally the generated closures are renumbered in textual order
+(``if_body``, ``if_body_1``, ... from the top).
 """
 
 from __future__ import annotations
@@ -522,20 +525,26 @@ class _FunctionConverter:
         state = sorted(names & live_in) + sorted(attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
+        code = []
+        extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
+        if extra_test is not None:
+            extra_name, code = self._extra_test(extra_test, node)
         test_name = self._new_def("loop_test")
         test_nonlocals = sorted(anno.get(node, anno.DEFS))
-        code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
-        code = self._place(code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
+        test_code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
+        code += self._place(test_code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
         body_name, body = self._body_function(
             "loop_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
         )
         code += body
         getter, setter, definitions = self._state_functions(state, node)
         code += definitions
+        template = "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})"
+        if extra_test is not None:
+            template = "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {'extra_test': extra})"
         call = inits + templates.replace(
-            "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})",
-            origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
-            symbol_names=templates.str_tuple(state),
+            template, origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
+            symbol_names=templates.str_tuple(state), extra=extra_name if extra_test is not None else None,
         )
         return code, call
 
@@ -625,22 +634,30 @@ def _hoist_declarations(function):
     function.body[start:start] = hoisted
 
 
-def _preorder(node):
-    """Every node under ``node`` in source order (generated names are unique, so nested
-    functions of the user need no special case)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        children = []
-        for field in current._fields:
-            value = getattr(current, field)
-            if type(value) is list:
-                children.extend(item for item in value if isinstance(item, gast.AST))
-            elif isinstance(value, gast.AST):
-                children.append(value)
-        children.reverse()
-        stack.extend(children)
+def _generated_references(statements, generated, defs, names):
+    """Collects, in textual order, the ``def``s of generated closures and the names
+    referring to them: those are only the arguments of operator calls
+    (``ag__.if_stmt(test, if_body, ...)``, ``{'extra_test': extra_test}``),
+    which are statements of their own, so only statements are walked."""
+    for statement in statements:
+        kind = type(statement)
+        if kind is gast.FunctionDef:
+            if statement.name in generated:
+                defs.append(statement)
+            _generated_references(statement.body, generated, defs, names)
+        elif kind is gast.Expr:
+            call = statement.value
+            if type(call) is gast.Call:
+                for arg in call.args:
+                    arg_kind = type(arg)
+                    if arg_kind is gast.Name:
+                        if arg.id in generated:
+                            names.append(arg)
+                    elif arg_kind is gast.Dict:
+                        names.extend(v for v in arg.values if type(v) is gast.Name and v.id in generated)
+        elif kind not in ast_util.SCOPES:
+            for owner, field in ast_util.child_blocks(statement):
+                _generated_references(getattr(owner, field), generated, defs, names)
 
 
 def _renumber(function, generated, used):
@@ -654,9 +671,13 @@ def _renumber(function, generated, used):
     """
     if not generated:
         return
-    order = [n.name for n in _preorder(function) if type(n) is gast.FunctionDef and n.name in generated]
+    defs, names = [], []
+    _generated_references(function.body, generated, defs, names)
+    order = [d.name for d in defs]
+    if order == list(generated):
+        return  # already in textual order
     if len(order) != len(generated):
-        order += sorted(set(generated) - set(order))
+        order += [name for name in generated if name not in set(order)]
     taken = used - set(generated)
     counters = {}
     mapping = {}
@@ -671,15 +692,11 @@ def _renumber(function, generated, used):
                 break
         counters[base] = counter
         mapping[old] = new
-    if all(old == new for old, new in mapping.items()):
-        return
     used.update(mapping.values())
-    for node in _preorder(function):
-        kind = type(node)
-        if kind is gast.Name and node.id in mapping:
-            node.id = mapping[node.id]
-        elif kind is gast.FunctionDef and node.name in mapping:
-            node.name = mapping[node.name]
+    for definition in defs:
+        definition.name = mapping[definition.name]
+    for name in names:
+        name.id = mapping[name.id]
 
 
 def transform(node, ctx):

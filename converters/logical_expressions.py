@@ -43,7 +43,7 @@ def _lower(node, has_walrus):
 
 def transform(node, ctx):
     def lower(inner):
-        if type(inner) is gast.For and anno.has(inner, anno.EXTRA_LOOP_TEST):
+        if type(inner) in (gast.For, gast.While) and anno.has(inner, anno.EXTRA_LOOP_TEST):
             # The test the jump converters attached to the loop (`not break_`).
             holder = gast.Expr(value=anno.get(inner, anno.EXTRA_LOOP_TEST))
             ast_util.rewrite(holder, lower)

@@ -94,7 +94,8 @@ from autograph.runtime.executor import run_graph
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
 from autograph.runtime.control_flow_ops import cond, while_loop
-from autograph.runtime.ops.state import Variable, py_function, random
+from autograph.runtime.ops.random_ops import random
+from autograph.runtime.ops.state import Variable, py_function
 from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the

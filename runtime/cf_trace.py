@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, shapes
+from autograph.runtime import dtypes, op_registry, ops, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import Graph, current_graph
 from autograph.runtime.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
@@ -62,13 +62,6 @@ __all__ = ["build_cond", "build_while", "as_predicate", "is_undefined", "is_retu
            "UndefinedReturnValue"]
 
 _MAX_TRACES = 10
-
-
-def _rt():
-    """The op library (imported lazily: importing it imports the control flow modules)."""
-    from autograph.runtime import ops
-
-    return ops
 
 
 # --------------------------------------------------------------------------
@@ -158,7 +151,7 @@ def _to_tensor_in(graph, value, dtype, weak=False):
         if isinstance(value, Tensor):
             value = op_registry.capture(graph, value)
             if value.dtype != dtype:
-                value = _rt().cast(value, dtype, weak=weak and value.weak)
+                value = ops.cast(value, dtype, weak=weak and value.weak)
             return value
         return op_registry.constant(value, dtype, weak=weak and is_python_number(value))
 
@@ -179,7 +172,7 @@ def as_predicate(value, where: str):
                 "rt.reduce_all(...)."
             )
         if value.dtype != dtypes.bool_:
-            value = _rt().not_equal(value, 0)
+            value = ops.not_equal(value, 0)
         return value
     if _is_numeric_array(value) and value.size != 1:
         raise TracingError(
@@ -661,7 +654,7 @@ def _body_output(graph, s, value, where):
         joined = dtypes.result_type(s.dtype, tensor.dtype)
         if joined == s.dtype:
             with graph.as_default():
-                tensor = _rt().cast(tensor, s.dtype, weak=s.weak)
+                tensor = ops.cast(tensor, s.dtype, weak=s.weak)
         else:
             s.dtype = joined
             retrace = True
@@ -686,7 +679,7 @@ def _initial_tensor(s, where):
                                  label=s.label, where=where)
     if isinstance(s.init, Tensor):
         if s.init.dtype != s.dtype:  # a weakly typed initial value that widened or became strongly typed
-            return _rt().cast(s.init, s.dtype, weak=s.weak)
+            return ops.cast(s.init, s.dtype, weak=s.weak)
         return s.init
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
@@ -696,13 +689,12 @@ def _initial_tensor(s, where):
 
 def _while_with_counter(cond_fn, body_fn, init, *, labels, where, invariants, maximum_iterations, stage_lists):
     """A While whose ``maximum_iterations`` is a tensor: an extra counter joins the condition."""
-    rt = _rt()
     limit = maximum_iterations
     counter0 = op_registry.constant(0, limit.dtype)
 
     def counted_cond(values):
         keep_going = as_predicate(cond_fn(values[1:]), where)
-        return rt.logical_and(rt.less(values[0], limit), keep_going)
+        return ops.logical_and(ops.less(values[0], limit), keep_going)
 
     def counted_body(values):
         return [values[0] + 1, *body_fn(values[1:])]

@@ -37,11 +37,13 @@ import operator
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, staged_list
+from autograph.runtime import dtypes, op_registry, ops, staged_list
 from autograph.runtime import control_flow_ops  # noqa: F401 - registers If, While and Assert
 from autograph.runtime.cf_trace import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import user_location
+from autograph.runtime.ops import state
+from autograph.runtime.ops._common import static_value
 from autograph.runtime.tensor import Tensor
 
 __all__ = [
@@ -49,12 +51,6 @@ __all__ = [
     "range_", "len_", "int_", "float_", "abs_", "enumerate_", "zip_", "print_",
     "list_append", "list_pop", "aug_setitem", "TensorRange",
 ]
-
-
-def _ops():
-    from autograph.runtime import ops
-
-    return ops
 
 
 def _here(construct: str) -> str:
@@ -208,7 +204,6 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     names = _names(symbol_names, init)
     flat, labels = _flatten_state(init, names)
     opts = opts or {}
-    ops = _ops()
 
     def cond_fn(values):
         set_state(_pack_state(init, values[1:]))
@@ -240,8 +235,6 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
 def _static_int(tensor):
     """A Python int for a tensor whose value is known while tracing (a Const), else the tensor."""
-    from autograph.runtime.ops._common import static_value
-
     value = static_value(tensor)
     return tensor if value is None else int(value)
 
@@ -262,7 +255,7 @@ class _TensorItems:
         return len_(self.tensor)
 
     def item(self, index):
-        return _ops().gather(self.tensor, index, axis=0)
+        return ops.gather(self.tensor, index, axis=0)
 
 
 class TensorRange:
@@ -315,9 +308,8 @@ class TensorRange:
             else:
                 count = (span + (step + 1)) // step
         else:
-            ops = _ops()
             count = ops.where(step > 0, (span + step - 1) // step, (span + step + 1) // step)
-        return _ops().maximum(count, 0)
+        return ops.maximum(count, 0)
 
     def item(self, index):
         value = index
@@ -328,7 +320,7 @@ class TensorRange:
         if self.python_ints:
             return _python_number(value, value.dtype)
         if value.weak:
-            return _ops().cast(value, value.dtype)
+            return ops.cast(value, value.dtype)
         return value
 
 
@@ -361,7 +353,7 @@ class _Zip:
             if isinstance(result, int) and isinstance(other, int):
                 result = min(result, other)
             else:
-                result = _ops().minimum(result, other)
+                result = ops.minimum(result, other)
         return result
 
     def item(self, index):
@@ -459,7 +451,7 @@ def _without_branching(result, value, operand_attr, passthrough_attr, logical_op
     for attr in (operand_attr, passthrough_attr):
         del graph.library[op.attrs[attr]]
     rhs = _inline(operand, outer_of, graph)
-    return getattr(_ops(), logical_op)(pred, rhs)
+    return getattr(ops, logical_op)(pred, rhs)
 
 
 def _inline(sub_graph, outer_of, graph):
@@ -481,7 +473,6 @@ def not_(a):
     """``not a`` for a tensor: ``LogicalNot`` (``a == 0`` for numbers, as Python's truth)."""
     if not isinstance(a, Tensor):
         return not a
-    ops = _ops()
     if a.dtype == dtypes.bool_:
         return ops.logical_not(a)
     return ops.equal(a, 0)
@@ -502,7 +493,7 @@ def assert_(cond, message=None):
     else:
         text = str(text)
     if cond.dtype != dtypes.bool_:
-        cond = _ops().not_equal(cond, 0)
+        cond = ops.not_equal(cond, 0)
     op_registry.apply_op("Assert", [cond], {"message": text})
     return None
 
@@ -537,14 +528,14 @@ def len_(obj):
             )
         if obj.shape[0] is not None:
             return obj.shape[0]
-    return _python_number(_ops().shape(obj)[0], dtypes.int32)
+    return _python_number(ops.shape(obj)[0], dtypes.int32)
 
 
 def _python_number(x, dtype):
     """``x`` as the weakly typed tensor Python's ``int()``/``float()``/``len()`` would give (a Python number)."""
     if x.weak and x.dtype == dtype:
         return x
-    return _ops().cast(x, dtype, weak=True)
+    return ops.cast(x, dtype, weak=True)
 
 
 def int_(x, base=None):
@@ -564,7 +555,7 @@ def float_(x):
 
 
 def abs_(x):
-    return _ops().abs(x)
+    return ops.abs(x)
 
 
 def enumerate_(iterable, start=0):
@@ -583,8 +574,6 @@ def zip_(*iterables, strict=False):
 def print_(*args, sep=" ", end="\n", file=None, flush=False):
     """``print(...)`` with tensors: ``rt.print``, which prints at every execution of the graph."""
     del flush
-    from autograph.runtime.ops import state
-
     return state.print(*args, sep=sep, end=end, output_stream=file)
 
 
@@ -626,7 +615,6 @@ def aug_setitem(target, index, op, value):
         raise TracingError(f"{where}: the index {index.name} must be a scalar.")
     if target.shape is None or not target.shape:
         raise TracingError(f"{where}: {target.name} must have a known rank of at least 1.")
-    ops = _ops()
     updated = _BINARY[op](target[index], value)
     if isinstance(updated, Tensor) and updated.dtype != target.dtype:
         updated = ops.cast(updated, target.dtype)

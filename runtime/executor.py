@@ -54,7 +54,7 @@ import operator
 
 import numpy as np
 
-from autograph.runtime import op_registry, shapes
+from autograph.runtime import op_registry, printer, shapes, spellings
 from autograph.runtime.errors import ExecutionError
 
 # Values smaller than this many elements are not worth freeing early (the
@@ -270,13 +270,13 @@ def _const_rule(builder, op):
 
 
 # ufunc -> the Python operator that calls it on numpy values (``ndarray.__add__`` is
-# ``np.add``): the same results, and on numpy scalars ~10x cheaper than the ufunc call
+# ``np.add``): the same results, and on numpy scalars ~10x cheaper than the ufunc call.
+# Derived from the one table of spellings; the bool-only spellings are left out, since
+# on a Python ``bool`` operand ``~``/``&`` are integer operations, not logical ones.
 PYTHON_OPERATORS = {
-    np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
-    np.true_divide: operator.truediv, np.floor_divide: operator.floordiv, np.remainder: operator.mod,
-    np.power: operator.pow, np.matmul: operator.matmul, np.negative: operator.neg, np.absolute: abs,
-    np.invert: operator.invert, np.less: operator.lt, np.less_equal: operator.le, np.greater: operator.gt,
-    np.greater_equal: operator.ge, np.equal: operator.eq, np.not_equal: operator.ne,
+    op_registry.get(s.op_type).kernel: getattr(operator, s.dunder)
+    for s in spellings.SPELLINGS
+    if s.kinds != "b" and isinstance(op_registry.get(s.op_type).kernel, np.ufunc)
 }
 _NUMERIC_KINDS = frozenset("biufc")
 
@@ -427,8 +427,6 @@ def _location(op) -> str:
 
 def wrap_error(error: Exception, op) -> ExecutionError:
     """``error`` raised by ``op``'s kernel, as an ExecutionError with the op's context."""
-    from autograph.runtime import printer
-
     if isinstance(error, ExecutionError):
         message = f"{error}\n  inside {op.type} op '{op.name}' created at {_location(op)}"
         return ExecutionError(message, error.original)

@@ -47,9 +47,10 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
+from autograph.runtime import dtypes, jit, op_registry, optimizer, schedule, shapes
 from autograph.runtime.errors import AutoGraphWarning, TracingError
 from autograph.runtime.graph import Graph, current_graph, user_location
+from autograph.runtime.ops import state
 from autograph.runtime.tensor import Tensor, TensorSpec
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -105,16 +106,6 @@ def function(
 # --------------------------------------------------------------------------
 
 
-def _state_module():
-    from autograph.runtime.ops import state
-
-    return state
-
-
-def _is_variable(value) -> bool:
-    return type(value).__name__ == "Variable" and isinstance(value, _state_module().Variable)
-
-
 class _Encoder:
     """Walks argument values into a hashable key, collecting array leaves.
 
@@ -160,7 +151,7 @@ class _Encoder:
                 f"trace (called at {user_location() or '<unknown>'}); symbolic tensors only exist while their "
                 "function is traced. Pass numpy values."
             )
-        if _is_variable(value):
+        if isinstance(value, state.Variable):
             return ("V", value.handle)
         if isinstance(value, _CONSTANT_OBJECTS):
             return ("C", value)
@@ -212,6 +203,23 @@ def _key_matches(general, key) -> bool:
 def _keys_match(general, key) -> bool:
     """``_key_matches`` over whole call keys (one component per parameter)."""
     return len(general) == len(key) and all(map(_key_matches, general, key))
+
+
+def _flat_key(args):
+    """The hot-path cache key of positional ``args``: dtype and shape of each numpy
+    value, type and value of each Python scalar; None if any argument is something else."""
+    key = []
+    for a in args:
+        kind = type(a)
+        if kind is np.ndarray or isinstance(a, np.generic):
+            key.append(a.dtype)
+            key.append(a.shape)
+        elif kind in _FAST_SCALARS:
+            key.append(kind)
+            key.append(a)
+        else:
+            return None
+    return tuple(key)
 
 
 def _relax_key(a, b):
@@ -301,18 +309,24 @@ def _to_numpy(value, dtype):
     return array[()] if array.ndim == 0 else array
 
 
+def _map_leaves(value, leaf_type, fn):
+    """``value`` with each ``leaf_type`` leaf inside tuples, namedtuples, lists and dicts
+    replaced by ``fn(leaf)``; other values kept."""
+    if isinstance(value, leaf_type):
+        return fn(value)
+    if isinstance(value, tuple):
+        items = [_map_leaves(v, leaf_type, fn) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_map_leaves(v, leaf_type, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, leaf_type, fn) for k, v in value.items()}
+    return value
+
+
 def _fill(template, leaf):
     """``template`` with each ``_Out`` marker replaced by ``leaf(index)``; other values kept."""
-    if isinstance(template, _Out):
-        return leaf(template.index)
-    if isinstance(template, tuple):
-        items = [_fill(v, leaf) for v in template]
-        return type(template)(*items) if hasattr(template, "_fields") else tuple(items)
-    if isinstance(template, list):
-        return [_fill(v, leaf) for v in template]
-    if isinstance(template, dict):
-        return {k: _fill(v, leaf) for k, v in template.items()}
-    return template
+    return _map_leaves(template, _Out, lambda out: leaf(out.index))
 
 
 def _make_packer(template, out_dtypes):
@@ -353,8 +367,6 @@ class ConcreteFunction:
         self._prepare(function)
 
     def _prepare(self, function):
-        from autograph.runtime import jit, optimizer, schedule
-
         graph = optimizer.optimize(self.graph) if function._optimize else self.graph
         self.execution_graph = graph
         if function._jit_compile:
@@ -365,9 +377,8 @@ class ConcreteFunction:
                               "running the interpreter instead", AutoGraphWarning)
         if self._compiled is not None:
             self._run = self._compiled[0]
-            self._copy_constant_outputs(graph)
-            return
-        self._run = schedule.runner(graph, parallel=function.parallel)
+        else:
+            self._run = schedule.runner(graph, parallel=function.parallel)
         self._copy_constant_outputs(graph)
 
     def _copy_constant_outputs(self, graph):
@@ -404,8 +415,6 @@ class ConcreteFunction:
     def compiled_source(self) -> str:
         """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""
         if self._compiled is None:
-            from autograph.runtime import jit
-
             return jit.compile_graph(self.execution_graph)[1]
         return self._compiled[1]
 
@@ -430,7 +439,6 @@ def _all_graphs(graph):
 
 def _variables_used(graph):
     """Strong references to the variables the graph's ops refer to (keeps them alive)."""
-    state = _state_module()
     found = {}
     for g in _all_graphs(graph):
         for op in g.operations:
@@ -641,7 +649,7 @@ class Function:
         if isinstance(spec, TensorSpec):
             expected = f"{spec.dtype.name}{shapes.format_shape(spec.shape)} (input_signature)"
             if isinstance(value, TensorSpec) and allow_specs:
-                if value.dtype != spec.dtype or not shapes.is_subshape(value.shape, spec.shape):
+                if not spec.is_compatible_with(value):
                     raise TypeError(f"{self._label()}: argument {path!r}: expected {expected}, got {value!r}")
                 leaves.append(spec)
                 return ("A", spec.dtype, spec.shape)
@@ -701,37 +709,31 @@ class Function:
         if current_graph() is not None:
             return self._inline(args, kwargs)
         if not kwargs:
-            key = []
-            for a in args:
-                kind = type(a)
-                if kind is np.ndarray or isinstance(a, np.generic):
-                    key.append(a.dtype)
-                    key.append(a.shape)
-                elif kind in _FAST_SCALARS:
-                    key.append(kind)
-                    key.append(a)
-                else:
-                    break
-            else:
-                entry = self._fast.get(tuple(key))
-                if entry is not None:
-                    cf, index = entry
-                    if index is None:
-                        return cf._call_flat(args)
-                    return cf._call_flat([args[i] for i in index])
+            key = _flat_key(args)
+            entry = None if key is None else self._fast.get(key)
+            if entry is not None:
+                cf, index = entry
+                if index is None:
+                    return cf._call_flat(args)
+                return cf._call_flat([args[i] for i in index])
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
         key, leaves, bound = self._key_of(args, kwargs)
+        cf = self._concrete(key, bound, leaves)
+        if not kwargs:
+            self._remember_fast(args, leaves, cf)
+        return cf._call_flat(leaves)
+
+    def _concrete(self, key, bound, leaves):
+        """The concrete function cached for ``key``, traced (once, under the lock) if there is none."""
         cf = self._lookup(key)
         if cf is None:
             with self._lock:
                 cf = self._lookup(key)
                 if cf is None:
                     cf = self._trace(key, bound, leaves)
-        if not kwargs:
-            self._remember_fast(args, leaves, cf)
-        return cf._call_flat(leaves)
+        return cf
 
     def _lookup(self, key):
         try:
@@ -746,24 +748,14 @@ class Function:
         return found
 
     def _remember_fast(self, args, leaves, cf):
-        key = []
-        index = []
-        for i, a in enumerate(args):
-            kind = type(a)
-            if kind is np.ndarray or isinstance(a, np.generic):
-                key.append(a.dtype)
-                key.append(a.shape)
-                index.append(i)
-            elif kind in _FAST_SCALARS:
-                if kind is float and a != a:
-                    return
-                key.append(kind)
-                key.append(a)
-            else:
-                return
+        """Makes the hot path of ``__call__`` find ``cf`` for calls like this one, when it can."""
+        key = _flat_key(args)
+        if key is None or any(type(a) is float and a != a for a in args):
+            return  # NaN never equals itself: a key holding it would never be found
+        index = [i for i, a in enumerate(args) if type(a) is np.ndarray or isinstance(a, np.generic)]
         if len(index) != len(leaves) or any(args[i] is not leaf for i, leaf in zip(index, leaves)):
             return  # defaults or signature conversions hold arrays: the flat key does not say it all
-        self._fast[tuple(key)] = (cf, None if len(index) == len(args) else tuple(index))
+        self._fast[key] = (cf, None if len(index) == len(args) else tuple(index))
 
     def _inline(self, args, kwargs):
         """Traces the Python body into the current graph (a call from inside another trace)."""
@@ -788,7 +780,6 @@ class Function:
         for component in key:
             _leaf_specs(component, specs)
         graph = Graph(_identifier(self._name, "function"))
-        state = _state_module()
         with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
             placeholders = iter(specs)
 
@@ -831,16 +822,7 @@ class Function:
         """(args, kwargs) of the traced call with TensorSpecs in place of the placeholders."""
 
         def spec_of(value):
-            if isinstance(value, Tensor):
-                return TensorSpec(value.shape, value.dtype, name=value.op.name)
-            if isinstance(value, tuple):
-                items = [spec_of(v) for v in value]
-                return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-            if isinstance(value, list):
-                return [spec_of(v) for v in value]
-            if isinstance(value, dict):
-                return {k: spec_of(v) for k, v in value.items()}
-            return value
+            return _map_leaves(value, Tensor, lambda t: TensorSpec(t.shape, t.dtype, name=t.op.name))
 
         args = tuple(spec_of(v) for v in bound.args)
         if self._instance_ref is not None:
@@ -859,11 +841,9 @@ class Function:
             outputs.append(value)
             return _Out(len(outputs) - 1)
         if isinstance(value, (np.ndarray, np.generic)):
-            from autograph.runtime import op_registry
-
             outputs.append(op_registry.constant(value))
             return _Out(len(outputs) - 1)
-        if _is_variable(value):
+        if isinstance(value, state.Variable):
             outputs.append(value.read_value())
             return _Out(len(outputs) - 1)
         if isinstance(value, tuple):
@@ -914,14 +894,8 @@ class Function:
         """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed."""
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-            key, leaves, bound = self._key_of(args, {}, allow_specs=True)
-        else:
-            key, leaves, bound = self._key_of(args, kwargs, allow_specs=True)
-        cf = self._lookup(key)
-        if cf is None:
-            with self._lock:
-                cf = self._lookup(key) or self._trace(key, bound, leaves)
-        return cf
+        key, leaves, bound = self._key_of(args, kwargs, allow_specs=True)
+        return self._concrete(key, bound, leaves)
 
     # -- methods -------------------------------------------------------------
 

@@ -234,4 +234,4 @@ class Graph:
         verify.verify(self)
 
     def __repr__(self):
-        return f"<Graph {self.name}: {len(self.operations)} ops>"
+        return self.to_text().rstrip("\n")

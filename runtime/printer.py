@@ -23,7 +23,7 @@ import os
 
 import numpy as np
 
-from autograph.runtime import op_registry, shapes
+from autograph.runtime import op_registry, shapes, spellings
 
 _INLINE_ARRAY_SIZE = 8  # Const values up to this many elements are printed in full
 
@@ -107,8 +107,6 @@ def format_op(op, *, locations: bool = True) -> str:
 
 def format_expr(op) -> str | None:
     """``op`` as the Python expression that builds it (``%x:0 + %const:0``), from the spellings table."""
-    from autograph.runtime import spellings
-
     template = spellings.template(op.type)
     if template is None or template.count("{") != len(op.inputs):
         return None

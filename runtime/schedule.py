@@ -37,7 +37,7 @@ import statistics
 import threading
 import time
 
-from autograph.runtime import executor, op_registry, shapes
+from autograph.runtime import executor, jit, op_registry, shapes
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -367,8 +367,6 @@ def _compiled_loop(cond, body, bounded: bool):
     cache = body.__dict__.setdefault("_compiled_loops", {})
     found = cache.get(bounded)
     if found is None or found[0] != key:
-        from autograph.runtime import jit
-
         try:
             fn = jit.compile_loop(cond, body, bounded)[0]
         except jit.JitUnsupported:

@@ -81,8 +81,9 @@ class Tensor:
         return None if self.shape is None else len(self.shape)
 
     def __repr__(self):
-        weak = "weak " if self.weak else ""
-        return f"<Tensor {self.name} {weak}{self.dtype.name}{shapes.format_shape(self.shape)}>"
+        from autograph.runtime import printer  # printer -> op_registry -> this module
+
+        return f"<Tensor {self.name} {printer.format_type(self)}>"
 
     __hash__ = object.__hash__  # identity, although == builds an Equal op
 

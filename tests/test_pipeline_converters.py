@@ -50,7 +50,7 @@ def test_break_in_while_with_else():
         def f(xs, target):
             i = 0
             break_ = False
-            while not break_ and i < len(xs):
+            while i < len(xs):
                 if xs[i] == target:
                     break_ = True
                 else:
@@ -61,6 +61,22 @@ def test_break_in_while_with_else():
         """,
         "break_statements",
     )
+    # The flag test is the loop's extra test, checked before `i < len(xs)`.
+    converted = show(
+        """
+        def f(xs, target):
+            i = 0
+            while i < len(xs):
+                if xs[i] == target:
+                    break
+                i += 1
+            else:
+                i = -1
+            return i
+        """
+    )
+    assert "def extra_test():\n        return ag__.not_(break_)\n\n    def loop_test():\n        return i < ag__.len(xs)" in converted
+    assert "('break_', 'i'), {'extra_test': extra_test})" in converted
 
 
 def test_loop_else_without_break_follows_the_loop():

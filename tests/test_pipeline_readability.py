@@ -51,7 +51,7 @@ def f(n):
 def test_closures_are_defined_in_source_order_in_the_scope_of_their_statement():
     code = show(IS_PRIME)
     assert _defs(code) == [
-        "f", "if_body", "else_body", "loop_test", "if_body_1", "else_body_1", "get_state", "set_state",
+        "f", "if_body", "else_body", "extra_test", "loop_test", "if_body_1", "else_body_1", "get_state", "set_state",
         "loop_body", "if_body_2", "get_state_1", "set_state_1", "get_state_2", "set_state_2",
     ]
     else_body = code[code.index("def else_body():"):code.index("    def get_state_2")]
@@ -114,7 +114,7 @@ def test_while_true_with_break_tests_only_the_flag():
         """
     code = show(source)
     assert "lambda: True" not in code
-    assert "return ag__.not_(break_)" in code
+    assert "def extra_test():\n        return ag__.not_(break_)\n\n    def loop_test():\n        return True" in code
     f, _ = _define(source)
     assert ag.convert(f)(64) == f(64) == 6
 
@@ -405,3 +405,23 @@ def test_a_list_appended_and_popped_in_tensor_loops_is_staged():
     traced = ag.function(f, input_signature=[rt.TensorSpec((), "int32")])
     assert int(traced(np.int32(5))) == 20
     assert int(traced(np.int32(0))) == 0
+
+
+def test_negated_identity_and_membership_tests_are_inverted():
+    source = """
+        def f(xs):
+            kept = []
+            for x in xs:
+                if x is None:
+                    continue
+                if x in (0, 1):
+                    continue
+                kept.append(x)
+            return kept
+        """
+    code = show(source)
+    assert "ag__.if_stmt(x is not None, " in code
+    assert "ag__.if_stmt(x not in (0, 1), " in code
+    assert "ag__.not_(" not in code
+    f, _ = _define(source)
+    assert ag.convert(f)([None, 0, 2, 1, 3]) == f([None, 0, 2, 1, 3]) == [2, 3]

@@ -41,7 +41,10 @@ Operators (signatures are fixed; generated code calls them positionally):
   -- ``nouts`` is the number of state variables (the outputs of the ``if``).
 * ``while_stmt(test, body, get_state, set_state, symbol_names, opts)`` --
   ``test`` is a zero-argument closure; ``opts`` is a dict
-  (``maximum_iterations``, ``shape_invariants``).  The Python path
+  (``maximum_iterations``, ``shape_invariants``, and ``extra_test``: a
+  zero-argument closure carrying lowered ``break``/``return`` flags,
+  checked before ``test``; the graph path gets the two combined,
+  ``and_(extra_test(), test)``, and the other options).  The Python path
   evaluates ``test()`` before each iteration; as soon as it is a ``Tensor``
   (at once, or after some Python iterations, e.g. a ``break`` flag set in a
   tensor ``if``) the rest of the loop is handed, with the same arguments, to

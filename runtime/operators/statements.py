@@ -12,6 +12,7 @@ and no introspection.
 
 from __future__ import annotations
 
+from autograph.runtime.operators.logical import and_
 from autograph.runtime.tensor import Tensor
 
 
@@ -47,8 +48,13 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     from the start, or after some Python iterations (say a ``break`` flag
     set in a tensor ``if``) -- the rest of the loop is handed, with the same
     arguments, to the graph path, which continues from the current state
-    (and evaluates ``test`` again while tracing).
+    (and evaluates ``test`` again while tracing).  ``opts['extra_test']``,
+    if given, is checked before ``test`` (see ``_while_with_extra_test``).
     """
+    if opts:
+        extra_test = opts.get("extra_test")
+        if extra_test is not None:
+            return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts)
     cond = test()
     while True:
         if cond is True:
@@ -73,6 +79,42 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             cond = test()
         else:
             return
+
+
+def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts):
+    """``while extra_test() and test(): body()`` -- ``extra_test`` carries the lowered
+    ``break``/``return`` flags, so ``test`` (the user's own) never runs after a jump.
+
+    The graph path gets one test, ``and_(extra_test(), test)``, and the
+    other options.
+    """
+    while True:
+        keep_going = extra_test()
+        if keep_going is not True:
+            if keep_going is False:
+                return
+            if isinstance(keep_going, Tensor):
+                break
+            if not keep_going:
+                return
+        cond = test()
+        if cond is True:
+            body()
+        elif cond is False:
+            return
+        elif isinstance(cond, Tensor):
+            break
+        elif cond:
+            body()
+        else:
+            return
+
+    def combined_test():
+        return and_(extra_test(), test)
+
+    from autograph.runtime import control_flow
+    rest = {key: value for key, value in opts.items() if key != "extra_test"}
+    return control_flow.while_stmt(combined_test, body, get_state, set_state, symbol_names, rest)
 
 
 # Values that are never tensors, whose truth value Python computes directly.
