@@ -16,6 +16,7 @@ import warnings
 
 from autograph import compiling, context, loading, naming, pipeline
 from autograph.runtime import errors
+from autograph.runtime.graph import user_location
 from autograph.runtime.operators import calls
 
 _CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
@@ -81,12 +82,16 @@ def _conversion(function, options) -> _Conversion:
     return conversion
 
 
+def _warn_at_user(message):
+    """An ``AutoGraphWarning`` at the user's innermost ``file:line`` (not autograph's)."""
+    filename, _, line = (user_location() or "<unknown>:0").rpartition(":")
+    warnings.warn_explicit(message, errors.AutoGraphWarning, filename, int(line))
+
+
 def _warn_unconverted(function, reason):
-    warnings.warn(
+    _warn_at_user(
         f"autograph could not convert '{getattr(function, '__qualname__', function)}' and will run it as is: "
-        f"{reason}.",
-        errors.AutoGraphWarning,
-        stacklevel=4,
+        f"{reason}."
     )
 
 
@@ -139,7 +144,7 @@ def _hook(function):
     try:
         return _convert_function(function, context.Options())
     except errors.ConversionError as e:
-        warnings.warn(f"{e} It runs unconverted.", errors.AutoGraphWarning, stacklevel=4)
+        _warn_at_user(f"{e} It runs unconverted.")
         return function
 
 

@@ -175,7 +175,7 @@ def _innermost_line_in(error: BaseException, path: str) -> str:
     tb = error.__traceback__
     while tb is not None:
         if os.path.abspath(tb.tb_frame.f_code.co_filename) == target:
-            found = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+            found = f" at {errors.at(tb.tb_frame.f_code.co_filename, tb.tb_lineno)}"
         tb = tb.tb_next
     return found
 

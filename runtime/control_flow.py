@@ -37,7 +37,7 @@ import operator
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, ops, staged_list
+from autograph.runtime import dtypes, op_registry, ops, spellings, staged_list
 from autograph.runtime import control_flow_ops  # noqa: F401 - registers If, While and Assert
 from autograph.runtime.cf_trace import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
@@ -592,11 +592,11 @@ def list_pop(target, index=None):
     return staged_list.list_pop(target, index)
 
 
-_BINARY = {
+# augmented assignment as written (``'+='``) -> the Python operator, from the one table of
+# spellings (the binary operators with a reflected form: arithmetic, ``@``, ``&``, ``|``, ``^``)
+_AUGMENTED = {
     "=": lambda old, new: new,
-    "+=": operator.add, "-=": operator.sub, "*=": operator.mul, "@=": operator.matmul,
-    "/=": operator.truediv, "//=": operator.floordiv, "%=": operator.mod, "**=": operator.pow,
-    "&=": operator.and_, "|=": operator.or_, "^=": operator.xor,
+    **{s.template.split()[1] + "=": getattr(operator, s.dunder) for s in spellings.SPELLINGS if s.reflected},
 }
 
 
@@ -606,7 +606,7 @@ def aug_setitem(target, index, op, value):
     ``op`` is the operator as written (``'+='``); ``'='`` replaces the entry.
     """
     where = _here(f"the `x[i] {op} v`")
-    if isinstance(index, tuple) or isinstance(index, slice) or op not in _BINARY:
+    if isinstance(index, tuple) or isinstance(index, slice) or op not in _AUGMENTED:
         raise TracingError(
             f"{where}: updating a tensor in place is supported for one integer index on the first axis "
             "only. Build the new tensor with rt.where or rt.concat."
@@ -615,7 +615,7 @@ def aug_setitem(target, index, op, value):
         raise TracingError(f"{where}: the index {index.name} must be a scalar.")
     if target.shape is None or not target.shape:
         raise TracingError(f"{where}: {target.name} must have a known rank of at least 1.")
-    updated = _BINARY[op](target[index], value)
+    updated = _AUGMENTED[op](target[index], value)
     if isinstance(updated, Tensor) and updated.dtype != target.dtype:
         updated = ops.cast(updated, target.dtype)
     length = len_(target)

@@ -47,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import dtypes, jit, op_registry, optimizer, schedule, shapes
+from autograph.runtime import dtypes, errors, jit, op_registry, optimizer, schedule, shapes
 from autograph.runtime.errors import AutoGraphWarning, TracingError
 from autograph.runtime.graph import Graph, current_graph, user_location
 from autograph.runtime.ops import state
@@ -516,7 +516,7 @@ class Function:
 
     def _label(self) -> str:
         code = getattr(self._python_function, "__code__", None)
-        where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        where = f" (defined at {errors.at(code.co_filename, code.co_firstlineno)})" if code is not None else ""
         return f"function {self._name!r}{where}"
 
     def _bad_arg(self, path, value, problem) -> str:

@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 
+from autograph.runtime import errors
 from autograph.runtime.errors import TracingError
 from autograph.runtime.tensor import Tensor
 
@@ -92,7 +93,7 @@ def user_location(depth: int = 1) -> str | None:
     frame = sys._getframe(depth)
     while frame is not None:
         if _is_user_file(frame.f_code.co_filename):
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+            return errors.at(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
 

@@ -119,3 +119,17 @@ def test_python_loops_whose_break_flag_becomes_a_tensor_continue_in_the_graph():
         assert int(function(xs, np.int32(4))) == 2
         assert int(function(xs, np.int32(1))) == 1
         assert int(function(xs, np.int32(9))) == -1
+
+
+def test_unconverted_warning_points_at_the_users_line():
+    import warnings
+
+    import numpy as np
+
+    no_source = eval("lambda x: x + 1")
+    for call in (lambda: ag.convert(no_source), lambda: ag.function(no_source)(np.float32(1))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        found = [w for w in caught if issubclass(w.category, ag.AutoGraphWarning)]
+        assert len(found) == 1 and found[0].filename == __file__, [(w.filename, w.lineno) for w in found]
