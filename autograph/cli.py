@@ -20,6 +20,7 @@ paragraph, without a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import gast
@@ -108,6 +109,10 @@ def main(argv=None) -> int:
     except errors.ConversionError as e:
         print(f"autograph {args.command}: {e}", file=sys.stderr)
         return _CONVERSION
+    except BrokenPipeError:
+        # The reader went away (`autograph show ... | head`): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

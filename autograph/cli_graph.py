@@ -36,6 +36,12 @@ import re
 import sys
 import warnings
 
+import autograph as ag
+from autograph.runtime import dtypes, errors, optimizer
+from autograph.runtime.errors import AutoGraphError
+from autograph.runtime.function import BoundFunction, Function, function
+from autograph.runtime.tensor import TensorSpec
+
 HELP = "trace FUNC of FILE (IMPORTS and runs FILE) and print its graph"
 
 DESCRIPTION = (
@@ -79,9 +85,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def parse_arg(text: str):
     """``float32[3]`` -> TensorSpec; other text -> the Python literal it spells."""
-    from autograph.runtime import dtypes
-    from autograph.runtime.tensor import TensorSpec
-
     match = _SPEC.match(text)
     if match is not None:
         name, dims = match.group(1), match.group(2)
@@ -156,16 +159,11 @@ def _resolve(module, qualname: str, path: str):
 
 def _traceable(obj, no_autograph: bool):
     """``obj`` as a traced function: as it is if FILE decorated it, else through ag.function."""
-    import autograph as ag
-    from autograph.runtime.function import BoundFunction, Function, function
-
     if isinstance(obj, (Function, BoundFunction)):
         return obj
     if no_autograph:
         return function(obj)
-    if hasattr(ag, "function"):
-        return ag.function(obj)
-    return function(obj, trace_transform=getattr(ag, "convert", None))
+    return ag.function(obj)
 
 
 def _innermost_line_in(error: BaseException, path: str) -> str:
@@ -182,8 +180,6 @@ def _innermost_line_in(error: BaseException, path: str) -> str:
 
 def run(args) -> int:
     """Executes ``autograph graph`` for parsed ``args``; returns the exit status."""
-    from autograph.runtime.errors import AutoGraphError
-
     try:
         path, qualname = _split_target(args.target)
         specs = [parse_arg(a) for a in args.arg]
@@ -217,8 +213,6 @@ def run(args) -> int:
         return 1
     graph = cf.execution_graph if args.optimized else cf.graph
     if args.optimize_report:
-        from autograph.runtime import optimizer
-
         _, report = optimizer.optimize(cf.graph, report=True)
         print(report.to_text())
         return 0

@@ -119,3 +119,15 @@ def test_console_entry_point_in_a_subprocess():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("def clip(x, low, high):")
+
+
+def test_a_reader_that_goes_away_gets_no_traceback():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograph.cli", "graph", f"{QUICKSTART}:collatz", "--arg", "int32[]",
+         "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # as `| head -c 0` would
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 1
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
