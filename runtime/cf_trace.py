@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, ops, shapes
+from autograph.runtime import dtypes, op_registry, ops, shapes, staged_list
 from autograph.runtime.errors import TracingError
 from autograph.runtime.graph import Graph, current_graph
 from autograph.runtime.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
@@ -234,8 +234,6 @@ def _emit(op_type, inputs, attrs, graphs):
 
 def _stack_differing_lists(then_out, else_out, then_g, else_g):
     """Top-level lists that differ in length between branches become stacked tensors."""
-    from autograph.runtime import staged_list
-
     then_out, else_out = list(then_out), list(else_out)
     for i, (a, b) in enumerate(zip(then_out, else_out)):
         if type(a) is list and type(b) is list and len(a) != len(b):
@@ -595,8 +593,6 @@ def _guess_weak_dtype(traced, init, after) -> np.dtype:
 
 
 def _stage_list_slot(s, after, where):
-    from autograph.runtime import staged_list
-
     elements = list(s.init) + (list(after) if type(after) is list else [])
     like = after if isinstance(after, Tensor) else None
     dtype, elem_shape = staged_list.element_spec(elements, like, s.label, where)
@@ -612,8 +608,6 @@ def _body_output(graph, s, value, where):
             f"'{s.label}' becomes undefined in the body of {where}; assign it on every path through the body."
         )
     if s.kind == "list":
-        from autograph.runtime import staged_list
-
         if type(value) is list:
             with graph.as_default():
                 value = staged_list.stack(value, dtype=s.dtype)
@@ -673,8 +667,6 @@ def _body_output(graph, s, value, where):
 def _initial_tensor(s, where):
     """The While input for loop variable ``s`` before the first iteration."""
     if s.kind == "list":
-        from autograph.runtime import staged_list
-
         return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=None if s.shape is None else s.shape[1:],
                                  label=s.label, where=where)
     if isinstance(s.init, Tensor):

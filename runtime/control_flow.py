@@ -41,7 +41,7 @@ from autograph.runtime import dtypes, op_registry, ops, spellings, staged_list
 from autograph.runtime import control_flow_ops  # noqa: F401 - registers If, While and Assert
 from autograph.runtime.cf_trace import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import user_location
+from autograph.runtime.graph import user_location, user_location_text
 from autograph.runtime.ops import state
 from autograph.runtime.ops._common import static_value
 from autograph.runtime.tensor import Tensor
@@ -54,7 +54,7 @@ __all__ = [
 
 
 def _here(construct: str) -> str:
-    return f"{construct} at {user_location() or '<unknown>'}"
+    return f"{construct} at {user_location_text()}"
 
 
 # --------------------------------------------------------------------------
@@ -268,7 +268,7 @@ class TensorRange:
             kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
             if kind not in "iub":
                 raise TracingError(
-                    f"range() at {user_location() or '<unknown>'} got {value!r}, which is not an integer; "
+                    f"range() at {user_location_text()} got {value!r}, which is not an integer; "
                     "cast it with int() first."
                 )
         if type(step) is int and step == 0:
@@ -523,7 +523,7 @@ def len_(obj):
     if obj.shape is not None:
         if len(obj.shape) == 0:
             raise TracingError(
-                f"len() of the scalar tensor {obj.name} at {user_location() or '<unknown>'}: a scalar has no "
+                f"len() of the scalar tensor {obj.name} at {user_location_text()}: a scalar has no "
                 "length. Use it directly, or reshape it."
             )
         if obj.shape[0] is not None:

@@ -36,7 +36,7 @@ from autograph.runtime import cf_nest as nest
 from autograph.runtime import dtypes, executor, op_registry, schedule, shapes
 from autograph.runtime.cf_trace import UndefinedReturnValue, build_cond, build_while
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import current_graph, user_location_text
 from autograph.runtime.tensor import Tensor
 
 __all__ = ["cond", "while_loop", "UndefinedReturnValue"]
@@ -205,10 +205,10 @@ def cond(pred, true_fn, false_fn, name=None):
         return _eager_numpy(result) if current_graph() is None else result
     if current_graph() is None:
         raise TracingError(
-            f"rt.cond at {user_location() or '<unknown>'} got the symbolic tensor {pred.name} outside of "
+            f"rt.cond at {user_location_text()} got the symbolic tensor {pred.name} outside of "
             "a trace; return tensors from the traced function instead of keeping them."
         )
-    where = f"rt.cond at {user_location() or '<unknown>'}"
+    where = f"rt.cond at {user_location_text()}"
     (result,) = build_cond(pred, lambda: [true_fn()], lambda: [false_fn()], labels=["result"], where=where)
     return result
 
@@ -248,7 +248,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
             count += 1
         return _eager_numpy(values)
 
-    where = f"rt.while_loop at {user_location() or '<unknown>'}"
+    where = f"rt.while_loop at {user_location_text()}"
     labels = ["loop_vars" + p for p in nest.leaf_paths(loop_vars)]
     invariants = None
     if shape_invariants is not None:

@@ -47,10 +47,10 @@ def as_dtype(value) -> np.dtype:
         if found is not None and found not in SUPPORTED:
             found = None
     if found is None:
-        from autograph.runtime.graph import user_location  # graph -> tensor -> this module
+        from autograph.runtime.graph import user_location_text  # graph -> tensor -> this module
 
         names = ", ".join(d.name for d in SUPPORTED)
-        raise TypeError(f"unsupported dtype {value!r} at {user_location() or '<unknown>'}: the runtime supports {names}")
+        raise TypeError(f"unsupported dtype {value!r} at {user_location_text()}: the runtime supports {names}")
     return found
 
 

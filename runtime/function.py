@@ -10,6 +10,8 @@ to ``f``'s signature and computes a *cache key*:
 * tuples, lists, dicts and namedtuples are walked (dict keys in sorted
   order); an ``rt.Variable`` is keyed by identity and used by reference.
 
+(``runtime/trace_keys.py`` builds, compares and relaxes the keys.)
+
 The first call with a key *traces*: it runs ``trace_transform(f)`` (``f``
 itself without one; ``ag.function`` passes ``ag.convert``) on placeholders
 inside a new ``Graph``, flattens what it returns into ``graph.outputs``,
@@ -37,7 +39,6 @@ flat tuple of dtypes, shapes and values, without binding the signature.
 
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import threading
@@ -47,18 +48,13 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import dtypes, errors, jit, op_registry, optimizer, schedule, shapes
+from autograph.runtime import errors, jit, op_registry, optimizer, schedule, shapes, trace_keys
 from autograph.runtime.errors import AutoGraphWarning, TracingError
-from autograph.runtime.graph import Graph, current_graph, user_location
+from autograph.runtime.graph import Graph, current_graph, user_frame, user_location_text
 from autograph.runtime.ops import state
 from autograph.runtime.tensor import Tensor, TensorSpec
 
 RETRACE_WARNING_THRESHOLD = 5
-
-_SUPPORTED = frozenset(dtypes.SUPPORTED)
-_PY_CONSTANTS = (bool, int, str, type(None))
-_FAST_SCALARS = frozenset((bool, int, float, str, type(None)))
-_CONSTANT_OBJECTS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
 
 
 class RetracingWarning(AutoGraphWarning):
@@ -99,190 +95,6 @@ def function(
     if python_function is None:
         return decorate
     return decorate(python_function)
-
-
-# --------------------------------------------------------------------------
-# Cache keys: argument values -> hashable keys + the array leaves
-# --------------------------------------------------------------------------
-
-
-class _Encoder:
-    """Walks argument values into a hashable key, collecting array leaves.
-
-    ``allow_specs``: ``TensorSpec`` leaves stand for arrays of that spec
-    (``get_concrete_function``).
-    """
-
-    __slots__ = ("owner", "leaves", "allow_specs")
-
-    def __init__(self, owner, allow_specs=False):
-        self.owner = owner
-        self.leaves = []
-        self.allow_specs = allow_specs
-
-    def encode(self, value, path):
-        if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in _SUPPORTED:
-                problem = f"has dtype {value.dtype}, which the runtime does not support"
-                raise TypeError(self.owner._bad_arg(path, value, problem))
-            self.leaves.append(value)
-            return ("A", value.dtype, value.shape)
-        kind = type(value)
-        if kind in _PY_CONSTANTS:
-            return ("P", kind, value)
-        if kind is float:
-            return ("P", float, "nan" if value != value else value)
-        if isinstance(value, tuple):
-            children = tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value))
-            if hasattr(value, "_fields"):
-                return ("N", kind, children)
-            return ("T", children)
-        if isinstance(value, list):
-            return ("L", tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value)))
-        if isinstance(value, dict):
-            keys = _sorted_keys(value)
-            return ("D", keys, tuple(self.encode(value[k], f"{path}[{k!r}]") for k in keys))
-        if isinstance(value, TensorSpec) and self.allow_specs:
-            self.leaves.append(value)
-            return ("A", value.dtype, value.shape)
-        if isinstance(value, Tensor):
-            raise TracingError(
-                f"{self.owner._label()}: argument {path!r} is the symbolic tensor {value.name} of a finished "
-                f"trace (called at {user_location() or '<unknown>'}); symbolic tensors only exist while their "
-                "function is traced. Pass numpy values."
-            )
-        if isinstance(value, state.Variable):
-            return ("V", value.handle)
-        if isinstance(value, _CONSTANT_OBJECTS):
-            return ("C", value)
-        if isinstance(value, complex):
-            raise TypeError(self.owner._bad_arg(path, value, "is a complex number, which the runtime does not support"))
-        raise TypeError(self.owner._bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
-
-
-def _sorted_keys(d):
-    try:
-        return tuple(sorted(d))
-    except TypeError:
-        return tuple(sorted(d, key=lambda k: (type(k).__name__, repr(k))))
-
-
-def _describe(key) -> str:
-    """A readable form of one key component, for messages."""
-    tag = key[0]
-    if tag == "A":
-        return f"{key[1].name}{shapes.format_shape(key[2])}"
-    if tag == "P":
-        return f"{key[2]!r} ({key[1].__name__})" if key[2] != "nan" or key[1] is not float else "nan (float)"
-    if tag in ("T", "L"):
-        inner = ", ".join(_describe(k) for k in key[1])
-        return f"({inner})" if tag == "T" else f"[{inner}]"
-    if tag == "N":
-        return key[1].__name__ + "(" + ", ".join(_describe(k) for k in key[2]) + ")"
-    if tag == "D":
-        return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in zip(key[1], key[2])) + "}"
-    if tag == "V":
-        return f"rt.Variable {key[1]}"
-    return repr(key[1])
-
-
-def _key_matches(general, key) -> bool:
-    """True if every argument keyed ``key`` fits the (maybe relaxed) ``general`` key."""
-    if general[0] != key[0]:
-        return False
-    tag = general[0]
-    if tag == "A":
-        return general[1] == key[1] and shapes.is_subshape(key[2], general[2])
-    if tag in ("T", "L"):
-        return len(general[1]) == len(key[1]) and all(map(_key_matches, general[1], key[1]))
-    if tag in ("N", "D"):
-        return general[1] == key[1] and len(general[2]) == len(key[2]) and all(map(_key_matches, general[2], key[2]))
-    return general == key
-
-
-def _keys_match(general, key) -> bool:
-    """``_key_matches`` over whole call keys (one component per parameter)."""
-    return len(general) == len(key) and all(map(_key_matches, general, key))
-
-
-def _flat_key(args):
-    """The hot-path cache key of positional ``args``: dtype and shape of each numpy
-    value, type and value of each Python scalar; None if any argument is something else."""
-    key = []
-    for a in args:
-        kind = type(a)
-        if kind is np.ndarray or isinstance(a, np.generic):
-            key.append(a.dtype)
-            key.append(a.shape)
-        elif kind in _FAST_SCALARS:
-            key.append(kind)
-            key.append(a)
-        else:
-            return None
-    return tuple(key)
-
-
-def _relax_key(a, b):
-    """The key covering both ``a`` and ``b`` by relaxing array dimensions; None if none does."""
-    if a[0] != b[0]:
-        return None
-    tag = a[0]
-    if tag == "A":
-        if a[1] != b[1] or a[2] is None or b[2] is None or len(a[2]) != len(b[2]):
-            return None
-        return ("A", a[1], shapes.relax(a[2], b[2]))
-    if tag in ("T", "L"):
-        if len(a[1]) != len(b[1]):
-            return None
-        children = tuple(_relax_key(x, y) for x, y in zip(a[1], b[1]))
-        return None if None in children else (tag, children)
-    if tag in ("N", "D"):
-        if a[1] != b[1] or len(a[2]) != len(b[2]):
-            return None
-        children = tuple(_relax_key(x, y) for x, y in zip(a[2], b[2]))
-        return None if None in children else (tag, a[1], children)
-    return a if a == b else None
-
-
-def _leaf_specs(key, out):
-    """The (dtype, shape) of every array leaf of ``key``, in leaf order."""
-    tag = key[0]
-    if tag == "A":
-        out.append((key[1], key[2]))
-    elif tag in ("T", "L"):
-        for k in key[1]:
-            _leaf_specs(k, out)
-    elif tag in ("N", "D"):
-        for k in key[2]:
-            _leaf_specs(k, out)
-    return out
-
-
-def _rebuild(value, make_leaf, path):
-    """``value`` with each array/spec leaf replaced by ``make_leaf(path)``."""
-    if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
-        return make_leaf(path)
-    if isinstance(value, tuple):
-        items = [_rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list):
-        return [_rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
-    if isinstance(value, dict):
-        rebuilt = {}
-        for k in _sorted_keys(value):  # leaf order is sorted-key order
-            rebuilt[k] = _rebuild(value[k], make_leaf, f"{path}_{k}")
-        return {k: rebuilt[k] for k in value}
-    return value
-
-
-def _rebuild_spec(spec, make_leaf, path):
-    """The structure of ``spec`` (an input_signature entry) with a placeholder per TensorSpec."""
-    if isinstance(spec, TensorSpec):
-        return make_leaf(path)
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_rebuild_spec(s, make_leaf, f"{path}_{i}") for i, s in enumerate(spec))
-    rebuilt = {k: _rebuild_spec(spec[k], make_leaf, f"{path}_{k}") for k in _sorted_keys(spec)}
-    return {k: rebuilt[k] for k in spec}
 
 
 # --------------------------------------------------------------------------
@@ -404,7 +216,7 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         function = self._function
         key, leaves, _ = function._key_of(args, kwargs)
-        if not _keys_match(self._key, key):
+        if not trace_keys.keys_match(self._key, key):
             raise TypeError(
                 f"{function._label()}: this concrete function was traced for "
                 f"{function._describe_key(self._key)}, but got {function._describe_key(key)}; call the "
@@ -424,7 +236,7 @@ class ConcreteFunction:
 
 def _warn_at_user(message, category):
     """Warns at the user's ``file:line`` (the innermost frame outside autograph)."""
-    filename, lineno = _split_location(user_location())
+    filename, lineno = user_frame() or ("<unknown>", 0)
     warnings.warn_explicit(message, category, filename, lineno)
 
 
@@ -470,7 +282,10 @@ class Function:
         _instance=None,
     ):
         if not callable(python_function):
-            raise TypeError(f"rt.function needs a callable, got {python_function!r}")
+            raise TypeError(
+                f"rt.function needs a callable, got {python_function!r} (at {user_location_text()}); "
+                "decorate a function with @rt.function or pass one: rt.function(f)"
+            )
         self._python_function = python_function
         self._trace_transform = trace_transform
         self._jit_compile = jit_compile
@@ -524,7 +339,7 @@ class Function:
         if len(shown) > 60:
             shown = shown[:57] + "..."
         return (
-            f"{self._label()}: argument {path!r} = {shown} {problem} (called at {user_location() or '<unknown>'}). "
+            f"{self._label()}: argument {path!r} = {shown} {problem} (called at {user_location_text()}). "
             "A traced function takes numpy arrays and scalars (bool, int, float dtypes), Python "
             "bool/int/float/str/None (traced as constants), rt.Variable, and tuples/lists/dicts/"
             "namedtuples of those; convert the value to a numpy array, or close over it instead of "
@@ -533,7 +348,7 @@ class Function:
 
     def _describe_key(self, key) -> str:
         names = self._names()
-        return "(" + ", ".join(f"{n}={_describe(k)}" for n, k in zip(names, key)) + ")"
+        return "(" + ", ".join(f"{n}={trace_keys.describe(k)}" for n, k in zip(names, key)) + ")"
 
     def __repr__(self):
         return f"<rt.Function {self._name} traced {self._tracing_count} time(s)>"
@@ -582,7 +397,7 @@ class Function:
 
         for spec in input_signature:
             check(spec)
-        params = [p for p in list(self._sig().parameters.values())[1 if self._instance_ref is not None else 0:]]
+        params = list(self._sig().parameters.values())[1 if self._instance_ref is not None else 0:]
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if len(input_signature) > len(positional) and not any(p.kind == p.VAR_POSITIONAL for p in params):
             raise TypeError(
@@ -601,7 +416,7 @@ class Function:
         except TypeError as e:
             raise TypeError(
                 f"{self._label()}: cannot call {self._name}{self._sig()} with these arguments: {e} (called at "
-                f"{user_location() or '<unknown>'}); pass the arguments the function declares"
+                f"{user_location_text()}); pass the arguments the function declares"
             ) from None
         bound.apply_defaults()
         return bound
@@ -617,7 +432,7 @@ class Function:
         if self.input_signature is not None:
             key, leaves = self._match_signature(values, bound, allow_specs)
             return key, leaves, bound
-        encoder = _Encoder(self, allow_specs)
+        encoder = trace_keys.Encoder(self, allow_specs)
         key = tuple(encoder.encode(v, name) for name, v in values)
         return key, encoder.leaves, bound
 
@@ -633,7 +448,7 @@ class Function:
             if not unused:
                 raise TypeError(
                     f"{self._label()}: argument {name!r} is not covered by input_signature ({len(sig)} "
-                    f"entries), called at {user_location() or '<unknown>'}; pass only the argument(s) the "
+                    f"entries), called at {user_location_text()}; pass only the argument(s) the "
                     "signature describes"
                 )
         leaves = []
@@ -641,7 +456,7 @@ class Function:
         if len(key) < len(sig):
             raise TypeError(
                 f"{self._label()}: input_signature has {len(sig)} entries but only {len(key)} argument(s) "
-                f"were bound, called at {user_location() or '<unknown>'}"
+                f"were bound, called at {user_location_text()}"
             )
         return key, leaves
 
@@ -650,14 +465,17 @@ class Function:
             expected = f"{spec.dtype.name}{shapes.format_shape(spec.shape)} (input_signature)"
             if isinstance(value, TensorSpec) and allow_specs:
                 if not spec.is_compatible_with(value):
-                    raise TypeError(f"{self._label()}: argument {path!r}: expected {expected}, got {value!r}")
+                    raise TypeError(
+                        f"{self._label()}: argument {path!r}: expected {expected}, got {value!r} (called at "
+                        f"{user_location_text()}); pass a TensorSpec of that dtype whose shape fits"
+                    )
                 leaves.append(spec)
                 return ("A", spec.dtype, spec.shape)
             array = self._signature_array(value, spec, path, expected)
             if not shapes.is_subshape(array.shape, spec.shape):
                 raise ValueError(
                     f"{self._label()}: argument {path!r} has shape {shapes.format_shape(array.shape)} but "
-                    f"expected {expected} (called at {user_location() or '<unknown>'}); pass a value of "
+                    f"expected {expected} (called at {user_location_text()}); pass a value of "
                     "that shape, or use None in the TensorSpec for dimensions that vary"
                 )
             leaves.append(array)
@@ -666,15 +484,17 @@ class Function:
             if not isinstance(value, (list, tuple)) or len(value) != len(spec):
                 raise TypeError(
                     f"{self._label()}: argument {path!r} must be a sequence of {len(spec)} values matching "
-                    f"input_signature {spec!r}, got {value!r}"
+                    f"input_signature {spec!r}, got {value!r} (called at {user_location_text()}); pass one "
+                    "value per entry"
                 )
             items = enumerate(zip(value, spec))
             return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in items))
-        keys = _sorted_keys(spec)
-        if not isinstance(value, dict) or _sorted_keys(value) != keys:
+        keys = trace_keys.sorted_keys(spec)
+        if not isinstance(value, dict) or trace_keys.sorted_keys(value) != keys:
             raise TypeError(
                 f"{self._label()}: argument {path!r} must be a dict with keys {list(keys)} matching "
-                f"input_signature, got {value!r}"
+                f"input_signature, got {value!r} (called at {user_location_text()}); pass a dict with "
+                "exactly those keys"
             )
         return ("D", keys, tuple(self._match(value[k], spec[k], f"{path}[{k!r}]", leaves, allow_specs) for k in keys))
 
@@ -683,7 +503,7 @@ class Function:
             if value.dtype != spec.dtype:
                 raise TypeError(
                     f"{self._label()}: argument {path!r} has dtype {value.dtype} but expected {expected} "
-                    f"(called at {user_location() or '<unknown>'}); convert it with .astype({spec.dtype.name!r})"
+                    f"(called at {user_location_text()}); convert it with .astype({spec.dtype.name!r})"
                 )
             return value
         kind = type(value)
@@ -700,7 +520,7 @@ class Function:
                 return array.astype(spec.dtype)
         raise TypeError(
             f"{self._label()}: argument {path!r} = {value!r} does not match {expected} (called at "
-            f"{user_location() or '<unknown>'}); pass a numpy value of dtype {spec.dtype.name}"
+            f"{user_location_text()}); pass a numpy value of dtype {spec.dtype.name}"
         )
 
     # -- calling -------------------------------------------------------------
@@ -709,7 +529,7 @@ class Function:
         if current_graph() is not None:
             return self._inline(args, kwargs)
         if not kwargs:
-            key = _flat_key(args)
+            key = trace_keys.flat_key(args)
             entry = None if key is None else self._fast.get(key)
             if entry is not None:
                 cf, index = entry
@@ -742,14 +562,14 @@ class Function:
             return None
         if found is None and self._general:
             for general, cf in self._general:
-                if _keys_match(general, key):
+                if trace_keys.keys_match(general, key):
                     self._cache[key] = cf
                     return cf
         return found
 
     def _remember_fast(self, args, leaves, cf):
         """Makes the hot path of ``__call__`` find ``cf`` for calls like this one, when it can."""
-        key = _flat_key(args)
+        key = trace_keys.flat_key(args)
         if key is None or any(type(a) is float and a != a for a in args):
             return  # NaN never equals itself: a key holding it would never be found
         index = [i for i, a in enumerate(args) if type(a) is np.ndarray or isinstance(a, np.generic)]
@@ -778,7 +598,7 @@ class Function:
             key = self._relaxed(key)
         specs = []
         for component in key:
-            _leaf_specs(component, specs)
+            trace_keys.leaf_specs(component, specs)
         graph = Graph(_identifier(self._name, "function"))
         with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
             placeholders = iter(specs)
@@ -790,10 +610,11 @@ class Function:
             values = self._bound_values(bound)
             if self.input_signature is not None:
                 traced_values = {
-                    name: _rebuild_spec(spec, make_leaf, name) for (name, _), spec in zip(values, self.input_signature)
+                    name: trace_keys.rebuild_spec(spec, make_leaf, name)
+                    for (name, _), spec in zip(values, self.input_signature)
                 }
             else:
-                traced_values = {name: _rebuild(value, make_leaf, name) for name, value in values}
+                traced_values = {name: trace_keys.rebuild(value, make_leaf, name) for name, value in values}
             for name, value in traced_values.items():
                 bound.arguments[name] = value
             result = self._callable()(*bound.args, **bound.kwargs)
@@ -813,8 +634,10 @@ class Function:
     def _relaxed(self, key):
         """With reduce_retracing: ``key`` relaxed against the keys traced before, if any fits."""
         for previous in list(self._cache):
-            relaxed = tuple(_relax_key(a, b) for a, b in zip(previous, key)) if len(previous) == len(key) else None
-            if relaxed is not None and None not in relaxed and relaxed != key:
+            if len(previous) != len(key):
+                continue
+            relaxed = tuple(trace_keys.relax_key(a, b) for a, b in zip(previous, key))
+            if None not in relaxed and relaxed != key:
                 return relaxed
         return key
 
@@ -853,7 +676,7 @@ class Function:
             return [self._flatten_output(v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, dict):
             return {k: self._flatten_output(v, outputs, graph, f"{path}[{k!r}]") for k, v in value.items()}
-        if type(value) in _FAST_SCALARS or isinstance(value, _CONSTANT_OBJECTS):
+        if type(value) in trace_keys.FAST_SCALARS or isinstance(value, trace_keys.CONSTANT_OBJECTS):
             return value
         raise TypeError(
             f"{self._label()} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
@@ -869,7 +692,8 @@ class Function:
         self._warned = True
         changed = [(n, old, new) for n, old, new in zip(self._names(), previous, key) if old != new]
         what = "; ".join(
-            f"argument {n!r} changed from {_describe(old)} to {_describe(new)}" for n, old, new in changed
+            f"argument {n!r} changed from {trace_keys.describe(old)} to {trace_keys.describe(new)}"
+            for n, old, new in changed
         )
         fix = "give an input_signature with None for dimensions that vary, or use reduce_retracing=True"
         if any(new[0] == "P" for _, _, new in changed):
@@ -963,12 +787,3 @@ def _identifier(text: str, default: str) -> str:
     name = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
     return name or default
 
-
-def _split_location(location):
-    if not location:
-        return "<unknown>", 0
-    filename, _, line = location.rpartition(":")
-    try:
-        return filename, int(line)
-    except ValueError:
-        return location, 0

@@ -88,14 +88,25 @@ def _is_user_file(filename: str) -> bool:
     return found
 
 
-def user_location(depth: int = 1) -> str | None:
-    """``file:line`` of the innermost calling frame outside autograph's own code."""
+def user_frame(depth: int = 1) -> tuple[str, int] | None:
+    """(file, line) of the innermost calling frame outside autograph's own code, if any."""
     frame = sys._getframe(depth)
     while frame is not None:
         if _is_user_file(frame.f_code.co_filename):
-            return errors.at(frame.f_code.co_filename, frame.f_lineno)
+            return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None
+
+
+def user_location(depth: int = 1) -> str | None:
+    """``file:line`` of the innermost calling frame outside autograph's own code, if any."""
+    found = user_frame(depth + 1)
+    return errors.at(*found) if found is not None else None
+
+
+def user_location_text() -> str:
+    """``user_location()`` for messages: ``<unknown>`` when no frame is the user's."""
+    return user_location() or "<unknown>"
 
 
 class Graph:

@@ -55,7 +55,7 @@ import numpy as np
 
 from autograph.runtime import dtypes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import current_graph, user_location, user_location_text
 from autograph.runtime.tensor import Tensor
 
 
@@ -294,7 +294,7 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
             symbolic = next(x for x in inputs if isinstance(x, Tensor))
             raise TracingError(
                 f"{op_type}: tensor {symbolic.name} of a finished trace is used outside it, at "
-                f"{user_location() or '<unknown>'}. A symbolic tensor only exists while its "
+                f"{user_location_text()}. A symbolic tensor only exists while its "
                 "function is traced; return it from the function instead of keeping it."
             )
         try:

@@ -27,19 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry, shapes
+from autograph.runtime import dtypes, op_registry, ops, shapes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import current_graph, user_location_text
 from autograph.runtime.tensor import Tensor, is_weak, weak_number
 
 __all__ = ["element_spec", "stack", "list_append", "list_pop"]
-
-
-def _rt():
-    """The op library, imported lazily."""
-    from autograph.runtime import ops
-
-    return ops
 
 
 def _describe(value) -> str:
@@ -127,16 +120,16 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
     for value in values:
         if isinstance(value, Tensor):
             if value.dtype != dtype:
-                value = _rt().cast(value, dtype)
+                value = ops.cast(value, dtype)
             tensors.append(value)
         else:
             tensors.append(op_registry.constant(value, dtype))
-    return _rt().stack(tensors, axis=0)
+    return ops.stack(tensors, axis=0)
 
 
 def list_append(target, item):
     """``target`` (a staged list tensor) with ``item`` appended."""
-    where = f"the append at {user_location() or '<unknown>'}"
+    where = f"the append at {user_location_text()}"
     if current_graph() is None:
         raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
@@ -151,9 +144,8 @@ def list_append(target, item):
                 f"{target.dtype.name} elements; all elements of a staged list share one dtype. Cast the "
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
-        item = _rt().cast(item, target.dtype)
-    rt = _rt()
-    return rt.concat([target, rt.stack([item], axis=0)], axis=0)
+        item = ops.cast(item, target.dtype)
+    return ops.concat([target, ops.stack([item], axis=0)], axis=0)
 
 
 def list_pop(target, index=None):
@@ -162,11 +154,11 @@ def list_pop(target, index=None):
         return target[:-1], target[-1]
     if isinstance(index, Tensor):
         raise TracingError(
-            f"list pop at {user_location() or '<unknown>'}: popping a staged list at a tensor index is not "
+            f"list pop at {user_location_text()}: popping a staged list at a tensor index is not "
             "supported; pop the last element (l.pop()) or index it (l[i])."
         )
     index = int(index)
     item = target[index]
     if index == -1:
         return target[:-1], item
-    return _rt().concat([target[:index], target[index + 1:]], axis=0), item
+    return ops.concat([target[:index], target[index + 1:]], axis=0), item

@@ -9,8 +9,9 @@
 
 Importing this package registers the op types.  Each function runs eagerly
 on numpy when no graph is being traced and adds an op otherwise
-(``op_registry.apply_op``).  Stateful ops (``state``) and control flow
-(``control_flow_ops``) belong to their own modules.
+(``op_registry.apply_op``).  Stateful ops (``state``: variables, ``print``,
+``py_function``; ``random_ops``) and control flow (``control_flow_ops``)
+belong to their own modules.
 """
 
 from autograph.runtime.ops.array import (

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from autograph.runtime import dtypes, op_registry
+from autograph.runtime.graph import user_location_text
 from autograph.runtime.tensor import Tensor, is_weak, weak_number
 
 
@@ -31,7 +32,7 @@ def dtype_of(value) -> np.dtype:
     if dtype not in dtypes.SUPPORTED:
         names = ", ".join(d.name for d in dtypes.SUPPORTED)
         raise TypeError(
-            f"operand {value!r:.60} at {op_registry.user_location() or '<unknown>'} has dtype {dtype}, "
+            f"operand {value!r:.60} at {user_location_text()} has dtype {dtype}, "
             f"which the runtime does not support; use one of {names}"
         )
     return dtype

@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from autograph.runtime import dtypes, shapes
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import current_graph, user_location_text
 from autograph.runtime.op_registry import apply_op, eager_result, register
 from autograph.runtime.tensor import Tensor
 
@@ -76,11 +76,11 @@ def _shape_input(shape, what):
         dims = [int(d) for d in shape]
     except TypeError:
         raise TypeError(
-            f"{what} at {user_location() or '<unknown>'}: shape {shape!r} must be a tuple of ints or a 1-D "
+            f"{what} at {user_location_text()}: shape {shape!r} must be a tuple of ints or a 1-D "
             "int tensor (build one from tensors with rt.stack)"
         ) from None
     if any(d < 0 for d in dims):
-        raise ValueError(f"{what} at {user_location() or '<unknown>'}: negative dimension in shape {shape!r}")
+        raise ValueError(f"{what} at {user_location_text()}: negative dimension in shape {shape!r}")
     return np.array(dims, dtype=np.int32)
 
 
@@ -144,7 +144,7 @@ def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None)
     if maxval is None:
         if dtypes.is_integer(dtype):
             raise ValueError(
-                f"rt.random.uniform at {user_location() or '<unknown>'}: an int dtype needs maxval "
+                f"rt.random.uniform at {user_location_text()}: an int dtype needs maxval "
                 "(values are drawn from [minval, maxval))"
             )
         maxval = 1

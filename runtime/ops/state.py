@@ -43,8 +43,9 @@ import numpy as np
 
 from autograph.runtime import dtypes, serialize, shapes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location
+from autograph.runtime.graph import current_graph, user_location_text
 from autograph.runtime.op_registry import apply_op, eager_result, get, register, register_conversion
+from autograph.runtime.ops.core import cast
 from autograph.runtime.tensor import Tensor
 
 __all__ = ["Variable", "VariableHandle", "print", "py_function", "export_variable", "import_variable"]
@@ -126,7 +127,7 @@ def _constant_value(tensor: Tensor, what: str):
             if op.type == "Placeholder":
                 raise TracingError(
                     f"{what} depends on the traced function's input {op.name!r} (tensor {t.name}) at "
-                    f"{user_location() or '<unknown>'}: a variable is created once, outside the graph, so "
+                    f"{user_location_text()}: a variable is created once, outside the graph, so "
                     "its initial value must be computable without the function's arguments. Create the "
                     "variable outside the function, or initialize it with a constant and assign() the "
                     "input-dependent value."
@@ -135,7 +136,7 @@ def _constant_value(tensor: Tensor, what: str):
             if opdef.stateful:
                 raise TracingError(
                     f"{what} depends on the stateful op {op.name!r} ({op.type}) at "
-                    f"{user_location() or '<unknown>'}: a variable's initial value must be computable "
+                    f"{user_location_text()}: a variable's initial value must be computable "
                     "once, outside the graph. Create the variable outside the function instead."
                 )
             args = [value_of(x) for x in op.inputs]
@@ -169,7 +170,7 @@ class Variable:
         scope = getattr(_creation, "scope", None)
         if scope is not None and not scope[0]:
             raise TracingError(
-                f"rt.Variable {self.name!r} created at {user_location() or '<unknown>'} while retracing "
+                f"rt.Variable {self.name!r} created at {user_location_text()} while retracing "
                 f"function {scope[1]!r}: a traced function may create variables only on its first trace "
                 "(the variable is created once and kept); a retrace would create another one. Create the "
                 "variable outside the function (a global, or an attribute set in __init__), or create it "
@@ -184,7 +185,7 @@ class Variable:
         value = np.array(initial_value, dtype=None if dtype is None else dtypes.as_dtype(dtype), copy=True)
         if value.dtype == object or value.dtype not in dtypes.SUPPORTED:
             raise TypeError(
-                f"rt.Variable {self.name!r} at {user_location() or '<unknown>'}: initial value "
+                f"rt.Variable {self.name!r} at {user_location_text()}: initial value "
                 f"{initial_value!r} has unsupported dtype {value.dtype}; pass a numeric value or dtype=..."
             )
         self.dtype = value.dtype
@@ -225,7 +226,7 @@ class Variable:
         """The current value as numpy (a copy; 0-d as a numpy scalar). Eager only."""
         if current_graph() is not None:
             raise TracingError(
-                f"Variable.numpy() of {self.name!r} at {user_location() or '<unknown>'} while tracing: a "
+                f"Variable.numpy() of {self.name!r} at {user_location_text()} while tracing: a "
                 "traced function has no concrete values. Use v.read_value() (or v itself in arithmetic)."
             )
         return eager_result(self._value.copy())
@@ -233,7 +234,7 @@ class Variable:
     def __array__(self, dtype=None, copy=None):
         if current_graph() is not None:
             raise TracingError(
-                f"rt.Variable {self.name!r} converted to a constant array at {user_location() or '<unknown>'} "
+                f"rt.Variable {self.name!r} converted to a constant array at {user_location_text()} "
                 "while tracing: that would freeze its current value into the graph. Use v.read_value()."
             )
         return self._value.copy() if dtype is None else self._value.astype(dtype)
@@ -245,8 +246,6 @@ class Variable:
             value = value.read_value()
         if isinstance(value, Tensor):
             if value.dtype != self.dtype and np.can_cast(value.dtype, self.dtype, "same_kind"):
-                from autograph.runtime.ops.core import cast
-
                 value = cast(value, self.dtype)  # as numpy's in-place operators cast
         else:
             array = np.asarray(value)
@@ -254,7 +253,7 @@ class Variable:
                 if array.dtype == object or not np.can_cast(array.dtype, self.dtype, "same_kind"):
                     raise TypeError(
                         f"Variable.{verb} of {self.name!r} ({self.dtype.name}) at "
-                        f"{user_location() or '<unknown>'}: cannot assign a {array.dtype} value "
+                        f"{user_location_text()}: cannot assign a {array.dtype} value "
                         f"{value!r}; convert it with .astype({self.dtype.name!r}) or rt.cast first."
                     )
                 array = array.astype(self.dtype)
@@ -502,7 +501,7 @@ def print(*values, sep=" ", end="\n", output_stream=None):  # noqa: A001 - rt.pr
             inputs.append(value)
         elif _contains_tensor(value):
             raise TypeError(
-                f"rt.print at {user_location() or '<unknown>'}: cannot print a {type(value).__name__} "
+                f"rt.print at {user_location_text()}: cannot print a {type(value).__name__} "
                 "holding tensors; pass the tensors as separate arguments: rt.print(a, b)"
             )
         else:
