@@ -12,11 +12,10 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-import warnings
 
 from autograph import compiling, context, loading, naming, pipeline
 from autograph.runtime import errors
-from autograph.runtime.graph import user_location
+from autograph.runtime.graph import warn_at_user
 from autograph.runtime.operators import calls
 
 _CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
@@ -82,16 +81,11 @@ def _conversion(function, options) -> _Conversion:
     return conversion
 
 
-def _warn_at_user(message):
-    """An ``AutoGraphWarning`` at the user's innermost ``file:line`` (not autograph's)."""
-    filename, _, line = (user_location() or "<unknown>:0").rpartition(":")
-    warnings.warn_explicit(message, errors.AutoGraphWarning, filename, int(line))
-
-
 def _warn_unconverted(function, reason):
-    _warn_at_user(
+    warn_at_user(
         f"autograph could not convert '{getattr(function, '__qualname__', function)}' and will run it as is: "
-        f"{reason}."
+        f"{reason}.",
+        errors.AutoGraphWarning,
     )
 
 
@@ -144,7 +138,7 @@ def _hook(function):
     try:
         return _convert_function(function, context.Options())
     except errors.ConversionError as e:
-        _warn_at_user(f"{e} It runs unconverted.")
+        warn_at_user(f"{e} It runs unconverted.", errors.AutoGraphWarning)
         return function
 
 

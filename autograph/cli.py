@@ -25,7 +25,7 @@ import sys
 
 import gast
 
-from autograph import api, compiling, context, loading, pipeline
+from autograph import api, cli_graph, compiling, context, loading, pipeline
 from autograph.runtime import errors
 
 _USAGE, _CONVERSION = 2, 1
@@ -89,12 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the code after this pass instead: " + ", ".join(pipeline.PASS_NAMES),
     )
     show_parser.set_defaults(handler=show)
-    try:
-        from autograph import cli_graph
-    except ImportError:
-        cli_graph = None
-    if cli_graph is not None:
-        cli_graph.add_parser(commands)
+    cli_graph.add_parser(commands)
     return parser
 
 

@@ -43,14 +43,13 @@ import functools
 import inspect
 import threading
 import types
-import warnings
 import weakref
 
 import numpy as np
 
 from autograph.runtime import errors, jit, op_registry, optimizer, schedule, shapes, trace_keys
 from autograph.runtime.errors import AutoGraphWarning, TracingError
-from autograph.runtime.graph import Graph, current_graph, user_frame, user_location_text
+from autograph.runtime.graph import Graph, current_graph, user_location_text, warn_at_user
 from autograph.runtime.ops import state
 from autograph.runtime.tensor import Tensor, TensorSpec
 
@@ -185,7 +184,7 @@ class ConcreteFunction:
             try:
                 self._compiled = jit.compile_graph(graph)
             except jit.JitUnsupported as e:
-                _warn_at_user(f"{function._label()}: jit_compile=True could not compile the graph ({e}); "
+                warn_at_user(f"{function._label()}: jit_compile=True could not compile the graph ({e}); "
                               "running the interpreter instead", AutoGraphWarning)
         if self._compiled is not None:
             self._run = self._compiled[0]
@@ -232,12 +231,6 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name} {self._function._describe_key(self._key)}>"
-
-
-def _warn_at_user(message, category):
-    """Warns at the user's ``file:line`` (the innermost frame outside autograph)."""
-    filename, lineno = user_frame() or ("<unknown>", 0)
-    warnings.warn_explicit(message, category, filename, lineno)
 
 
 def _all_graphs(graph):
@@ -703,7 +696,7 @@ class Function:
             f"{what or 'arguments changed'}. Every new dtype/shape of an array argument and every new value "
             f"of a Python scalar argument traces a new graph. To fix it, {fix}."
         )
-        _warn_at_user(message, RetracingWarning)
+        warn_at_user(message, RetracingWarning)
 
     # -- concrete functions --------------------------------------------------
 

@@ -23,6 +23,7 @@ import contextlib
 import os
 import sys
 import threading
+import warnings
 
 from autograph.runtime import errors
 from autograph.runtime.errors import TracingError
@@ -96,6 +97,12 @@ def user_frame(depth: int = 1) -> tuple[str, int] | None:
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None
+
+
+def warn_at_user(message: str, category) -> None:
+    """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours."""
+    filename, lineno = user_frame(2) or ("<unknown>", 0)
+    warnings.warn_explicit(message, category, filename, lineno)
 
 
 def user_location(depth: int = 1) -> str | None:
