@@ -63,9 +63,10 @@ PASSES = (
     # Before control flow, so the operator calls it emits are not wrapped.
     ("call_trees", _call_trees),
     # After the jump converters, so the extra loop tests they built
-    # (`not break_`) and the guards (`if not do_return:`) are converted too; before control flow, so they rewrite the user's
-    # statements rather than the larger generated code.  Their lambdas are
-    # marked IN_PLACE: the analyses read through them.
+    # (`not break_`) and the guards (`if not do_return:`) are converted too;
+    # before control flow, so they rewrite the user's statements rather than
+    # the larger generated code.  Their lambdas are marked IN_PLACE: the
+    # analyses read through them.
     ("conditional_expressions", conditional_expressions.transform),
     ("logical_expressions", logical_expressions.transform),
     # control_flow reads these annotations; they must describe the final statements.
