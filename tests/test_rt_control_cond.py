@@ -12,7 +12,7 @@ from autograph.runtime import ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from autograph.runtime import operators
 from autograph.runtime.operators import Undefined
-from test_rt_control_util import traced
+from rt_control_util import traced
 
 F32, I32, BOOL = "float32", "int32", "bool"
 HERE = re.escape(__file__.rsplit("/", 1)[-1])

@@ -12,7 +12,7 @@ import pytest
 import autograph as ag
 from autograph.runtime import control_flow_ops as cfo
 from autograph.runtime.errors import TracingError
-from test_rt_control_util import traced
+from rt_control_util import traced
 
 F32, I32 = "float32", "int32"
 

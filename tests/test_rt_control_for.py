@@ -8,7 +8,7 @@ import pytest
 from autograph.runtime import control_flow as cf
 from autograph.runtime import operators, ops
 from autograph.runtime.errors import ExecutionError, TracingError
-from test_rt_control_util import traced
+from rt_control_util import traced
 
 F32, I32, I64, BOOL = "float32", "int32", "int64", "bool"
 HERE = re.escape(__file__.rsplit("/", 1)[-1])

@@ -13,7 +13,7 @@ from autograph.runtime import control_flow_ops as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import Undefined
-from test_rt_control_util import traced
+from rt_control_util import traced
 
 F32, I32, I64, BOOL = "float32", "int32", "int64", "bool"
 HERE = re.escape(__file__.rsplit("/", 1)[-1])

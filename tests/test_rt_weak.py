@@ -22,7 +22,7 @@ from autograph.runtime import control_flow_ops as cfo
 from autograph.runtime import executor, op_registry, operators, ops
 from autograph.runtime.errors import VerificationError
 from autograph.runtime.graph import Graph
-from test_rt_control_util import traced
+from rt_control_util import traced
 
 F32, I32, I64 = "float32", "int32", "int64"
 
