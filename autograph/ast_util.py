@@ -149,27 +149,32 @@ def _located_like(node, origin):
     return node
 
 
+def map_children(node, fn):
+    """Replaces each direct child ``c`` of ``node`` (in fields and lists) by ``fn(c)``."""
+    for field in node._fields:
+        value = getattr(node, field)
+        if type(value) is list:
+            for index, item in enumerate(value):
+                if isinstance(item, gast.AST):
+                    value[index] = fn(item)
+        elif isinstance(value, gast.AST):
+            setattr(node, field, fn(value))
+    return node
+
+
 def rewrite(node, visit):
     """Rebuilds ``node`` bottom-up: every descendant ``n`` is replaced by ``visit(n)``.
 
     ``visit`` returns the node to use (``n`` itself to keep it).  Nested
     functions annotated ``SKIP`` are left alone.
     """
-    for field in node._fields:
-        value = getattr(node, field)
-        if type(value) is list:
-            for index, item in enumerate(value):
-                if isinstance(item, gast.AST) and not anno.get(item, SKIP, False):
-                    rewrite(item, visit)
-                    replacement = visit(item)
-                    if replacement is not item:
-                        value[index] = replacement
-        elif isinstance(value, gast.AST):
-            rewrite(value, visit)
-            replacement = visit(value)
-            if replacement is not value:
-                setattr(node, field, replacement)
-    return node
+
+    def rebuild(child):
+        if anno.get(child, SKIP, False):
+            return child
+        return visit(rewrite(child, visit))
+
+    return map_children(node, rebuild)
 
 
 def rewrite_body(function, visit):

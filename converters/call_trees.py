@@ -132,14 +132,7 @@ class _CallLowering:
         return node
 
     def children(self, node):
-        for field in node._fields:
-            value = getattr(node, field)
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    if isinstance(item, gast.AST):
-                        value[index] = self.expr(item)
-            elif isinstance(value, gast.AST):
-                setattr(node, field, self.expr(value))
+        ast_util.map_children(node, self.expr)
 
     def _function(self, node):
         """A nested function or lambda: its own names shadow the enclosing ones."""

@@ -460,13 +460,7 @@ class _FunctionConverter:
                 return node
             if kind in _OPAQUE_EXPRESSIONS and not anno.get(node, anno.IN_PLACE, False):
                 return node
-            for field in node._fields:
-                value = getattr(node, field)
-                if type(value) is list:
-                    value[:] = [check(v) if isinstance(v, gast.AST) else v for v in value]
-                elif isinstance(value, gast.AST):
-                    setattr(node, field, check(value))
-            return node
+            return ast_util.map_children(node, check)
 
         kind = type(statement)
         if kind in (gast.If, gast.While):

@@ -98,12 +98,7 @@ def _rewrite_super(function):
         if type(statement) in ast_util.SCOPES:
             continue
         for node in [statement, *ast_util.walk_scope(statement)]:
-            for field in node._fields:
-                value = getattr(node, field)
-                if type(value) is list:
-                    value[:] = [visit(v) if isinstance(v, gast.AST) else v for v in value]
-                elif isinstance(value, gast.AST):
-                    setattr(node, field, visit(value))
+            ast_util.map_children(node, visit)
 
 
 def transform(node, ctx):
