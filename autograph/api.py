@@ -15,7 +15,7 @@ import types
 
 from autograph import compiling, context, loading, naming, pipeline
 from autograph.runtime import errors
-from autograph.runtime.graph import warn_at_user
+from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.operators import calls
 
 _CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
@@ -186,7 +186,7 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Fal
             function, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
             optimize=optimize, parallel=parallel, **options,
         )
-    from autograph.runtime.function import function as rt_function
+    from autograph.runtime.tracing.function import function as rt_function
 
     return rt_function(
         func,

@@ -37,10 +37,11 @@ import sys
 import warnings
 
 import autograph as ag
-from autograph.runtime import dtypes, errors, optimizer
+from autograph.runtime import errors, optimizer
+from autograph.runtime.core import dtypes
 from autograph.runtime.errors import AutoGraphError
-from autograph.runtime.function import BoundFunction, Function, function
-from autograph.runtime.tensor import TensorSpec
+from autograph.runtime.tracing.function import BoundFunction, Function, function
+from autograph.runtime.core.tensor import TensorSpec
 
 HELP = "trace FUNC of FILE (IMPORTS and runs FILE) and print its graph"
 

@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import programs  # noqa: E402
 
 import autograph.runtime as rt  # noqa: E402
-from autograph.runtime import schedule  # noqa: E402
+from autograph.runtime.exec import schedule  # noqa: E402
 
 
 def _ag():

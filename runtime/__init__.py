@@ -19,7 +19,7 @@ from autograph.runtime.errors import (
     TracingError,
     VerificationError,
 )
-from autograph.runtime.dtypes import (
+from autograph.runtime.core.dtypes import (
     as_dtype,
     bool_,
     float16,
@@ -31,9 +31,9 @@ from autograph.runtime.dtypes import (
     int64,
     uint8,
 )
-from autograph.runtime.tensor import Tensor, TensorSpec, is_tensor
-from autograph.runtime.graph import Graph, Operation, current_graph
-from autograph.runtime import spellings as _spellings  # installs the Tensor operator dunders
+from autograph.runtime.core.tensor import Tensor, TensorSpec, is_tensor
+from autograph.runtime.core.graph import Graph, Operation, current_graph
+from autograph.runtime.ops import spellings as _spellings  # installs the Tensor operator dunders
 from autograph.runtime.ops import (
     abs,  # noqa: A004
     add,
@@ -89,11 +89,11 @@ from autograph.runtime.ops import (
     zeros,
     zeros_like,
 )
-from autograph.runtime.executor import run_graph
+from autograph.runtime.exec.interpreter import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
-from autograph.runtime.control_flow_ops import cond, while_loop
+from autograph.runtime.ops.control_flow import cond, while_loop
 from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.state import Variable, py_function
 from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
@@ -101,4 +101,4 @@ from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.pr
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
 # submodule of the same name; reach the module with
 # ``from autograph.runtime.function import ...``.
-from autograph.runtime.function import function
+from autograph.runtime.tracing.function import function

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import cf_nest, executor
-from autograph.runtime.graph import Graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core import nest as cf_nest
+
+from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.core.graph import Graph
+from autograph.runtime.core.tensor import Tensor
 
 
 class Traced:

@@ -21,7 +21,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from autograph.runtime.function import RetracingWarning
+from autograph.runtime.tracing.function import RetracingWarning
 
 if not hasattr(ag, "function"):
     pytest.skip("ag.function (the pipeline's wrapper) is not available yet", allow_module_level=True)

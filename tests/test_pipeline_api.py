@@ -62,7 +62,7 @@ def test_public_names():
 def test_function_delegates_to_rt_function(monkeypatch):
     import importlib
 
-    rt_function = importlib.import_module("autograph.runtime.function")
+    rt_function = importlib.import_module("autograph.runtime.tracing.function")
 
     seen = {}
 

@@ -17,7 +17,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from autograph.runtime import dtypes
+from autograph.runtime.core import dtypes
 
 HERE = os.path.abspath(__file__)
 

@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from autograph.runtime import control_flow as cf
-from autograph.runtime import control_flow_ops as cfo
+from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime.ops import control_flow as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from autograph.runtime import operators

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import control_flow_ops as cfo
+from autograph.runtime.ops import control_flow as cfo
 from autograph.runtime.errors import TracingError
 from rt_control_util import traced
 
@@ -146,7 +146,7 @@ def test_converted_loop_dtype_change_is_an_error():
 def test_return_value_placeholder_is_filled_in_tensor_loops():
     # What the return lowering produces for `for x in xs: if x > t: return x` + `return -1.0`
     # when every path returns: retval_ starts as an UndefinedReturnValue.
-    from autograph.runtime import control_flow as cf
+    from autograph.runtime.operators import graph_paths as cf
 
     def find(xs, t):
         do_return = False

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from autograph.runtime import control_flow as cf
+from autograph.runtime.operators import graph_paths as cf
 from autograph.runtime import operators, ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from rt_control_util import traced

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograph.runtime import control_flow as cf
-from autograph.runtime import control_flow_ops as cfo
+from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime.ops import control_flow as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import Undefined

@@ -7,7 +7,9 @@ import pytest
 from test_rt_jit import trace
 
 import autograph.runtime as rt
-from autograph.runtime import executor, op_registry, schedule
+from autograph.runtime.core import opdef
+from autograph.runtime.exec import interpreter as executor, schedule
+from autograph.runtime.ops import apply
 from autograph.runtime.errors import ExecutionError
 
 BIG = 1 << 16
@@ -44,7 +46,7 @@ def test_every_op_kind_has_a_rule_and_others_call_their_kernel():
     assert set(executor.RULES) == {"Placeholder", "Const"}
     g = trace(lambda x: rt.reshape(x, (3, 1)), ("float32", (3,)))
     (step,) = executor.plan(g).steps
-    kernel = op_registry.get("Reshape").kernel
+    kernel = opdef.get("Reshape").kernel
     assert step.call is kernel or (step.call.func is kernel and step.call.keywords == dict(step.op.attrs))
     np.testing.assert_array_equal(executor.run_graph(g, [np.arange(3, dtype=np.float32)])[0], [[0], [1], [2]])
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autograph import runtime as rt
-from autograph.runtime.function import ConcreteFunction, Function, RetracingWarning
+from autograph.runtime.tracing.function import ConcreteFunction, Function, RetracingWarning
 
 Point = collections.namedtuple("Point", "x y")
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from autograph import cli_graph
-from autograph.runtime.tensor import TensorSpec
+from autograph.runtime.core.tensor import TensorSpec
 
 MODULE = textwrap.dedent(
     """
@@ -86,7 +86,7 @@ def test_decorated_function_is_used_as_is(capsys, module_path):
 
 
 def test_json_output_round_trips(capsys, module_path):
-    from autograph.runtime.graph import Graph
+    from autograph.runtime.core.graph import Graph
 
     argv = [f"{module_path}:affine", "--arg", "int32[2]", "--arg", "5", "--format", "json", "--no-autograph"]
     code, out, err = run(capsys, *argv)
@@ -94,7 +94,7 @@ def test_json_output_round_trips(capsys, module_path):
     graph = Graph.from_graph_def(json.loads(out))
     import numpy as np
 
-    from autograph.runtime.executor import run_graph
+    from autograph.runtime.exec.interpreter import run_graph
 
     assert list(run_graph(graph, [np.array([1, 2], np.int32)])[0]) == [6, 11]
 

@@ -7,14 +7,16 @@ import numpy as np
 import pytest
 
 from autograph import runtime as rt
-from autograph.runtime import executor, op_registry, printer, serialize
+from autograph.runtime.core import opdef, printer, serialize
+from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.ops import apply
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 # A stateful test op: appends its input to a Python list at run time.
 LOG: list = []
-if "TestRecord" not in op_registry.REGISTRY:
-    op_registry.register(
+if "TestRecord" not in opdef.REGISTRY:
+    opdef.register(
         "TestRecord",
         infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
         kernel=lambda x: LOG.append(np.asarray(x).item()) or x,
@@ -23,7 +25,7 @@ if "TestRecord" not in op_registry.REGISTRY:
 
 
 def record(x):
-    return op_registry.apply_op("TestRecord", [x])
+    return apply.apply_op("TestRecord", [x])
 
 
 def build(specs, fn, name="main"):
@@ -227,13 +229,13 @@ def test_stateful_chain_survives_roundtrip():
 
 
 def test_unserializable_attr_refuses_to_load():
-    if "TestCallback" not in op_registry.REGISTRY:
-        op_registry.register(
+    if "TestCallback" not in opdef.REGISTRY:
+        opdef.register(
             "TestCallback",
             infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
             kernel=lambda x, *, fn: fn(x),
         )
-    graph = build([("float32", ())], lambda x: op_registry.apply_op("TestCallback", [x], {"fn": np.negative}))
+    graph = build([("float32", ())], lambda x: apply.apply_op("TestCallback", [x], {"fn": np.negative}))
     graph_def = json.loads(json.dumps(graph.as_graph_def()))
     with pytest.raises(serialize.GraphDefError, match=r"node 'test_callback'.*Python object.*attribute 'fn'.*cannot be saved"):
         rt.Graph.from_graph_def(graph_def)
@@ -256,7 +258,7 @@ def test_bad_graph_defs_are_rejected_clearly():
 # -- control flow through the shared library ----------------------------------
 
 
-needs_control_flow = pytest.mark.skipif(not hasattr(rt, "while_loop"), reason="control_flow_ops not present")
+needs_control_flow = pytest.mark.skipif(not hasattr(rt, "while_loop"), reason="ops/control_flow not present")
 
 
 def nested_control_flow_graph():

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 import autograph.runtime as rt
-from autograph.runtime import executor, jit
+from autograph.runtime.backends.numpy import codegen as jit
+from autograph.runtime.exec import interpreter as executor
 from autograph.runtime.errors import AutoGraphWarning, ExecutionError
-from autograph.runtime.graph import Graph
+from autograph.runtime.core.graph import Graph
 from autograph.runtime.optimizer import graph_util, optimize
 
 

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from autograph import runtime as rt
-from autograph.runtime import executor, shapes
+from autograph.runtime.core import shapes
+from autograph.runtime.exec import interpreter as executor
 from autograph.runtime.ops import math as rt_math
 from autograph.runtime.ops import reduction as rt_reduction
 

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import autograph.runtime as rt
-from autograph.runtime import executor, op_registry
-from autograph.runtime.graph import Graph
+from autograph.runtime.core import opdef
+from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.ops import apply
+from autograph.runtime.core.graph import Graph
 from autograph.runtime.optimizer import (
     PASSES,
     constant_folding,
@@ -589,7 +591,7 @@ def test_while_whose_condition_has_side_effects_is_kept():
 def test_optimized_graphs_keep_weak_typing():
     # (2.0 * 3.0) folds to a weak constant; `+ y` with a weak float64 y stays weak.
     def f(y):
-        return op_registry.convert_to_tensor(2.0) * 3.0 + y
+        return apply.convert_to_tensor(2.0) * 3.0 + y
 
     g = Graph("f")
     with g.as_default():

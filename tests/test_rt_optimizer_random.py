@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from test_rt_jit import trace
 
 import autograph.runtime as rt
-from autograph.runtime import executor, jit, schedule
+from autograph.runtime.backends.numpy import codegen as jit
+from autograph.runtime.exec import interpreter as executor, schedule
 from autograph.runtime.optimizer import optimize
 
 UNARY = [rt.negative, abs, rt.sin, rt.cos, rt.tanh, rt.square]

@@ -10,7 +10,7 @@ import pytest
 from test_rt_jit import GRAPHS, X3, trace
 
 import autograph.runtime as rt
-from autograph.runtime import executor, schedule
+from autograph.runtime.exec import interpreter as executor, schedule
 from autograph.runtime.errors import ExecutionError
 
 BIG = 1 << 16

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from autograph import runtime as rt
-from autograph.runtime.graph import Graph
+from autograph.runtime.core.graph import Graph
 from autograph.runtime.ops import state
 
 

@@ -17,11 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograph import runtime as rt
-from autograph.runtime import control_flow as cf
-from autograph.runtime import control_flow_ops as cfo
-from autograph.runtime import executor, op_registry, operators, ops
+from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime.ops import control_flow as cfo
+from autograph.runtime import operators, ops
+from autograph.runtime.core import opdef
+from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.ops import apply
 from autograph.runtime.errors import VerificationError
-from autograph.runtime.graph import Graph
+from autograph.runtime.core.graph import Graph
 from rt_control_util import traced
 
 F32, I32, I64 = "float32", "int32", "int64"
@@ -43,15 +46,15 @@ def _build(fn, *specs):
 
 def _weak(value):
     """A weakly typed scalar tensor holding the Python number ``value`` (as an ``If`` would merge it)."""
-    return op_registry.convert_to_tensor(value)
+    return apply.convert_to_tensor(value)
 
 
 # -- conversion and the op rules ---------------------------------------------------
 
 
 def test_python_numbers_become_weak_consts_and_numpy_values_strong():
-    graph = _build(lambda: (_weak(1.5), _weak(2), _weak(True), op_registry.convert_to_tensor(np.float64(1.5)),
-                            op_registry.convert_to_tensor(1.5, np.dtype("float32")), ops.constant(1.5)))
+    graph = _build(lambda: (_weak(1.5), _weak(2), _weak(True), apply.convert_to_tensor(np.float64(1.5)),
+                            apply.convert_to_tensor(1.5, np.dtype("float32")), ops.constant(1.5)))
     assert [t.weak for t in graph.outputs] == [True, True, True, False, False, False]
     assert _lines(graph)[1:4] == [
         "  %const:0 weak float64[] = Const() {value=1.5}",
@@ -373,7 +376,7 @@ def test_variable_is_an_op_input_while_tracing_as_eagerly():
     assert executor.run_graph(graph, [np.float32(1)]) == [np.sin(np.float32(0.5)) + np.float32(1)]
     assert rt.sin(v) == np.sin(np.float32(0.5))
     with pytest.raises(TypeError, match="expected a float64 tensor"):
-        _build(lambda: op_registry.convert_to_tensor(v, np.dtype("float64")))
+        _build(lambda: apply.convert_to_tensor(v, np.dtype("float64")))
 
 
 def test_variable_takes_part_in_promotion_without_being_frozen():

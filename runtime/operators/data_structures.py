@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 _INPLACE = {
     "+=": operator.iadd,
@@ -44,7 +44,7 @@ def list_append(target, item):
         target.append(item)
         return target
     if _staged(target):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.list_append(target, item)
     target.append(item)
     return target
@@ -53,7 +53,7 @@ def list_append(target, item):
 def list_pop(target, index=None):
     """``target.pop(index)``; returns ``(list, popped_item)``."""
     if type(target) is not list and _staged(target):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.list_pop(target, index)
     if index is None:
         return target, target.pop()
@@ -67,7 +67,7 @@ def aug_setitem(target, index, op, value):
     containers are updated in place, with Python's in-place operator.
     """
     if type(target) not in (list, dict) and isinstance(target, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.aug_setitem(target, index, op, value)
     if op == "=":
         target[index] = value

@@ -7,7 +7,7 @@ same arguments as the original's.
 
 from __future__ import annotations
 
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 
 def assert_(cond, message=None):
@@ -15,7 +15,7 @@ def assert_(cond, message=None):
     if cond is True:
         return
     if isinstance(cond, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.assert_(cond, message)
     if not cond:
         if message is None:

@@ -11,7 +11,7 @@ call goes to ``autograph.runtime.control_flow``, where both operands of
 
 from __future__ import annotations
 
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 
 def and_(a, b):
@@ -21,7 +21,7 @@ def and_(a, b):
     if a is False:
         return a
     if isinstance(a, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.and_(lambda: a, b)
     if not a:
         return a
@@ -35,7 +35,7 @@ def or_(a, b):
     if a is False:
         return b()
     if isinstance(a, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.or_(lambda: a, b)
     if a:
         return a
@@ -49,7 +49,7 @@ def not_(a):
     if a is False:
         return True
     if isinstance(a, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.not_(a)
     return not a
 
@@ -61,7 +61,7 @@ def if_exp(cond, if_true, if_false, expr_repr):
     if cond is False:
         return if_false()
     if isinstance(cond, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.if_exp(cond, if_true, if_false, expr_repr)
     if cond:
         return if_true()

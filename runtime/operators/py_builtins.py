@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 
 # Python containers, checked first: they are what converted code mostly sees.
@@ -43,56 +43,56 @@ def _any_tensor(args) -> bool:
 
 def range_(*args):
     if _any_tensor(args):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.range_(*args)
     return builtins.range(*args)
 
 
 def len_(obj):
     if _staged(obj):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.len_(obj)
     return builtins.len(obj)
 
 
 def print_(*args, **kwargs):
     if _any_tensor(args):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.print_(*args, **kwargs)
     return builtins.print(*args, **kwargs)
 
 
 def int_(*args, **kwargs):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.int_(*args, **kwargs)
     return builtins.int(*args, **kwargs)
 
 
 def float_(*args):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.float_(*args)
     return builtins.float(*args)
 
 
 def abs_(x):
     if isinstance(x, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.abs_(x)
     return builtins.abs(x)
 
 
 def enumerate_(iterable, start=0):
     if _staged(iterable):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.enumerate_(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
     if _any_staged(iterables):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.zip_(*iterables, **kwargs)
     return builtins.zip(*iterables, **kwargs)
 

@@ -13,7 +13,7 @@ and no introspection.
 from __future__ import annotations
 
 from autograph.runtime.operators.logical import and_
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 
 def no_op():
@@ -33,7 +33,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         if orelse is not no_op:
             orelse()
     elif isinstance(cond, Tensor):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
     elif cond:
         body()
@@ -72,7 +72,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             else:
                 return
         elif isinstance(cond, Tensor):
-            from autograph.runtime import control_flow
+            from autograph.runtime.operators import graph_paths as control_flow
             return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
         elif cond:
             body()
@@ -112,7 +112,7 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
     def combined_test():
         return and_(extra_test(), test)
 
-    from autograph.runtime import control_flow
+    from autograph.runtime.operators import graph_paths as control_flow
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
     return control_flow.while_stmt(combined_test, body, get_state, set_state, symbol_names, rest)
 
@@ -140,7 +140,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     unrolled, each remaining iteration guarded by that test (``if_stmt``).
     """
     if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
-        from autograph.runtime import control_flow
+        from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if extra_test is None:
         for item in iter_:

@@ -9,8 +9,8 @@
 
 Importing this package registers the op types.  Each function runs eagerly
 on numpy when no graph is being traced and adds an op otherwise
-(``op_registry.apply_op``).  Stateful ops (``state``: variables, ``print``,
-``py_function``; ``random_ops``) and control flow (``control_flow_ops``)
+(``opdef.apply_op``).  Stateful ops (``state``: variables, ``print``,
+``py_function``; ``random_ops``) and control flow (``ops/control_flow``)
 belong to their own modules.
 """
 

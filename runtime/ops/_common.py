@@ -19,9 +19,11 @@ import warnings
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry
-from autograph.runtime.graph import user_location_text
-from autograph.runtime.tensor import Tensor, is_weak, weak_number
+from autograph.runtime.core import dtypes, opdef
+
+from autograph.runtime.ops import apply
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
 
 def dtype_of(value) -> np.dtype:
@@ -60,7 +62,7 @@ def promote(values) -> list:
     if not tensors or len(tensors) == len(values):
         return list(values)
     target = dtypes.result_type(*tensors, *[v for v in values if not isinstance(v, Tensor)])
-    return [v if isinstance(v, Tensor) else op_registry.constant(_weak_as(v, target), target, weak=True)
+    return [v if isinstance(v, Tensor) else apply.constant(_weak_as(v, target), target, weak=True)
             for v in values]
 
 
@@ -68,7 +70,7 @@ def _weak_as(value, dtype):
     if isinstance(value, Tensor):
         if value.dtype == dtype:
             return value
-        return op_registry.apply_op("Cast", [value], {"dtype": dtype})
+        return apply.apply_op("Cast", [value], {"dtype": dtype})
     try:
         return np.asarray(value, dtype=dtype)
     except OverflowError:

@@ -16,8 +16,10 @@ import math as _math
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry, shapes
-from autograph.runtime.graph import current_graph
+from autograph.runtime.core import dtypes, opdef, shapes
+
+from autograph.runtime.ops import apply
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.ops._common import (
     check_int_attr,
     normalize_axis,
@@ -25,7 +27,7 @@ from autograph.runtime.ops._common import (
     promote,
     static_value,
 )
-from autograph.runtime.tensor import Tensor, is_python_number
+from autograph.runtime.core.tensor import Tensor, is_python_number
 
 
 def _shape_arg(shape):
@@ -88,12 +90,12 @@ def _reshape_infer(inputs, attrs):
     return [(x.dtype, reshaped_shape(x.shape, target))]
 
 
-op_registry.register("Reshape", infer=_reshape_infer, kernel=lambda x, shape: np.reshape(x, tuple(shape)))
+opdef.register("Reshape", infer=_reshape_infer, kernel=lambda x, shape: np.reshape(x, tuple(shape)))
 
 
 def reshape(x, shape, name=None):
     """``x`` with the same elements in ``shape`` (one dimension may be -1)."""
-    return op_registry.apply_op("Reshape", [x, _shape_arg(shape)], name=name)
+    return apply.apply_op("Reshape", [x, _shape_arg(shape)], name=name)
 
 
 def _shape_infer(inputs, attrs):
@@ -102,10 +104,10 @@ def _shape_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["out_type"]), (rank,))]
 
 
-op_registry.register(
+opdef.register(
     "Shape", infer=_shape_infer, kernel=lambda x, *, out_type: np.array(np.shape(x), dtype=out_type)
 )
-op_registry.register(
+opdef.register(
     "Size",
     infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())],
     kernel=lambda x, *, out_type: np.asarray(np.size(x), dtype=out_type),
@@ -114,12 +116,12 @@ op_registry.register(
 
 def shape(x, out_type="int32", name=None):
     """The dynamic shape of ``x`` as a 1-D int tensor (``x.shape`` is the static one)."""
-    return op_registry.apply_op("Shape", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    return apply.apply_op("Shape", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
 def size(x, out_type="int32", name=None):
     """The number of elements of ``x``."""
-    return op_registry.apply_op("Size", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    return apply.apply_op("Size", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
 # -- Pack, ConcatV2 ---------------------------------------------------------
@@ -143,7 +145,7 @@ def _pack_infer(inputs, attrs):
     return [(dtype, merged[:axis] + (len(inputs),) + merged[axis:])]
 
 
-op_registry.register("Pack", infer=_pack_infer, kernel=lambda *values, axis: np.stack(values, axis=axis))
+opdef.register("Pack", infer=_pack_infer, kernel=lambda *values, axis: np.stack(values, axis=axis))
 
 
 def stack(values, axis=0, name=None):
@@ -156,9 +158,9 @@ def stack(values, axis=0, name=None):
     if isinstance(values, (Tensor, np.ndarray)):
         if check_int_attr(axis, "axis") != 0:
             raise ValueError(f"stack of a single tensor supports only axis=0, got axis={axis}")
-        return op_registry.apply_op("Identity", [values], name=name)
+        return apply.apply_op("Identity", [values], name=name)
     values = promote(list(values))
-    return op_registry.apply_op("Pack", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+    return apply.apply_op("Pack", values, {"axis": check_int_attr(axis, "axis")}, name=name)
 
 
 def _concat_infer(inputs, attrs):
@@ -196,13 +198,13 @@ def _concat_infer(inputs, attrs):
     return [(dtype, tuple(out))]
 
 
-op_registry.register("ConcatV2", infer=_concat_infer, kernel=lambda *values, axis: np.concatenate(values, axis=axis))
+opdef.register("ConcatV2", infer=_concat_infer, kernel=lambda *values, axis: np.concatenate(values, axis=axis))
 
 
 def concat(values, axis=0, name=None):
     """Joins tensors along an existing ``axis``."""
     values = promote(list(values))
-    return op_registry.apply_op("ConcatV2", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+    return apply.apply_op("ConcatV2", values, {"axis": check_int_attr(axis, "axis")}, name=name)
 
 
 # -- Select -----------------------------------------------------------------
@@ -222,7 +224,7 @@ def _select_infer(inputs, attrs):
     return [(dtype, out)]
 
 
-op_registry.register("Select", infer=_select_infer, kernel=np.where)
+opdef.register("Select", infer=_select_infer, kernel=np.where)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -233,7 +235,7 @@ def where(condition, x=None, y=None, name=None):
             "shape and is not supported; use rt.where(condition, x, y)"
         )
     x, y = promote([x, y])
-    return op_registry.apply_op("Select", [condition, x, y], name=name)
+    return apply.apply_op("Select", [condition, x, y], name=name)
 
 
 # -- Range, Fill, ZerosLike, OnesLike ----------------------------------------
@@ -257,7 +259,7 @@ def _range_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["dtype"]), (length,))]
 
 
-op_registry.register(
+opdef.register(
     "Range",
     infer=_range_infer,
     kernel=lambda start, limit, delta, *, dtype: np.arange(start, limit, delta, dtype=dtype),
@@ -273,7 +275,7 @@ def tensor_range(start, limit=None, delta=1, dtype=None, name=None):
         dtype = dtypes.result_type(*[v if is_python_number(v) else v.dtype for v in values])
     dtype = dtypes.as_dtype(dtype)
     values = [np.asarray(v, dtype) if is_python_number(v) else v for v in values]
-    return op_registry.apply_op("Range", values, {"dtype": dtype}, name=name)
+    return apply.apply_op("Range", values, {"dtype": dtype}, name=name)
 
 
 def _fill_infer(inputs, attrs):
@@ -292,19 +294,19 @@ def _fill_kernel(dims, value):
     return np.full(tuple(dims), value, dtype=value.dtype)
 
 
-op_registry.register("Fill", infer=_fill_infer, kernel=_fill_kernel)
+opdef.register("Fill", infer=_fill_infer, kernel=_fill_kernel)
 
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` with every element ``value``."""
-    return op_registry.apply_op("Fill", [_shape_arg(dims), value], name=name)
+    return apply.apply_op("Fill", [_shape_arg(dims), value], name=name)
 
 
 def zeros(shape, dtype="float32", name=None):
     """Zeros of ``shape`` (float32 unless ``dtype`` says otherwise)."""
     dtype = dtypes.as_dtype(dtype)
     if current_graph() is None and not isinstance(shape, Tensor):
-        return op_registry.eager_result(np.zeros(tuple(_eager_dims(shape)), dtype))
+        return apply.eager_result(np.zeros(tuple(_eager_dims(shape)), dtype))
     return fill(shape, np.zeros((), dtype), name=name or "zeros")
 
 
@@ -312,7 +314,7 @@ def ones(shape, dtype="float32", name=None):
     """Ones of ``shape`` (float32 unless ``dtype`` says otherwise)."""
     dtype = dtypes.as_dtype(dtype)
     if current_graph() is None and not isinstance(shape, Tensor):
-        return op_registry.eager_result(np.ones(tuple(_eager_dims(shape)), dtype))
+        return apply.eager_result(np.ones(tuple(_eager_dims(shape)), dtype))
     return fill(shape, np.ones((), dtype), name=name or "ones")
 
 
@@ -327,20 +329,20 @@ def _like_infer(inputs, attrs):
     return [(x.dtype if attrs["dtype"] is None else dtypes.as_dtype(attrs["dtype"]), x.shape)]
 
 
-op_registry.register("ZerosLike", infer=_like_infer, kernel=lambda x, *, dtype: np.zeros_like(x, dtype=dtype))
-op_registry.register("OnesLike", infer=_like_infer, kernel=lambda x, *, dtype: np.ones_like(x, dtype=dtype))
+opdef.register("ZerosLike", infer=_like_infer, kernel=lambda x, *, dtype: np.zeros_like(x, dtype=dtype))
+opdef.register("OnesLike", infer=_like_infer, kernel=lambda x, *, dtype: np.ones_like(x, dtype=dtype))
 
 
 def zeros_like(x, dtype=None, name=None):
     """Zeros with the shape (and, unless given, the dtype) of ``x``."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    return op_registry.apply_op("ZerosLike", [x], {"dtype": dtype}, name=name)
+    return apply.apply_op("ZerosLike", [x], {"dtype": dtype}, name=name)
 
 
 def ones_like(x, dtype=None, name=None):
     """Ones with the shape (and, unless given, the dtype) of ``x``."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    return op_registry.apply_op("OnesLike", [x], {"dtype": dtype}, name=name)
+    return apply.apply_op("OnesLike", [x], {"dtype": dtype}, name=name)
 
 
 # -- GatherV2 ---------------------------------------------------------------
@@ -366,7 +368,7 @@ def _gather_infer(inputs, attrs):
     return [(params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1 :])]
 
 
-op_registry.register("GatherV2", infer=_gather_infer, kernel=lambda params, indices, *, axis: np.take(params, indices, axis=axis))
+opdef.register("GatherV2", infer=_gather_infer, kernel=lambda params, indices, *, axis: np.take(params, indices, axis=axis))
 
 
 def gather(params, indices, axis=0, name=None):
@@ -375,4 +377,4 @@ def gather(params, indices, axis=0, name=None):
         indices = np.asarray(indices)
         if indices.dtype.kind not in "iu":
             raise TypeError(f"gather: indices must be integers, got {indices.dtype.name} values")
-    return op_registry.apply_op("GatherV2", [params, indices], {"axis": check_int_attr(axis, "axis")}, name=name)
+    return apply.apply_op("GatherV2", [params, indices], {"axis": check_int_attr(axis, "axis")}, name=name)

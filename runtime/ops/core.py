@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry
+from autograph.runtime.core import dtypes, opdef
+
+from autograph.runtime.ops import apply
 from autograph.runtime.errors import ExecutionError
-from autograph.runtime.graph import current_graph
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.ops._common import dtype_of
 
 
@@ -32,7 +34,7 @@ def _cast_kernel(x, *, dtype, weak=False):
     return np.asarray(x).astype(dtype, copy=False)
 
 
-op_registry.register(
+opdef.register(
     "Placeholder",
     infer=lambda inputs, attrs: [(attrs["dtype"], attrs["shape"])],
     kernel=_placeholder_kernel,
@@ -41,23 +43,23 @@ def _const_kernel(*, value, dtype, weak=False):
     return value
 
 
-op_registry.register(
+opdef.register(
     "Const",
     infer=lambda inputs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
     kernel=_const_kernel,
-    weak=op_registry.weak_from_attr,
+    weak=opdef.weak_from_attr,
 )
-op_registry.register(
+opdef.register(
     "Identity",
     infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
     kernel=lambda x: x,
-    weak=op_registry.weak_if_all_inputs_weak,
+    weak=opdef.weak_if_all_inputs_weak,
 )
-op_registry.register(
+opdef.register(
     "Cast",
     infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["dtype"]), inputs[0].shape)],
     kernel=_cast_kernel,
-    weak=op_registry.weak_from_attr,
+    weak=opdef.weak_from_attr,
 )
 
 
@@ -70,13 +72,13 @@ def constant(value, dtype=None, name=None):
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     if current_graph() is None:
-        return op_registry.eager_result(op_registry.eager_value(value, dtype))
-    return op_registry.constant(value, dtype, name=name or "const")
+        return apply.eager_result(apply.eager_value(value, dtype))
+    return apply.constant(value, dtype, name=name or "const")
 
 
 def identity(x, name=None):
     """``x`` unchanged (an ``Identity`` op while tracing)."""
-    return op_registry.apply_op("Identity", [x], name=name)
+    return apply.apply_op("Identity", [x], name=name)
 
 
 def cast(x, dtype, name=None, weak=False):
@@ -90,4 +92,4 @@ def cast(x, dtype, name=None, weak=False):
         x = np.asarray(x)
         dtypes.as_dtype(dtype_of(x))
     attrs = {"dtype": dtype, "weak": True} if weak and current_graph() is not None else {"dtype": dtype}
-    return op_registry.apply_op("Cast", [x], attrs, name=name)
+    return apply.apply_op("Cast", [x], attrs, name=name)

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry, shapes
+from autograph.runtime.core import dtypes, opdef, shapes
+
+from autograph.runtime.ops import apply
 from autograph.runtime.ops.array import gather
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 _FULL = ("slice", None, None, None)
 
@@ -100,7 +102,7 @@ def _strided_slice_infer(inputs, attrs):
     return [(x.dtype, sliced_shape(x.shape, attrs["spec"]))]
 
 
-op_registry.register("StridedSlice", infer=_strided_slice_infer, kernel=_strided_slice_kernel)
+opdef.register("StridedSlice", infer=_strided_slice_infer, kernel=_strided_slice_kernel)
 
 
 def _is_int(v) -> bool:
@@ -177,7 +179,7 @@ def getitem(tensor, key):
         spec = tuple(builder.item(e) for e in key)
         if all(item == _FULL for item in spec) or not spec:
             return tensor
-        return op_registry.apply_op("StridedSlice", [tensor, *builder.dynamic], {"spec": spec}, name="strided_slice")
+        return apply.apply_op("StridedSlice", [tensor, *builder.dynamic], {"spec": spec}, name="strided_slice")
     if len(advanced) > 1:
         raise TypeError(
             "indexing with more than one index array is not supported; gather one axis at a time (rt.gather)"

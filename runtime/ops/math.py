@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import op_registry, shapes
+from autograph.runtime.core import opdef, shapes
+
+from autograph.runtime.ops import apply
 from autograph.runtime.ops._common import probe_dtype, promote
 
 # op type -> ufunc, for ops of two broadcast operands
@@ -96,19 +98,19 @@ def _unary_infer(ufunc):
 
 
 for _type, _ufunc in BINARY.items():
-    op_registry.register(_type, infer=_binary_infer(_ufunc), kernel=_ufunc)
+    opdef.register(_type, infer=_binary_infer(_ufunc), kernel=_ufunc)
 for _type, _ufunc in UNARY.items():
-    op_registry.register(_type, infer=_unary_infer(_ufunc), kernel=_ufunc)
+    opdef.register(_type, infer=_unary_infer(_ufunc), kernel=_ufunc)
 
 
 def binary(op_type: str, x, y, name=None):
     """Applies elementwise op ``op_type`` (a key of ``BINARY``) to ``x`` and ``y``."""
-    return op_registry.apply_op(op_type, promote([x, y]), name=name)
+    return apply.apply_op(op_type, promote([x, y]), name=name)
 
 
 def unary(op_type: str, x, name=None):
     """Applies elementwise op ``op_type`` (a key of ``UNARY``) to ``x``."""
-    return op_registry.apply_op(op_type, [x], name=name)
+    return apply.apply_op(op_type, [x], name=name)
 
 
 def add(x, y, name=None):
@@ -270,9 +272,9 @@ def _matmul_infer(inputs, attrs):
     return [(dtype, matmul_shape(a.shape, b.shape))]
 
 
-op_registry.register("MatMul", infer=_matmul_infer, kernel=np.matmul)
+opdef.register("MatMul", infer=_matmul_infer, kernel=np.matmul)
 
 
 def matmul(x, y, name=None):
     """Matrix product with numpy's rules (1-D operands, broadcast batch dimensions)."""
-    return op_registry.apply_op("MatMul", promote([x, y]), name=name)
+    return apply.apply_op("MatMul", promote([x, y]), name=name)

@@ -16,10 +16,12 @@ import types
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
-from autograph.runtime.graph import current_graph, user_location_text
-from autograph.runtime.op_registry import apply_op, eager_result, register
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.opdef import register
+from autograph.runtime.ops.apply import apply_op, eager_result
+from autograph.runtime.core.tensor import Tensor
 
 __all__ = ["random"]
 

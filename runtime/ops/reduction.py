@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import op_registry
+from autograph.runtime.core import opdef
+
+from autograph.runtime.ops import apply
 from autograph.runtime.ops._common import check_int_attr, normalize_axis, probe_dtype
 
 # op type -> numpy reduction (called as fn(x, axis=..., keepdims=...))
@@ -57,7 +59,7 @@ def _reduction_infer(fn):
 
 
 for _type, _fn in REDUCTIONS.items():
-    op_registry.register(_type, infer=_reduction_infer(_fn), kernel=_fn)
+    opdef.register(_type, infer=_reduction_infer(_fn), kernel=_fn)
 
 
 def _axis_attr(axis):
@@ -71,7 +73,7 @@ def _axis_attr(axis):
 def reduce(op_type: str, x, axis=None, keepdims=False, name=None):
     """Applies reduction ``op_type`` (a key of ``REDUCTIONS``) over ``axis`` of ``x``."""
     attrs = {"axis": _axis_attr(axis), "keepdims": bool(keepdims)}
-    return op_registry.apply_op(op_type, [x], attrs, name=name)
+    return apply.apply_op(op_type, [x], attrs, name=name)
 
 
 def reduce_sum(x, axis=None, keepdims=False, name=None):
@@ -113,9 +115,9 @@ def _argmax_infer(inputs, attrs):
     return [(dtype, reduced_shape(x.shape, axis, False))]
 
 
-op_registry.register("ArgMax", infer=_argmax_infer, kernel=np.argmax)
+opdef.register("ArgMax", infer=_argmax_infer, kernel=np.argmax)
 
 
 def argmax(x, axis=None, name=None):
     """Index of the largest element (``np.argmax``: ``axis=None`` means the flattened tensor)."""
-    return op_registry.apply_op("ArgMax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)
+    return apply.apply_op("ArgMax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)

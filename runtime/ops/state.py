@@ -41,12 +41,14 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import dtypes, serialize, shapes
+from autograph.runtime.core import dtypes, serialize, shapes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location_text
-from autograph.runtime.op_registry import apply_op, eager_result, get, register, register_conversion
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.opdef import get, register
+from autograph.runtime.ops.apply import apply_op, eager_result, register_conversion
 from autograph.runtime.ops.core import cast
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 __all__ = ["Variable", "VariableHandle", "print", "py_function", "export_variable", "import_variable"]
 

@@ -26,7 +26,9 @@ import warnings
 
 import numpy as np
 
-from autograph.runtime import op_registry, shapes
+from autograph.runtime.core import opdef, shapes
+
+from autograph.runtime.ops import apply
 from autograph.runtime.optimizer import graph_util, inline
 from autograph.runtime.optimizer.rewrite import rewrite
 
@@ -37,13 +39,13 @@ _NEVER = frozenset({"Placeholder", "Const"})
 
 def run_kernel(op, values):
     """Outputs of ``op`` computed from numpy ``values``, or None if they must not be folded."""
-    opdef = op_registry.REGISTRY.get(op.type)
-    if opdef is None or opdef.stateful:
+    definition = opdef.REGISTRY.get(op.type)
+    if definition is None or definition.stateful:
         return None
     try:
         with warnings.catch_warnings(), np.errstate(all="raise"):
             warnings.simplefilter("error")
-            result = opdef.kernel(*values, **op.attrs)
+            result = definition.kernel(*values, **op.attrs)
     except Exception:
         return None
     results = result if len(op.outputs) > 1 else (result,)

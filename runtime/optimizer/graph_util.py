@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 
-from autograph.runtime import op_registry
-from autograph.runtime.graph import Graph, Operation
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core import opdef
+
+from autograph.runtime.ops import apply
+from autograph.runtime.core.graph import Graph, Operation
+from autograph.runtime.core.tensor import Tensor
 
 # op type -> attributes naming library functions: the op registry's own table
-SUBGRAPH_ATTRS: dict[str, tuple[str, ...]] = op_registry.FUNCTION_ATTRS
+SUBGRAPH_ATTRS: dict[str, tuple[str, ...]] = opdef.FUNCTION_ATTRS
 
 _SUFFIX = re.compile(r"_\d+$")
 
@@ -44,8 +46,8 @@ def graph_is_stateful(graph) -> bool:
 
 def is_stateful(op) -> bool:
     """True if ``op`` has side effects and must run, in order, exactly as traced."""
-    opdef = op_registry.REGISTRY.get(op.type)
-    if opdef is not None and opdef.stateful:
+    definition = opdef.REGISTRY.get(op.type)
+    if definition is not None and definition.stateful:
         return True
     if op.control_inputs or op is op.graph.last_stateful:
         return True

@@ -22,7 +22,7 @@ times, and hoisting would then raise an error the program never raised.
 
 from __future__ import annotations
 
-from autograph.runtime.graph import Graph
+from autograph.runtime.core.graph import Graph
 from autograph.runtime.optimizer import graph_util, inline
 from autograph.runtime.optimizer.rewrite import rewrite
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from autograph.runtime.optimizer import graph_util
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 Rule = Callable[["Rewriter", object], "list | None"]
 

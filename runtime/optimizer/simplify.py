@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
+from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.optimizer import graph_util
 from autograph.runtime.optimizer.rewrite import rewrite
 

@@ -37,7 +37,13 @@ import statistics
 import threading
 import time
 
-from autograph.runtime import executor, jit, op_registry, shapes
+from autograph.runtime.backends.numpy import codegen as jit
+
+from autograph.runtime.core import opdef, shapes
+
+from autograph.runtime.exec import interpreter as executor
+
+from autograph.runtime.ops import apply
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -219,8 +225,8 @@ def _independent_pair(heavy, succs) -> bool:
 
 
 def _has_effects(op) -> bool:
-    opdef = op_registry.REGISTRY.get(op.type)
-    return bool(op.control_inputs) or op is op.graph.last_stateful or (opdef is not None and opdef.stateful)
+    definition = opdef.REGISTRY.get(op.type)
+    return bool(op.control_inputs) or op is op.graph.last_stateful or (definition is not None and definition.stateful)
 
 
 def _run_segment(steps, segment, env, done):

@@ -3,7 +3,7 @@
 A ``Tensor`` is one output of an ``Operation`` in a ``Graph``: it has no
 value, only a dtype and a static shape.  Its Python operators (``+``, ``<``,
 ``@``, ``-t``, ``t[i]``, ...) build graph operations; they are installed from
-the one table of operator spellings in ``runtime/spellings.py``.
+the one table of operator spellings in ``runtime/ops/spellings.py``.
 
 A tensor is *weakly typed* (``weak``) when it stands for a Python number:
 a ``Const`` made from a Python ``bool``/``int``/``float``, a branch or loop
@@ -23,7 +23,7 @@ to fix it.
 
 from __future__ import annotations
 
-from autograph.runtime import dtypes, shapes
+from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError
 
 
@@ -81,7 +81,7 @@ class Tensor:
         return None if self.shape is None else len(self.shape)
 
     def __repr__(self):
-        from autograph.runtime import printer  # printer -> op_registry -> this module
+        from autograph.runtime.core import printer  # printer -> opdef -> this module
 
         return f"<Tensor {self.name} {printer.format_type(self)}>"
 
@@ -89,7 +89,7 @@ class Tensor:
 
     def _where(self):
         """`` at <use site> (tensor <name> created at <file:line>)`` for the messages below."""
-        from autograph.runtime.graph import user_location  # graph imports this module
+        from autograph.runtime.core.location import user_location# graph imports this module
 
         use = user_location(2)
         created = f" created at {self.op.location}" if self.op.location else ""

@@ -2,7 +2,7 @@
 
 ``build_cond`` traces two branches and emits an ``If``; ``build_while``
 traces a loop condition and body and emits a ``While`` (the ops are defined
-in ``control_flow_ops``).  ``rt.cond``, ``rt.while_loop`` and the operators of
+in ``ops/control_flow``).  ``rt.cond``, ``rt.while_loop`` and the operators of
 converted code all go through them.
 
 Rules:
@@ -52,11 +52,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, ops, shapes, staged_list
+from autograph.runtime.core import nest
+from autograph.runtime import ops
+from autograph.runtime.core import dtypes, opdef, shapes
+from autograph.runtime.ops import apply
+from autograph.runtime.tracing import staged_list
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import Graph, current_graph
-from autograph.runtime.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
+from autograph.runtime.core.graph import Graph, current_graph
+from autograph.runtime.core.tensor import (
+    KIND_NUMBERS,
+    Tensor,
+    TensorSpec,
+    is_python_number,
+    is_weak,
+    weak_number,
+)
 
 __all__ = ["build_cond", "build_while", "as_predicate", "is_undefined", "is_return_placeholder",
            "UndefinedReturnValue"]
@@ -100,7 +110,7 @@ def _zeros_like_value(value, dtype, weak=False):
     """A Const of zeros shaped like ``value`` (unknown dimensions become 0) in the current graph."""
     shape = shapes.as_shape(getattr(value, "shape", ())) if not is_python_number(value) else ()
     shape = () if shape is None else tuple(0 if d is None else d for d in shape)
-    return op_registry.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
+    return apply.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
 
 
 def _is_numeric_array(value) -> bool:
@@ -149,11 +159,11 @@ def _to_tensor_in(graph, value, dtype, weak=False):
     """
     with graph.as_default():
         if isinstance(value, Tensor):
-            value = op_registry.capture(graph, value)
+            value = apply.capture(graph, value)
             if value.dtype != dtype:
                 value = ops.cast(value, dtype, weak=weak and value.weak)
             return value
-        return op_registry.constant(value, dtype, weak=weak and is_python_number(value))
+        return apply.constant(value, dtype, weak=weak and is_python_number(value))
 
 
 def as_predicate(value, where: str):
@@ -164,7 +174,7 @@ def as_predicate(value, where: str):
             f"there. Assign it before {where.split(' at ')[0]}."
         )
     if isinstance(value, Tensor):
-        value = op_registry.capture(current_graph(), value)
+        value = apply.capture(current_graph(), value)
         if value.shape is not None and any(d != 1 for d in value.shape):
             raise TracingError(
                 f"the condition of {where} is a tensor of shape {shapes.format_shape(value.shape)} "
@@ -179,7 +189,7 @@ def as_predicate(value, where: str):
             f"the condition of {where} is a numpy array of shape {value.shape}; it must hold a single "
             "value. Reduce it with .any() or .all()."
         )
-    return op_registry.constant(bool(value), dtypes.bool_)
+    return apply.constant(bool(value), dtypes.bool_)
 
 
 # --------------------------------------------------------------------------
@@ -200,7 +210,7 @@ def _unify_captures(graphs) -> list:
         have = {id(outer_tensor) for outer_tensor, _ in g.captures}
         for t in order:
             if id(t) not in have:
-                op_registry.capture(g, t)
+                apply.capture(g, t)
         g.captures.sort(key=lambda pair: position[id(pair[0])])
     return order
 
@@ -221,7 +231,7 @@ def _trace(name, outer, fn, *args):
 
 def _emit(op_type, inputs, attrs, graphs):
     stateful = any(g.is_stateful() for g in graphs)
-    result = op_registry.apply_op(op_type, inputs, attrs, stateful=stateful)
+    result = apply.apply_op(op_type, inputs, attrs, stateful=stateful)
     if isinstance(result, tuple):
         return list(result)
     return [result]
@@ -675,14 +685,14 @@ def _initial_tensor(s, where):
         return s.init
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
-        return op_registry.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak and shape == ())
-    return op_registry.constant(s.init, s.dtype, weak=s.weak and is_python_number(s.init))
+        return apply.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak and shape == ())
+    return apply.constant(s.init, s.dtype, weak=s.weak and is_python_number(s.init))
 
 
 def _while_with_counter(cond_fn, body_fn, init, *, labels, where, invariants, maximum_iterations, stage_lists):
     """A While whose ``maximum_iterations`` is a tensor: an extra counter joins the condition."""
     limit = maximum_iterations
-    counter0 = op_registry.constant(0, limit.dtype)
+    counter0 = apply.constant(0, limit.dtype)
 
     def counted_cond(values):
         keep_going = as_predicate(cond_fn(values[1:]), where)

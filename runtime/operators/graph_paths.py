@@ -6,7 +6,7 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 
 * ``if_stmt`` traces both branches into sub-graphs and emits an ``If``;
   ``while_stmt`` and ``for_stmt`` trace the condition and body and emit a
-  ``While`` (``cf_trace.build_cond`` / ``build_while`` hold the rules:
+  ``While`` (``tracing.control_flow.build_cond`` / ``build_while`` hold the rules:
   dtypes, shapes, Python values, undefined variables, staged lists);
 * ``for_stmt`` loops over the first dimension of a tensor, over
   ``range_(t)`` (a ``TensorRange``) or ``rt.range`` (counted, not
@@ -36,15 +36,18 @@ import operator
 
 import numpy as np
 
-from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, op_registry, ops, spellings, staged_list
-from autograph.runtime import control_flow_ops  # noqa: F401 - registers If, While and Assert
-from autograph.runtime.cf_trace import as_predicate, build_cond, build_while, is_undefined
+from autograph.runtime.core import nest
+from autograph.runtime import ops
+from autograph.runtime.core import dtypes, opdef
+from autograph.runtime.ops import apply, spellings
+from autograph.runtime.tracing import staged_list
+from autograph.runtime.ops import control_flow as _control_flow_ops  # noqa: F401 - registers If, While and Assert
+from autograph.runtime.tracing.control_flow import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import user_location, user_location_text
+from autograph.runtime.core.location import user_location, user_location_text
 from autograph.runtime.ops import state
 from autograph.runtime.ops._common import static_value
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_",
@@ -199,7 +202,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     where = _here("the for loop")
     sequence = _as_sequence(iter_, where)
     length = sequence.length()
-    counter0 = op_registry.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
+    counter0 = apply.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
     init = tuple(get_state())
     names = _names(symbol_names, init)
     flat, labels = _flatten_state(init, names)
@@ -213,7 +216,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         extra = extra_test()
         if isinstance(extra, Tensor):
             return ops.logical_and(more, as_predicate(extra, where))
-        return more if extra else op_registry.constant(False)
+        return more if extra else apply.constant(False)
 
     def body_fn(values):
         index = values[0]
@@ -494,7 +497,7 @@ def assert_(cond, message=None):
         text = str(text)
     if cond.dtype != dtypes.bool_:
         cond = ops.not_equal(cond, 0)
-    op_registry.apply_op("Assert", [cond], {"message": text})
+    apply.apply_op("Assert", [cond], {"message": text})
     return None
 
 

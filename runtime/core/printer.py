@@ -8,7 +8,7 @@
 attributes in sorted order, control inputs as ``^name``, and the basename of
 the user's ``file:line``).  A weakly typed tensor (one standing for a
 Python number, ``Tensor.weak``) prints its type as ``weak float64[]``.  ``format_expr(op)`` spells an operator op the
-way Python writes it (``%x:0 + %const:0``, from ``runtime/spellings.py``);
+way Python writes it (``%x:0 + %const:0``, from ``runtime/ops/spellings.py``);
 DOT labels show it.  ``to_text(graph)`` prints a whole graph, with
 the library functions an op calls (``If`` branches, ``While`` cond/body)
 printed inline and indented under that op.  ``to_dot(graph)`` prints a
@@ -23,7 +23,9 @@ import os
 
 import numpy as np
 
-from autograph.runtime import op_registry, shapes, spellings
+from autograph.runtime.core import opdef, shapes
+
+from autograph.runtime.ops import apply, spellings
 
 _INLINE_ARRAY_SIZE = 8  # Const values up to this many elements are printed in full
 
@@ -127,7 +129,7 @@ def _graph_lines(graph, keyword: str, indent: str, printed: set, locations: bool
         if op.type == "Placeholder":
             continue
         lines.append(body + format_op(op, locations=locations))
-        for attr, fn_name in op_registry.function_attrs(op):
+        for attr, fn_name in opdef.function_attrs(op):
             sub = graph.library.get(fn_name)
             if sub is None:
                 lines.append(f"{body}  {attr} {fn_name}: <missing from the library>")
@@ -177,7 +179,7 @@ def _dot_graph(graph, lines: list[str], indent: str, done: set) -> None:
             lines.append(f"{indent}{_dot_id(graph, t.op)} -> {_dot_id(graph, op)}{edge_label};")
         for c in op.control_inputs:
             lines.append(f"{indent}{_dot_id(graph, c)} -> {_dot_id(graph, op)} [style=dashed];")
-        for attr, fn_name in op_registry.function_attrs(op):
+        for attr, fn_name in opdef.function_attrs(op):
             sub = graph.library.get(fn_name)
             if sub is None:
                 continue

@@ -10,10 +10,10 @@ For the graph and every library function it calls:
   are tensors of the graph, ``last_stateful`` is one of its ops;
 * re-running shape/dtype inference gives the recorded dtypes, and shapes at
   least as specific as the recorded ones;
-* functional ops (``If``/``While``, see ``op_registry.FUNCTION_ATTRS``)
+* functional ops (``If``/``While``, see ``opdef.FUNCTION_ATTRS``)
   name functions that exist in the library, and their signatures match the
   op: that is checked by the op type's ``verify(op, library)`` hook
-  (``OpDef.verify``, registered with the op in ``control_flow_ops.py``),
+  (``OpDef.verify``, registered with the op in ``ops/control_flow.py``),
   which raises ``ValueError`` naming the mismatch; the library functions
   are then verified themselves.
 
@@ -23,7 +23,9 @@ problem, followed by a window of the graph's text around the op.
 
 from __future__ import annotations
 
-from autograph.runtime import op_registry, printer, shapes
+from autograph.runtime.core import opdef, printer, shapes
+
+from autograph.runtime.ops import apply
 from autograph.runtime.errors import VerificationError
 
 _WINDOW = 3  # ops printed on each side of the bad one
@@ -61,8 +63,8 @@ def _verify_graph(graph, done: set) -> None:
         if op.name in names:
             _fail(graph, index, f"two ops are named {op.name!r}")
         names.add(op.name)
-        opdef = op_registry.REGISTRY.get(op.type)
-        if opdef is None:
+        definition = opdef.REGISTRY.get(op.type)
+        if definition is None:
             _fail(graph, index, f"op {op.name!r} has the unregistered type {op.type!r}")
         for i, t in enumerate(op.inputs):
             if t.op.graph is not graph:
@@ -81,28 +83,28 @@ def _verify_graph(graph, done: set) -> None:
         for i, t in enumerate(op.outputs):
             if t.op is not op or t.value_index != i:
                 _fail(graph, index, f"output {i} of {op.name!r} does not point back to its op")
-        refs = op_registry.function_attrs(op)
+        refs = opdef.function_attrs(op)
         for attr, fn_name in refs:
             if fn_name not in graph.library:
                 _fail(graph, index, f"{op.type} {op.name!r} refers to function {fn_name!r} ({attr}), which is not in the library")
         if refs:
-            if opdef.verify is not None:
+            if definition.verify is not None:
                 try:
-                    opdef.verify(op, graph.library)
+                    definition.verify(op, graph.library)
                 except (ValueError, TypeError, KeyError, IndexError) as e:
                     _fail(graph, index, f"{op.type} {op.name!r}: {e}")
         else:
-            _check_inference(graph, index, op, opdef)
+            _check_inference(graph, index, op, definition)
         position[id(op)] = index
     _check_boundary(graph, position)
     for op in graph.operations:
-        for _, fn_name in op_registry.function_attrs(op):
+        for _, fn_name in opdef.function_attrs(op):
             _verify_graph(graph.library[fn_name], done)
 
 
-def _check_inference(graph, index, op, opdef) -> None:
+def _check_inference(graph, index, op, definition) -> None:
     try:
-        specs = opdef.infer(op.inputs, op.attrs)
+        specs = definition.infer(op.inputs, op.attrs)
     except (TypeError, ValueError, IndexError, KeyError) as e:
         _fail(graph, index, f"shape/dtype inference of {op.name!r} fails on its inputs: {e}")
     if len(specs) != len(op.outputs):
@@ -118,7 +120,7 @@ def _check_inference(graph, index, op, opdef) -> None:
             )
     if op.type == "Placeholder":  # a placeholder's weak typing comes from the value it stands for
         return
-    weak = op_registry.weak_outputs(op.type, op.inputs, op.attrs, len(op.outputs))
+    weak = opdef.weak_outputs(op.type, op.inputs, op.attrs, len(op.outputs))
     for i, (expected, t) in enumerate(zip(weak, op.outputs)):
         if t.weak != expected:
             kind = "weakly" if expected else "strongly"

@@ -3,7 +3,7 @@
 An ``Operation`` is data -- a type, input tensors, output tensors,
 attributes, control inputs and the user's ``file:line`` that created it --
 not a subclass per op kind; what an op type means (shape inference, kernel,
-statefulness) lives in the op registry (``runtime/op_registry.py``).
+statefulness) lives in the op registry (``runtime/core/opdef.py``).
 
 A ``Graph`` is a function: placeholders (``inputs``), the operations that
 compute from them, ``outputs``, and the ``captures`` it took from enclosing
@@ -20,14 +20,10 @@ enclosing graph used there is captured automatically.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import threading
-import warnings
 
-from autograph.runtime import errors
 from autograph.runtime.errors import TracingError
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor
 
 _state = threading.local()
 
@@ -54,66 +50,9 @@ class Operation:
         self.location = location
 
     def __repr__(self):
-        from autograph.runtime import printer
+        from autograph.runtime.core import printer
 
         return printer.format_op(self)
-
-
-def _own_dirs() -> tuple[str, ...]:
-    """The directories of autograph's own packages: frames there are not the user's."""
-    import importlib.util
-
-    dirs = []
-    for name in ("autograph", "autograph.runtime", "autograph.converters"):
-        spec = importlib.util.find_spec(name)
-        for path in spec.submodule_search_locations or ():
-            dirs.append(os.path.abspath(path) + os.sep)
-    return tuple(dirs)
-
-
-_OWN_DIRS: tuple[str, ...] = ()
-_IS_USER_FILE: dict[str, bool] = {}  # co_filename -> whether frames there are the user's (memoized)
-
-
-def _is_user_file(filename: str) -> bool:
-    global _OWN_DIRS
-    found = _IS_USER_FILE.get(filename)
-    if found is None:
-        if not _OWN_DIRS:
-            _OWN_DIRS = _own_dirs()
-        if filename.startswith("<"):
-            found = not filename.startswith("<frozen")
-        else:
-            found = not os.path.abspath(filename).startswith(_OWN_DIRS)
-        _IS_USER_FILE[filename] = found
-    return found
-
-
-def user_frame(depth: int = 1) -> tuple[str, int] | None:
-    """(file, line) of the innermost calling frame outside autograph's own code, if any."""
-    frame = sys._getframe(depth)
-    while frame is not None:
-        if _is_user_file(frame.f_code.co_filename):
-            return frame.f_code.co_filename, frame.f_lineno
-        frame = frame.f_back
-    return None
-
-
-def warn_at_user(message: str, category) -> None:
-    """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours."""
-    filename, lineno = user_frame(2) or ("<unknown>", 0)
-    warnings.warn_explicit(message, category, filename, lineno)
-
-
-def user_location(depth: int = 1) -> str | None:
-    """``file:line`` of the innermost calling frame outside autograph's own code, if any."""
-    found = user_frame(depth + 1)
-    return errors.at(*found) if found is not None else None
-
-
-def user_location_text() -> str:
-    """``user_location()`` for messages: ``<unknown>`` when no frame is the user's."""
-    return user_location() or "<unknown>"
 
 
 class Graph:
@@ -222,33 +161,33 @@ class Graph:
     # -- printing, serialization, verification (thin delegations) ---------
 
     def to_text(self, *, locations: bool = True) -> str:
-        """A readable listing, one op per line, sub-graphs inline (``runtime/printer.py``)."""
-        from autograph.runtime import printer
+        """A readable listing, one op per line, sub-graphs inline (``runtime/core/printer.py``)."""
+        from autograph.runtime.core import printer
 
         return printer.to_text(self, locations=locations)
 
     def to_dot(self) -> str:
         """A Graphviz digraph of this graph and the functions it calls."""
-        from autograph.runtime import printer
+        from autograph.runtime.core import printer
 
         return printer.to_dot(self)
 
     def as_graph_def(self) -> dict:
-        """A JSON-serializable dict: nodes and function library (``runtime/serialize.py``)."""
-        from autograph.runtime import serialize
+        """A JSON-serializable dict: nodes and function library (``runtime/core/serialize.py``)."""
+        from autograph.runtime.core import serialize
 
         return serialize.as_graph_def(self)
 
     @classmethod
     def from_graph_def(cls, graph_def: dict) -> "Graph":
         """Rebuilds a graph saved with ``as_graph_def`` (no Python source needed)."""
-        from autograph.runtime import serialize
+        from autograph.runtime.core import serialize
 
         return serialize.from_graph_def(graph_def)
 
     def verify(self) -> None:
         """Checks the IR's invariants; raises ``VerificationError`` (``runtime/verify.py``)."""
-        from autograph.runtime import verify
+        from autograph.runtime.core import verify
 
         verify.verify(self)
 

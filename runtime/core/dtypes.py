@@ -47,7 +47,7 @@ def as_dtype(value) -> np.dtype:
         if found is not None and found not in SUPPORTED:
             found = None
     if found is None:
-        from autograph.runtime.graph import user_location_text  # graph -> tensor -> this module
+        from autograph.runtime.core.location import user_location_text# graph -> tensor -> this module
 
         names = ", ".join(d.name for d in SUPPORTED)
         raise TypeError(f"unsupported dtype {value!r} at {user_location_text()}: the runtime supports {names}")

@@ -10,7 +10,7 @@ to ``f``'s signature and computes a *cache key*:
 * tuples, lists, dicts and namedtuples are walked (dict keys in sorted
   order); an ``rt.Variable`` is keyed by identity and used by reference.
 
-(``runtime/trace_keys.py`` builds, compares and relaxes the keys.)
+(``runtime/signature.py`` builds, compares and relaxes the keys.)
 
 The first call with a key *traces*: it runs ``trace_transform(f)`` (``f``
 itself without one; ``ag.function`` passes ``ag.convert``) on placeholders
@@ -47,11 +47,22 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import errors, jit, op_registry, optimizer, schedule, shapes, trace_keys
+from autograph.runtime import errors, optimizer
+
+from autograph.runtime.backends.numpy import codegen as jit
+
+from autograph.runtime.core import opdef, shapes
+
+from autograph.runtime.exec import schedule
+
+from autograph.runtime.ops import apply
+
+from autograph.runtime.tracing import signature
 from autograph.runtime.errors import AutoGraphWarning, TracingError
-from autograph.runtime.graph import Graph, current_graph, user_location_text, warn_at_user
+from autograph.runtime.core.graph import Graph, current_graph
+from autograph.runtime.core.location import user_location_text, warn_at_user
 from autograph.runtime.ops import state
-from autograph.runtime.tensor import Tensor, TensorSpec
+from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 RETRACE_WARNING_THRESHOLD = 5
 
@@ -215,7 +226,7 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         function = self._function
         key, leaves, _ = function._key_of(args, kwargs)
-        if not trace_keys.keys_match(self._key, key):
+        if not signature.keys_match(self._key, key):
             raise TypeError(
                 f"{function._label()}: this concrete function was traced for "
                 f"{function._describe_key(self._key)}, but got {function._describe_key(key)}; call the "
@@ -341,7 +352,7 @@ class Function:
 
     def _describe_key(self, key) -> str:
         names = self._names()
-        return "(" + ", ".join(f"{n}={trace_keys.describe(k)}" for n, k in zip(names, key)) + ")"
+        return "(" + ", ".join(f"{n}={signature.describe(k)}" for n, k in zip(names, key)) + ")"
 
     def __repr__(self):
         return f"<rt.Function {self._name} traced {self._tracing_count} time(s)>"
@@ -425,7 +436,7 @@ class Function:
         if self.input_signature is not None:
             key, leaves = self._match_signature(values, bound, allow_specs)
             return key, leaves, bound
-        encoder = trace_keys.Encoder(self, allow_specs)
+        encoder = signature.Encoder(self, allow_specs)
         key = tuple(encoder.encode(v, name) for name, v in values)
         return key, encoder.leaves, bound
 
@@ -482,8 +493,8 @@ class Function:
                 )
             items = enumerate(zip(value, spec))
             return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in items))
-        keys = trace_keys.sorted_keys(spec)
-        if not isinstance(value, dict) or trace_keys.sorted_keys(value) != keys:
+        keys = signature.sorted_keys(spec)
+        if not isinstance(value, dict) or signature.sorted_keys(value) != keys:
             raise TypeError(
                 f"{self._label()}: argument {path!r} must be a dict with keys {list(keys)} matching "
                 f"input_signature, got {value!r} (called at {user_location_text()}); pass a dict with "
@@ -522,7 +533,7 @@ class Function:
         if current_graph() is not None:
             return self._inline(args, kwargs)
         if not kwargs:
-            key = trace_keys.flat_key(args)
+            key = signature.flat_key(args)
             entry = None if key is None else self._fast.get(key)
             if entry is not None:
                 cf, index = entry
@@ -555,14 +566,14 @@ class Function:
             return None
         if found is None and self._general:
             for general, cf in self._general:
-                if trace_keys.keys_match(general, key):
+                if signature.keys_match(general, key):
                     self._cache[key] = cf
                     return cf
         return found
 
     def _remember_fast(self, args, leaves, cf):
         """Makes the hot path of ``__call__`` find ``cf`` for calls like this one, when it can."""
-        key = trace_keys.flat_key(args)
+        key = signature.flat_key(args)
         if key is None or any(type(a) is float and a != a for a in args):
             return  # NaN never equals itself: a key holding it would never be found
         index = [i for i, a in enumerate(args) if type(a) is np.ndarray or isinstance(a, np.generic)]
@@ -591,7 +602,7 @@ class Function:
             key = self._relaxed(key)
         specs = []
         for component in key:
-            trace_keys.leaf_specs(component, specs)
+            signature.leaf_specs(component, specs)
         graph = Graph(_identifier(self._name, "function"))
         with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
             placeholders = iter(specs)
@@ -603,11 +614,11 @@ class Function:
             values = self._bound_values(bound)
             if self.input_signature is not None:
                 traced_values = {
-                    name: trace_keys.rebuild_spec(spec, make_leaf, name)
+                    name: signature.rebuild_spec(spec, make_leaf, name)
                     for (name, _), spec in zip(values, self.input_signature)
                 }
             else:
-                traced_values = {name: trace_keys.rebuild(value, make_leaf, name) for name, value in values}
+                traced_values = {name: signature.rebuild(value, make_leaf, name) for name, value in values}
             for name, value in traced_values.items():
                 bound.arguments[name] = value
             result = self._callable()(*bound.args, **bound.kwargs)
@@ -629,7 +640,7 @@ class Function:
         for previous in list(self._cache):
             if len(previous) != len(key):
                 continue
-            relaxed = tuple(trace_keys.relax_key(a, b) for a, b in zip(previous, key))
+            relaxed = tuple(signature.relax_key(a, b) for a, b in zip(previous, key))
             if None not in relaxed and relaxed != key:
                 return relaxed
         return key
@@ -657,7 +668,7 @@ class Function:
             outputs.append(value)
             return _Out(len(outputs) - 1)
         if isinstance(value, (np.ndarray, np.generic)):
-            outputs.append(op_registry.constant(value))
+            outputs.append(apply.constant(value))
             return _Out(len(outputs) - 1)
         if isinstance(value, state.Variable):
             outputs.append(value.read_value())
@@ -669,7 +680,7 @@ class Function:
             return [self._flatten_output(v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, dict):
             return {k: self._flatten_output(v, outputs, graph, f"{path}[{k!r}]") for k, v in value.items()}
-        if type(value) in trace_keys.FAST_SCALARS or isinstance(value, trace_keys.CONSTANT_OBJECTS):
+        if type(value) in signature.FAST_SCALARS or isinstance(value, signature.CONSTANT_OBJECTS):
             return value
         raise TypeError(
             f"{self._label()} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
@@ -685,7 +696,7 @@ class Function:
         self._warned = True
         changed = [(n, old, new) for n, old, new in zip(self._names(), previous, key) if old != new]
         what = "; ".join(
-            f"argument {n!r} changed from {trace_keys.describe(old)} to {trace_keys.describe(new)}"
+            f"argument {n!r} changed from {signature.describe(old)} to {signature.describe(new)}"
             for n, old, new in changed
         )
         fix = "give an input_signature with None for dimensions that vary, or use reduce_retracing=True"

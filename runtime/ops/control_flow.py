@@ -23,21 +23,24 @@ a ``While`` output when its initial value and the body's result are (the
 loop variable stays a Python number on every path).
 
 ``rt.cond`` and ``rt.while_loop`` trace their functions with
-``cf_trace.build_cond`` / ``cf_trace.build_while``, which hold the tracing
+``tracing.control_flow.build_cond`` / ``tracing.control_flow.build_while``, which hold the tracing
 rules (dtypes, shapes, Python values, undefined variables); so do the
-operators of converted code (``runtime/control_flow.py``).
+operators of converted code (``runtime/operators/graph_paths.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import cf_nest as nest
-from autograph.runtime import dtypes, executor, op_registry, schedule, shapes
-from autograph.runtime.cf_trace import UndefinedReturnValue, build_cond, build_while
+from autograph.runtime.core import nest
+from autograph.runtime.core import dtypes, opdef, shapes
+from autograph.runtime.exec import interpreter as executor, schedule
+from autograph.runtime.ops import apply
+from autograph.runtime.tracing.control_flow import UndefinedReturnValue, build_cond, build_while
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location_text
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor
 
 __all__ = ["cond", "while_loop", "UndefinedReturnValue"]
 
@@ -104,7 +107,7 @@ def _weak_while(inputs, attrs):
 
 def _check_weak(op, inputs):
     """ValueError if the weak typing of ``op``'s outputs disagrees with its rule."""
-    rule = op_registry.weak_outputs(op.type, inputs, op.attrs, len(op.outputs))
+    rule = opdef.weak_outputs(op.type, inputs, op.attrs, len(op.outputs))
     for out, weak in zip(op.outputs, rule):
         if out.weak != weak:
             kind = "weakly" if weak else "strongly"
@@ -158,9 +161,9 @@ def _verify_while(op, library):
     _check_weak(op, op.inputs)
 
 
-op_registry.register("If", infer=_infer_if, kernel=_if_kernel, verify=_verify_if,
+opdef.register("If", infer=_infer_if, kernel=_if_kernel, verify=_verify_if,
                      function_attrs=("then_branch", "else_branch"), weak=_weak_if)
-op_registry.register("While", infer=_infer_while, kernel=_while_kernel, verify=_verify_while,
+opdef.register("While", infer=_infer_while, kernel=_while_kernel, verify=_verify_while,
                      function_attrs=("cond", "body"), weak=_weak_while)
 
 
@@ -178,7 +181,7 @@ def _assert_kernel(condition, *data, message):
 
 # ``Assert(condition; message)``: raises AssertionError(message) when the condition is false.
 # Stateful, so it runs at every execution in program order and is never pruned.
-op_registry.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
+opdef.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
 
 
 # --------------------------------------------------------------------------

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry
-from autograph.runtime.graph import Graph, Operation
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.core import dtypes, opdef
+
+from autograph.runtime.ops import apply
+from autograph.runtime.core.graph import Graph, Operation
+from autograph.runtime.core.tensor import Tensor
 
 FORMAT = "autograph.GraphDef"
 VERSION = 1
@@ -171,7 +173,7 @@ def _build_graph(fdef: dict, library: dict) -> tuple[Graph, dict]:
     ops: dict[str, Operation] = {}
     for node in fdef["nodes"]:
         where = f"node {node.get('name')!r} of graph {fdef['name']!r}"
-        if node["type"] not in op_registry.REGISTRY:
+        if node["type"] not in opdef.REGISTRY:
             raise GraphDefError(f"{where} has op type {node['type']!r}, which is not registered in this runtime")
         attrs = {k: decode_attr(v) for k, v in node["attrs"].items()}
         for k, v in attrs.items():

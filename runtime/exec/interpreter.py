@@ -24,7 +24,7 @@ call per op:
   once (``functools.partial``), or for a ufunc spelled as a Python operator
   that operator (``operator.add`` is ``np.add`` on numpy values, without
   the ufunc call's overhead on scalars); functional ops (the types in
-  ``op_registry.FUNCTION_ATTRS``: ``If``, ``While``, ...) also get
+  ``opdef.FUNCTION_ATTRS``: ``If``, ``While``, ...) also get
   ``library=graph.library``, the shared ``{name: Graph}`` function library,
   so their kernels resolve sub-graphs by name and run them with ``plan``;
 * **last uses** -- the slot of a value that is not a small fixed-size array
@@ -36,8 +36,8 @@ call per op:
   buffer of its dtype and shape: a chain like ``exp(x)*2 + sqrt(abs(x)) -
   x*x`` allocates 2 arrays instead of 7 (``donations``, shared with ``jit``).
 
-``runtime/schedule.py`` runs the same ``Plan`` with threads when it has
-independent heavy work; ``runtime/jit.py`` compiles the same schedule to
+``runtime/exec/schedule.py`` runs the same ``Plan`` with threads when it has
+independent heavy work; ``runtime/backends/numpy/codegen.py`` compiles the same schedule to
 Python source.
 
 A failing kernel is reported as ``ExecutionError`` naming the op, its printed
@@ -54,7 +54,9 @@ import operator
 
 import numpy as np
 
-from autograph.runtime import op_registry, printer, shapes, spellings
+from autograph.runtime.core import opdef, printer, shapes
+
+from autograph.runtime.ops import apply, spellings
 from autograph.runtime.errors import ExecutionError
 
 # Values smaller than this many elements are not worth freeing early (the
@@ -274,9 +276,9 @@ def _const_rule(builder, op):
 # Derived from the one table of spellings; the bool-only spellings are left out, since
 # on a Python ``bool`` operand ``~``/``&`` are integer operations, not logical ones.
 PYTHON_OPERATORS = {
-    op_registry.get(s.op_type).kernel: getattr(operator, s.dunder)
+    opdef.get(s.op_type).kernel: getattr(operator, s.dunder)
     for s in spellings.SPELLINGS
-    if s.kinds != "b" and isinstance(op_registry.get(s.op_type).kernel, np.ufunc)
+    if s.kinds != "b" and isinstance(opdef.get(s.op_type).kernel, np.ufunc)
 }
 _NUMERIC_KINDS = frozenset("biufc")
 
@@ -284,14 +286,14 @@ _NUMERIC_KINDS = frozenset("biufc")
 def _kernel_rule(builder, op, python_operators=True):
     """The registered kernel with the op's attributes bound (plus the library for functional
     ops); a ufunc with a Python operator spelling on numeric operands is called as that operator."""
-    kernel = op_registry.get(op.type).kernel
+    kernel = opdef.get(op.type).kernel
     if (
         python_operators and not op.attrs and isinstance(kernel, np.ufunc) and kernel in PYTHON_OPERATORS
         and all(t.dtype.kind in _NUMERIC_KINDS for t in op.inputs)
     ):
         return PYTHON_OPERATORS[kernel]
     kwargs = dict(op.attrs)
-    if op.type in op_registry.FUNCTION_ATTRS:
+    if op.type in opdef.FUNCTION_ATTRS:
         kwargs["library"] = builder.graph.library
     return functools.partial(kernel, **kwargs) if kwargs else kernel
 
@@ -308,8 +310,8 @@ def needed_ops(graph) -> set[int]:
     with what it needs."""
     roots = [t.op for t in graph.outputs if hasattr(t, "op")]
     for op in graph.operations:
-        opdef = op_registry.REGISTRY.get(op.type)
-        if op.control_inputs or (opdef is not None and opdef.stateful):
+        definition = opdef.REGISTRY.get(op.type)
+        if op.control_inputs or (definition is not None and definition.stateful):
             roots.append(op)
             roots.extend(op.control_inputs)
     if graph.last_stateful is not None:
@@ -326,8 +328,8 @@ def needed_ops(graph) -> set[int]:
 
 def ufunc_of(op_type):
     """The numpy ufunc that is ``op_type``'s kernel (``np.<name>``), or None."""
-    opdef = op_registry.REGISTRY.get(op_type)
-    kernel = opdef.kernel if opdef is not None else None
+    definition = opdef.REGISTRY.get(op_type)
+    kernel = definition.kernel if definition is not None else None
     if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
         return kernel
     return None

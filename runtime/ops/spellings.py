@@ -24,10 +24,12 @@ import dataclasses
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry
+from autograph.runtime.core import dtypes, opdef
+
+from autograph.runtime.ops import apply
 from autograph.runtime.ops import indexing, math
 from autograph.runtime.ops._common import dtype_of
-from autograph.runtime.tensor import Tensor, is_python_number, is_weak
+from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +139,7 @@ def install() -> None:
     groups: dict[str, list[Spelling]] = {}
     for spelling in SPELLINGS:
         groups.setdefault(spelling.dunder, []).append(spelling)
-        op_registry.set_weak_rule(spelling.op_type, op_registry.weak_if_all_inputs_weak)
+        opdef.set_weak_rule(spelling.op_type, opdef.weak_if_all_inputs_weak)
     for dunder, candidates in groups.items():
         if "{1}" in candidates[0].template:
             setattr(Tensor, dunder, _binary_method(candidates, reflected=False))

@@ -27,11 +27,11 @@ import types
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
+from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import user_location_text
+from autograph.runtime.core.location import user_location_text
 from autograph.runtime.ops import state
-from autograph.runtime.tensor import Tensor, TensorSpec
+from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 _SUPPORTED = frozenset(dtypes.SUPPORTED)
 _PY_CONSTANTS = (bool, int, str, type(None))

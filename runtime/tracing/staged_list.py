@@ -27,10 +27,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import dtypes, op_registry, ops, shapes
+from autograph.runtime import ops
+
+from autograph.runtime.core import dtypes, opdef, shapes
+
+from autograph.runtime.ops import apply
 from autograph.runtime.errors import TracingError
-from autograph.runtime.graph import current_graph, user_location_text
-from autograph.runtime.tensor import Tensor, is_weak, weak_number
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
 __all__ = ["element_spec", "stack", "list_append", "list_pop"]
 
@@ -104,7 +109,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
                 f"{shapes.format_shape(elem_shape)}, which is not fully known, so it cannot be staged. Start "
                 "it with one element, or append elements of a static shape."
             )
-        return op_registry.constant(np.zeros((0, *elem_shape), dtype=dtype), dtype)
+        return apply.constant(np.zeros((0, *elem_shape), dtype=dtype), dtype)
     for value in values:
         _check_element(value, label, where)
     if not any(isinstance(v, Tensor) for v in values):
@@ -115,7 +120,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
                 f"the elements of the list '{label}' of {where} have different shapes; a staged list "
                 "stacks its elements, so they must have one shape."
             ) from None
-        return op_registry.constant(array, dtype)
+        return apply.constant(array, dtype)
     tensors = []
     for value in values:
         if isinstance(value, Tensor):
@@ -123,7 +128,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
                 value = ops.cast(value, dtype)
             tensors.append(value)
         else:
-            tensors.append(op_registry.constant(value, dtype))
+            tensors.append(apply.constant(value, dtype))
     return ops.stack(tensors, axis=0)
 
 
@@ -133,10 +138,10 @@ def list_append(target, item):
     if current_graph() is None:
         raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
-        item = op_registry.constant(item, dtypes.result_type(target.dtype, item))
+        item = apply.constant(item, dtypes.result_type(target.dtype, item))
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
-        item = op_registry.constant(item)
+        item = apply.constant(item)
     if item.dtype != target.dtype:
         if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(

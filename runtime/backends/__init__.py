@@ -1,0 +1,1 @@
+"""Backends: per-backend kernel tables and compilers (numpy is the default)."""

@@ -1,0 +1,1 @@
+"""The numpy backend: kernels and the Python/numpy code generator of ``jit_compile``."""

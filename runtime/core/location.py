@@ -1,0 +1,72 @@
+"""Where the user is: the innermost frame outside autograph's own code.
+
+Every message, warning and op location that names the user's ``file:line``
+comes from here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+from autograph.runtime import errors
+
+
+def _own_dirs() -> tuple[str, ...]:
+    """The directories of autograph's own packages: frames there are not the user's."""
+    import importlib.util
+
+    dirs = []
+    for name in ("autograph", "autograph.runtime", "autograph.converters"):
+        spec = importlib.util.find_spec(name)
+        for path in spec.submodule_search_locations or ():
+            dirs.append(os.path.abspath(path) + os.sep)
+    return tuple(dirs)
+
+
+_OWN_DIRS: tuple[str, ...] = ()
+
+
+_IS_USER_FILE: dict[str, bool] = {}  # co_filename -> whether frames there are the user's (memoized)
+
+
+def _is_user_file(filename: str) -> bool:
+    global _OWN_DIRS
+    found = _IS_USER_FILE.get(filename)
+    if found is None:
+        if not _OWN_DIRS:
+            _OWN_DIRS = _own_dirs()
+        if filename.startswith("<"):
+            found = not filename.startswith("<frozen")
+        else:
+            found = not os.path.abspath(filename).startswith(_OWN_DIRS)
+        _IS_USER_FILE[filename] = found
+    return found
+
+
+def user_frame(depth: int = 1) -> tuple[str, int] | None:
+    """(file, line) of the innermost calling frame outside autograph's own code, if any."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        if _is_user_file(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def warn_at_user(message: str, category) -> None:
+    """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours."""
+    filename, lineno = user_frame(2) or ("<unknown>", 0)
+    warnings.warn_explicit(message, category, filename, lineno)
+
+
+def user_location(depth: int = 1) -> str | None:
+    """``file:line`` of the innermost calling frame outside autograph's own code, if any."""
+    found = user_frame(depth + 1)
+    return errors.at(*found) if found is not None else None
+
+
+def user_location_text() -> str:
+    """``user_location()`` for messages: ``<unknown>`` when no frame is the user's."""
+    return user_location() or "<unknown>"
