@@ -10,7 +10,11 @@ Annotates (keys documented in ``anno``):
   decorators and defaults, plus the free variables of its body, read when
   the closure runs);
 * every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere
-  in its blocks, plus the attribute chains assigned there (``self.total``).
+  in its blocks, plus the attribute chains assigned there (``self.total``),
+  plus the containers mutated there, spelled ``container[]``: the object a
+  subscript is assigned or deleted in (``x['a']['b'] = 1``, ``del x[i]``:
+  ``x[]``; ``self.d[k] = v``: ``self.d[]``) or whose mutating method is
+  called (``l.append(v)``, ``d.update(e)``: ``l[]``, ``d[]``).
 
 A nested function, lambda, class or generator expression is its own scope
 (except the lambdas converters make for lazy operands, ``anno.IN_PLACE``:
@@ -28,6 +32,50 @@ import gast
 from autograph import anno, qual_names
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+# Methods of Python's containers that change them in place.
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+    "sort", "reverse", "add", "discard", "__setitem__", "__delitem__",
+})
+
+
+def container_of(node):
+    """``'x[]'`` for a subscript or method receiver rooted at a stable chain, else None.
+
+    The container is the chain up to its first subscript: ``x['a'][0]`` and
+    ``x`` give ``x[]``, ``self.d['k']`` and ``self.d`` give ``self.d[]``.
+    """
+    chain = []
+    while type(node) in (gast.Subscript, gast.Attribute):
+        chain.append(node)
+        node = node.value
+    if type(node) is not gast.Name:
+        return None
+    base = node
+    for link in reversed(chain):
+        if type(link) is gast.Subscript:
+            break
+        base = link
+    qn = qual_names.qn_of(base)
+    return None if qn is None else qn + "[]"
+
+
+def _mutations(node) -> set:
+    """The containers a simple statement mutates through a method call (``l.append(x)``)."""
+    found = set()
+    for child in gast.walk(node):
+        if type(child) is not gast.Call:
+            continue
+        func = child.func
+        if (type(func) is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__"
+                and func.attr == "converted_call" and child.args):
+            func = child.args[0]  # call_trees ran first: ag__.converted_call(l.append, x)
+        if type(func) is gast.Attribute and func.attr in MUTATING_METHODS:
+            container = container_of(func.value)
+            if container is not None:
+                found.add(container)
+    return found
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp)
 
 
@@ -149,6 +197,10 @@ class _ScopeWalker:
                     modified.add(qn)
                 self.expr(node.value, uses, defs)
             else:
+                if kind is gast.Subscript:
+                    container = container_of(node)
+                    if container is not None:
+                        modified.add(container)
                 self.expr(node, uses, defs)
 
     def _nested(self, node, uses):
@@ -248,8 +300,16 @@ class _ScopeWalker:
                 if case.guard is not None:
                     self.expr(case.guard, uses, defs)
                 modified |= self.block(case.body)
+        elif kind is gast.Delete:
+            for target in node.targets:
+                container = container_of(target) if type(target) is gast.Subscript else None
+                if container is not None:
+                    modified.add(container)
+            self.expr(node, uses, defs)
         else:
             self.expr(node, uses, defs)
+        if kind in (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return):
+            modified |= _mutations(node)
         anno.set(node, anno.USES, frozenset(uses))
         anno.set(node, anno.DEFS, frozenset(defs))
         self.reads |= uses

@@ -101,7 +101,7 @@ def get_state():
 _SET_STATE = """
 def set_state(vars_):
     nonlocal nonlocals
-    state = vars_
+    body
 """
 
 _UNDEFINED = "name = ag__.Undefined(symbol)"
@@ -353,12 +353,11 @@ class _FunctionConverter:
         set_name = self._new_def("set_state")
         plain = {s for s in state if not qual_names.is_composite(s)}
         nonlocals = sorted(plain)
-        getter = templates.replace(
-            _GET_STATE, origin=origin, get_state=get_name, state=_state_tuple(state, store=False)
-        )
+        getter = templates.replace(_GET_STATE, origin=origin, get_state=get_name, state=_state_tuple(state))
+        vars_ = self._vars()
         setter = templates.replace(
-            _SET_STATE, origin=origin, set_state=set_name, vars_=self._vars(), nonlocals=nonlocals,
-            state=_state_tuple(state, store=True),
+            _SET_STATE, origin=origin, set_state=set_name, vars_=vars_, nonlocals=nonlocals,
+            body=_set_state_body(state, vars_),
         )
         return getter + setter, get_name, set_name
 
@@ -398,10 +397,26 @@ class _FunctionConverter:
         return inits, frozenset(placeholders)
 
     def _symbols(self, node):
+        """``(names, composites)`` a statement changes: the names it binds, and the
+        attribute chains and containers it changes without rebinding their root.
+
+        A container (``x[]`` in ``MODIFIED``) is state as the chain that holds it:
+        ``x`` for a local ``x`` (a global cannot be rebound from a closure; its
+        mutations stay Python side effects), ``self.d`` for ``self.d[k] = v``.
+        """
         modified = anno.get(node, anno.MODIFIED)
         names = {m for m in modified if not qual_names.is_composite(m)}
-        attributes = {m for m in modified if qual_names.is_composite(m) and qual_names.root(m) not in names}
-        return names, attributes
+        rebindable = self.scope.locals | self.scope.nonlocals
+        composites = set()
+        for m in modified:
+            if not qual_names.is_composite(m) or qual_names.root(m) in names:
+                continue
+            if m.endswith("[]"):
+                m = m[:-2]
+                if not qual_names.is_composite(m) and m not in rebindable:
+                    continue
+            composites.add(m)
+        return names, composites
 
     # -- statements -------------------------------------------------------------
 
@@ -487,8 +502,11 @@ class _FunctionConverter:
         live_out = anno.get(node, anno.LIVE_OUT)
         live_in = anno.get(node, anno.LIVE_IN)
         always = self.scope.always_live
-        state = sorted(names & live_out) + sorted(attributes)
+        outputs = sorted(names & live_out) + sorted(attributes)
         visible = names & (live_out | live_in | always)
+        # The names a branch reads or writes in the enclosing scope but that are dead
+        # after the if: state too (not outputs), so each branch starts from the same values.
+        state = outputs + sorted(visible - live_out)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         body_name, code = self._body_function(
             "if_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
@@ -506,7 +524,7 @@ class _FunctionConverter:
         call = inits + templates.replace(
             "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)",
             origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
-            set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(state)),
+            set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(outputs)),
         )
         return code, call
 
@@ -596,17 +614,37 @@ class _FunctionConverter:
         return code, call
 
 
-def _state_tuple(state, store):
+def _state_tuple(state):
+    """``(x, ag__.getattr_(self, 'total'))``: attribute chains read as ``Undefined`` when unset."""
     elements = []
     for symbol in state:
         if qual_names.is_composite(symbol):
-            element = templates.replace_as_expression(symbol)
-            if store:
-                templates.set_store_ctx(element)
-            elements.append(element)
+            owner, _, attr = symbol.rpartition(".")
+            elements.append(templates.replace_as_expression(
+                "ag__.getattr_(owner, attr)", owner=templates.replace_as_expression(owner),
+                attr=templates.constant(attr),
+            ))
         else:
             elements.append(symbol)
-    return templates.name_tuple(elements, store=store)
+    return templates.name_tuple(elements)
+
+
+def _set_state_body(state, vars_):
+    """``x, y = vars_``; with attribute chains ``x = vars_[0]`` and ``ag__.setattr_(self, 'total', vars_[1])``."""
+    if not any(qual_names.is_composite(symbol) for symbol in state):
+        return templates.replace("state = vars_", state=templates.name_tuple(state, store=True), vars_=vars_)
+    statements = []
+    for index, symbol in enumerate(state):
+        value = templates.replace_as_expression("vars_[index]", vars_=vars_, index=templates.constant(index))
+        if qual_names.is_composite(symbol):
+            owner, _, attr = symbol.rpartition(".")
+            statements += templates.replace(
+                "ag__.setattr_(owner, attr, value)", owner=templates.replace_as_expression(owner),
+                attr=templates.constant(attr), value=value,
+            )
+        else:
+            statements += templates.replace("name = value", name=templates.name(symbol, store=True), value=value)
+    return statements
 
 
 def _hoist_declarations(function):

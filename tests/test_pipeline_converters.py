@@ -384,10 +384,10 @@ def test_for_target_as_parameter_and_attribute_state():
                 self.total += i
 
             def get_state():
-                return (self.total,)
+                return (ag__.getattr_(self, 'total'),)
 
             def set_state(vars_):
-                self.total, = vars_
+                ag__.setattr_(self, 'total', vars_[0])
             ag__.for_stmt(ag__.range(n), None, loop_body, get_state, set_state, ('self.total',), {'iterate_names': 'i'})
         """,
     )
@@ -508,7 +508,9 @@ def test_for_loop_with_break_gets_an_extra_test():
     )
 
 
-def test_read_before_write_in_branch_is_nonlocal_but_not_state():
+def test_read_before_write_in_branch_is_state_but_not_an_output():
+    # x is dead after the if, so it is no output (nouts is 0); it is state so
+    # that a traced else branch starts from the x the if started from.
     check(
         """
         def f(x, c):
@@ -524,7 +526,14 @@ def test_read_before_write_in_branch_is_nonlocal_but_not_state():
                 nonlocal x
                 ag__.print(x)
                 x = 2
-            ag__.if_stmt(c, if_body, ag__.no_op, ag__.no_state, ag__.no_state, (), 0)
+
+            def get_state():
+                return (x,)
+
+            def set_state(vars_):
+                nonlocal x
+                x, = vars_
+            ag__.if_stmt(c, if_body, ag__.no_op, get_state, set_state, ('x',), 0)
             return c
         """,
     )

@@ -317,13 +317,11 @@ _COMPOSITION = []
 # A variable modified in both branches but dead after the `if` (k below) is
 # not part of the if's state, so the else branch is traced seeing the true
 # branch's writes.
-_LEAKY = {"two_if_elses-0-0", "two_if_elses-0-1", "two_if_elses-1-0", "nested_if_elses-0-0"}
 for _target, (_n1, _n2) in itertools.product(
     [two_ifs, two_if_elses, nested_ifs, nested_if_elses], itertools.product([0, 1], repeat=2)
 ):
     _id = f"{_target.__name__}-{_n1}-{_n2}"
-    _marks = [xfail("branch-local writes leak between branch traces")] if _id in _LEAKY else []
-    _COMPOSITION.append(pytest.param(_target, _n1, _n2, id=_id, marks=_marks))
+    _COMPOSITION.append(pytest.param(_target, _n1, _n2, id=_id))
 
 
 @pytest.mark.parametrize("target,n1,n2", _COMPOSITION)
@@ -333,7 +331,7 @@ def test_if_composition(target, n1, n2):
 
 @pytest.mark.parametrize(
     "n1,n2",
-    [pytest.param(0, 1, marks=xfail("branch-local writes leak between branch traces")), (1, 1)],
+    [(0, 1), (1, 1)],
 )
 def test_if_composition_mixed_python_and_tensor(n1, n2):
     # One condition on a Python value (decided while tracing), one on a tensor.
@@ -1337,18 +1335,15 @@ def dict_item_tensor_in_both(a):
     return x
 
 
-_ITEM_NOT_STATE = xfail("item writes in tensor-if branches are not state")
-
-
 @pytest.mark.parametrize(
     "target,a",
     [
         pytest.param(dict_item_set_in_both, 0, id="dict-0"),
-        pytest.param(dict_item_set_in_both, 1, id="dict-1", marks=_ITEM_NOT_STATE),
+        pytest.param(dict_item_set_in_both, 1, id="dict-1"),
         pytest.param(list_item_set_in_both, 0, id="list-0"),
-        pytest.param(list_item_set_in_both, 1, id="list-1", marks=_ITEM_NOT_STATE),
-        pytest.param(dict_item_tensor_in_both, 0, id="dict-tensor-0", marks=_ITEM_NOT_STATE),
-        pytest.param(dict_item_tensor_in_both, 3, id="dict-tensor-3", marks=_ITEM_NOT_STATE),
+        pytest.param(list_item_set_in_both, 1, id="list-1"),
+        pytest.param(dict_item_tensor_in_both, 0, id="dict-tensor-0"),
+        pytest.param(dict_item_tensor_in_both, 3, id="dict-tensor-3"),
     ],
 )
 def test_composite_item_set_in_both_branches(target, a):
@@ -1761,7 +1756,6 @@ def test_tensor_index_inside_loop():
 # ---------------------------------------------------------------------------
 
 
-@xfail("successive tensor ifs reuse state")
 def test_issue8_successive_if_elses():
     # Python: first if takes the else branch (0 < 0 is False): s = 0, then
     # the second one too: s = 0.  The traced graph returned 12.
@@ -1770,7 +1764,6 @@ def test_issue8_successive_if_elses():
         assert g(np.int32(0), np.int32(0)) == 0
 
 
-@xfail("python values differing across branches of a tensor if")
 def test_issue8_dict_key_set_in_both_branches():
     for _, g in modes(dict_item_set_in_both):
         assert g(np.int32(1))["b"] == 1
@@ -1805,7 +1798,6 @@ def append_in_both_branches(x):
     return l[0]
 
 
-@xfail("list append in both branches of a tensor if")
 def test_issue8_list_append_in_both_branches():
     # Either the right value (2.0) or a TracingError naming l -- never -2.0.
     check_value_or_error(append_in_both_branches, np.float32(-2.0), name_regex=r"'l'")
@@ -1825,7 +1817,6 @@ def new_attribute_in_both_branches(x):
     return b.v
 
 
-@xfail("attribute created in both branches of a tensor if")
 @pytest.mark.parametrize("x", [-2.0, 3.0])
 def test_issue8_attribute_created_in_both_branches(x):
     check(new_attribute_in_both_branches, np.float32(x))

@@ -123,6 +123,61 @@ def mismatch(a, b, path: str = "") -> str | None:
     return None
 
 
+def missing_key(a, b, path: str = ""):
+    """``(path, in_a)`` of the first dict key that only one of ``a`` and ``b`` has, else None.
+
+    ``in_a`` tells whether ``a`` (rather than ``b``) has it:
+    ``missing_key({'a': 1, 'b': 2}, {'a': 1})`` is ``("['b']", True)``.
+    """
+    if type(a) is not type(b) or not is_nested(a):
+        return None
+    if isinstance(a, dict):
+        for k in _keys({**a, **b}):
+            if (k in a) != (k in b):
+                return f"{path}[{k!r}]", k in a
+    elif len(a) != len(b):
+        return None
+    for step, (x, y) in zip(leaf_steps(a), zip(children(a), children(b))):
+        found = missing_key(x, y, path + step)
+        if found:
+            return found
+    return None
+
+
+def copy_containers(value):
+    """``value`` with every list and dict in it copied (the leaves are shared)."""
+    kind = type(value)
+    if kind is list:
+        return [copy_containers(v) for v in value]
+    if kind is dict:
+        return {k: copy_containers(v) for k, v in value.items()}
+    if kind is tuple:
+        return tuple(copy_containers(v) for v in value)
+    return value
+
+
+def write_back(original, new):
+    """Makes ``original``'s lists and dicts hold ``new``'s contents, in place; returns the value to bind.
+
+    The objects the user holds keep their identity (an alias sees the
+    update); where ``new`` is no longer a container of the same kind (a
+    staged list became a tensor), ``new`` itself is the value.
+    """
+    kind = type(original)
+    if kind is dict and type(new) is dict:
+        merged = {k: write_back(original[k], v) if k in original else v for k, v in new.items()}
+        original.clear()
+        original.update(merged)
+        return original
+    if kind is list and type(new) is list:
+        if len(new) == len(original):
+            original[:] = [write_back(o, n) for o, n in zip(original, new)]
+        else:
+            original[:] = new
+        return original
+    return new
+
+
 def leaf_steps(value) -> list[str]:
     """The path step to each direct child of a container."""
     if isinstance(value, dict):

@@ -103,7 +103,7 @@ from autograph.runtime.operators.calls import (
     register_converted_code,
     set_conversion_hook,
 )
-from autograph.runtime.operators.data_structures import aug_setitem, list_append, list_pop
+from autograph.runtime.operators.data_structures import aug_setitem, getattr_, list_append, list_pop, setattr_
 from autograph.runtime.operators.exceptions import assert_
 from autograph.runtime.operators.logical import and_, if_exp, not_, or_
 from autograph.runtime.operators.py_builtins import (
@@ -121,7 +121,8 @@ from autograph.runtime.operators.undefined import Undefined, UndefinedReturnValu
 
 __all__ = [
     "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",
-    "converted_call", "defined", "enumerate", "float", "for_stmt", "if_exp", "if_stmt", "int", "is_undefined",
+    "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
+    "is_undefined",
     "len", "list_append", "list_pop", "no_op", "no_state", "not_", "or_", "print", "range",
-    "register_converted_code", "set_conversion_hook", "while_stmt", "zip",
+    "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import operator
 
 from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.operators.undefined import Undefined
 
 _INPLACE = {
     "+=": operator.iadd,
@@ -74,3 +75,22 @@ def aug_setitem(target, index, op, value):
     else:
         target[index] = _INPLACE[op](target[index], value)
     return target
+
+
+def getattr_(owner, attr):
+    """``owner.attr`` for ``get_state``, or ``Undefined(attr)`` where it is not set (yet)."""
+    try:
+        return getattr(owner, attr)
+    except AttributeError:
+        return Undefined(attr)
+
+
+def setattr_(owner, attr, value):
+    """``owner.attr = value`` for ``set_state``; an ``Undefined`` value deletes the attribute again."""
+    if type(value) is Undefined:
+        try:
+            delattr(owner, attr)
+        except AttributeError:
+            pass  # it was not set: nothing to undo
+        return
+    setattr(owner, attr, value)

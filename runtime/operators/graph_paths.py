@@ -122,9 +122,14 @@ def _pack_state(init, flat):
     return tuple(out)
 
 
-def _copy_lists(state):
-    """The state with its top-level lists copied, so tracing a body never mutates the user's lists."""
-    return tuple(list(v) if type(v) is list else v for v in state)
+def _fresh(state):
+    """The state with its lists and dicts copied: tracing a body never mutates the user's containers."""
+    return tuple(nest.copy_containers(v) for v in state)
+
+
+def _write_back(init, final):
+    """``final`` as the state to bind, written into ``init``'s containers (their identity is kept)."""
+    return tuple(nest.write_back(before, after) for before, after in zip(init, final))
 
 
 def _loop_invariants(opts, flat, labels, where):
@@ -155,7 +160,13 @@ def _loop_invariants(opts, flat, labels, where):
 
 
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
-    """Graph path of ``if``: both branches traced, one ``If`` op, outputs bound by ``set_state``."""
+    """Graph path of ``if``: both branches traced, one ``If`` op, outputs bound by ``set_state``.
+
+    The state is the ``nouts`` outputs followed by the names the branches
+    use but that are dead after the ``if``: every branch starts from the
+    same state, and afterwards the outputs take the ``If``'s results while
+    the rest gets its values from before back.
+    """
     if not isinstance(cond, Tensor):
         return body() if cond else orelse()
     where = _here("the if")
@@ -164,14 +175,14 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
 
     def branch(fn):
         def run():
-            set_state(_copy_lists(init))
+            set_state(_fresh(init))
             fn()
-            return tuple(get_state())
+            return tuple(get_state())[:nouts]
 
         return run
 
-    outputs = build_cond(cond, branch(body), branch(orelse), labels=names, where=where, stage_lists=True)
-    set_state(tuple(outputs))
+    outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
+    set_state(_write_back(init[:nouts], outputs) + init[nouts:])
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
@@ -194,7 +205,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     final = build_while(cond_fn, body_fn, flat, labels=labels, where=where,
                         invariants=_loop_invariants(opts, flat, labels, where),
                         maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
-    set_state(_pack_state(init, final))
+    set_state(_write_back(init, _pack_state(init, final)))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -228,7 +239,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     final = build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
                         invariants=None if invariants is None else [None, *invariants],
                         maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
-    set_state(_pack_state(init, final[1:]))
+    set_state(_write_back(init, _pack_state(init, final[1:])))
 
 
 # --------------------------------------------------------------------------
