@@ -1390,7 +1390,6 @@ def test_composite_imbalanced_python_condition(target, a):
         assert g(a) == target(a)
 
 
-@xfail("composite key in one branch of a tensor if")
 @pytest.mark.parametrize("a", [0, 1])
 @pytest.mark.parametrize(
     "target,name",
@@ -1505,7 +1504,6 @@ def test_while_creates_key_python_condition(b):
     assert ag.convert(while_new_key)(b) == while_new_key(b)
 
 
-@xfail("error names the container, not the key")
 def test_while_creates_key_tensor_condition():
     # Today: a TracingError naming 'y' ("changes structure in the while loop");
     # DESIGN.md asks for the key itself to be named.
@@ -1770,7 +1768,6 @@ def test_issue8_dict_key_set_in_both_branches():
         assert g(np.int32(0))["b"] == -1
 
 
-@xfail("composite key in one branch of a tensor if")
 def test_issue8_dict_key_set_in_one_branch():
     check_raises(dict_key_only_in_body, np.int32(0), match=r"x\['b'\]")
 
@@ -1782,7 +1779,6 @@ def grow_list_by_concat(l):
     return state
 
 
-@xfail("container changes structure in a tensor loop")
 def test_issue8_list_structure_changes_in_tensor_loop():
     # DESIGN.md: a container changing structure across iterations other than
     # through a staged append is an ag.TracingError naming it.
@@ -2032,7 +2028,6 @@ def dict_key_in_loop(n):
     return y
 
 
-@xfail("composite key created in a tensor loop")
 def test_issue8_dict_key_created_in_tensor_loop():
     check_raises(dict_key_in_loop, i32(2), match=r"y\['a'\].*loop")
 

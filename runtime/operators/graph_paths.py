@@ -99,6 +99,14 @@ def _flatten_like(init, new, names, where):
             flat.append(after)
             continue
         diff = nest.mismatch(before, after)
+        missing = nest.missing_key(before, after) if diff is not None else None
+        if missing is not None:
+            path, existed = missing
+            change = "deletes" if existed else "creates"
+            raise TracingError(
+                f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
+                f"{name}{path} before the loop (with the dtype the loop gives it)."
+            )
         if diff is not None:
             raise TracingError(
                 f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "

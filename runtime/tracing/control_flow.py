@@ -276,6 +276,14 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_flat, else_flat, slots = [], [], []  # slots: (entry, leaf index, dtype)
     for index, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
         diff = nest.mismatch(a, b)
+        missing = nest.missing_key(a, b) if diff is not None else None
+        if missing is not None:
+            path, in_true = missing
+            only, other = ("true", "false") if in_true else ("false", "true")
+            raise TracingError(
+                f"'{label}{path}' is set only in the {only} branch of {where}; a tensor if must give a dict "
+                f"the same keys on both paths. Set {label}{path} before the if, or in the {other} branch too."
+            )
         if diff is not None:
             raise TracingError(
                 f"'{label}' has a different structure in the two branches of {where}: {diff} (true "
@@ -552,6 +560,7 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
         if unchanged or (after is init):
             s.kind = "pass"
             return False
+        _check_list_change(s, before, after, where)
         _stage_list_slot(s, after, where)
         return True
     if after is init or _same_python(init, after):
@@ -600,6 +609,30 @@ def _guess_weak_dtype(traced, init, after) -> np.dtype:
             if value.shape == () and value.dtype.kind == default.kind and value == init:
                 return value.dtype
     return default
+
+
+def _check_list_change(s, before, after, where):
+    """Refuses list changes a staged list cannot represent.
+
+    A staged list is one tensor of stacked elements: the body may update
+    its items in place or build a list of the same length, and may grow it
+    through ``append`` (``ag__.list_append``: the same list object, its
+    items so far unchanged) or shrink it through ``pop``; anything else
+    (``l = l + [x]``, ``l.insert(0, x)``) would later run tensor arithmetic
+    where the program means list operations.
+    """
+    if type(after) is not list:
+        return
+    if after is not before and len(after) != len(s.init):
+        raise TracingError(
+            f"'{s.label}' is rebound to a list of another length in the body of {where}; a tensor loop can "
+            f"only grow a list in place. Use {s.label}.append(...) instead of building a new list."
+        )
+    if after is before and len(after) > len(s.init) and not all(x is y for x, y in zip(after, s.init)):
+        raise TracingError(
+            f"'{s.label}' is changed other than by appending in the body of {where}; a tensor loop can grow "
+            f"a list only with {s.label}.append(...). Build the list in another order, or use rt.concat."
+        )
 
 
 def _stage_list_slot(s, after, where):
