@@ -36,8 +36,8 @@ RULES = {
     ),
     "AG102": Rule(
         summary="a `np.random` / `random` / clock value is computed while tracing: a constant in the graph",
-        message="{call} runs once, while tracing: the graph holds the value it returned then, the same "
-        "at every call",
+        message="{call} runs once, while tracing: what it drew (or set) then is fixed into the graph, the "
+        "same at every call",
         fix="{replacement}",
     ),
     "AG103": Rule(
@@ -61,7 +61,7 @@ RULES = {
         summary="`rt.Variable(...)` created in the body without a first-call guard",
         message="{call} creates a variable on every trace: the first trace keeps it, a retrace (a new input "
         "signature) raises ag.TracingError",
-        fix="create it outside the function (in __init__ or at module level), or only on the first call: "
+        fix="create it outside the function (in `__init__` or at module level), or only on the first call: "
         "`if self.v is None: self.v = rt.Variable(...)`",
     ),
     "AG107": Rule(
