@@ -19,7 +19,7 @@ class Rule:
     summary: str
     message: str
     fix: str
-    informational: bool = False
+    informational: bool = False  # behaviour that may well be intended; marked "(info)" in the README
 
 
 RULES = {
@@ -65,14 +65,14 @@ RULES = {
         "`if self.v is None: self.v = rt.Variable(...)`",
     ),
     "AG107": Rule(
-        summary="a Python loop over a bound that comes from a Python argument unrolls while tracing (info)",
+        summary="a Python loop over a bound that comes from a Python argument unrolls while tracing",
         message="{loop} has a Python bound from argument {arg!r}: it runs while tracing, copying its body "
         "into the graph once per iteration (and each new value of {arg!r} traces again)",
         fix="fine for a small fixed count; for one While op pass the bound as a tensor or loop over rt.range(...)",
         informational=True,
     ),
     "AG108": Rule(
-        summary="a loop bound read from `x.shape` unrolls when the shape is static, fails when it is unknown (info)",
+        summary="a loop bound read from `x.shape` unrolls when the shape is static, fails when it is unknown",
         message="{loop} takes its bound from the static shape {shape}: the loop unrolls into one copy of "
         "its body per element, and fails when that dimension is unknown (None)",
         fix="use range(len({tensor})) (staged when the size is unknown) or rt.range(rt.shape({tensor})[0]) "
@@ -80,7 +80,7 @@ RULES = {
         informational=True,
     ),
     "AG109": Rule(
-        summary="a condition on a static shape stays Python: the branch is chosen once, while tracing (info)",
+        summary="a condition on a static shape stays Python: the branch is chosen once, while tracing",
         message="the condition {test} tests a static shape, so it is a Python bool: the branch is chosen "
         "while tracing and only that branch is in the graph",
         fix="if the size may vary at run time, test rt.shape({tensor})[...] instead (a tensor: both branches "
@@ -106,7 +106,8 @@ def markdown_table() -> str:
     rows = ["| code | reports | fix |", "|---|---|---|"]
     for code, rule in sorted(RULES.items()):
         fix = rule.fix if "{" not in rule.fix else _GENERIC_FIX[code]
-        rows.append(f"| `{code}` | {rule.summary} | {fix} |")
+        summary = rule.summary + (" (info)" if rule.informational else "")
+        rows.append(f"| `{code}` | {summary} | {fix} |")
     return "\n".join(rows) + "\n"
 
 

@@ -34,22 +34,18 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.Module, ast.ClassDef, *_FUNCTIONS)
 
 
-def _literal(node) -> bool:
-    """True for constants and tuples/lists/sets of constants (a Python value)."""
+def literal(node) -> bool:
+    """Whether ``node`` is a literal Python value: a constant, or tuples/lists/sets/arithmetic of them."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_literal(e) for e in node.elts)
+        return all(literal(e) for e in node.elts)
     if isinstance(node, ast.UnaryOp):
-        return _literal(node.operand)
+        return literal(node.operand)
     if isinstance(node, ast.BinOp):
-        return _literal(node.left) and _literal(node.right)
+        return literal(node.left) and literal(node.right)
     return False
 
-
-def literal(node) -> bool:
-    """Whether ``node`` is a literal Python value (used for module constants and parameter defaults)."""
-    return _literal(node)
 
 
 def qualname_suffix(expr) -> str:
@@ -86,7 +82,6 @@ class ModuleSymbols:
         self.module_names: set = set()
         self.defs: dict = {}
         self.parents: dict = {}
-        self.classes: set = set()
         self._index(tree)
         self.entries = self._entries()
 
@@ -101,7 +96,7 @@ class ModuleSymbols:
                     for name in target_names(target):
                         assigned[name] = assigned.get(name, 0) + 1
                         self.module_names.add(name)
-                        if _literal(statement.value):
+                        if literal(statement.value):
                             self.constants.add(name)
                 if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
                     origin = self.qualname(statement.value.func) if isinstance(statement.value, ast.Call) else None
@@ -117,9 +112,7 @@ class ModuleSymbols:
             for node in _scope_children(scope):
                 if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
                     self.parents[node] = scope
-                    if isinstance(node, ast.ClassDef):
-                        self.classes.add(node)
-                    else:
+                    if not isinstance(node, ast.ClassDef):
                         children[node.name] = node
                     stack.append(node)
 
