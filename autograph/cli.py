@@ -9,8 +9,9 @@ globals), so calls to user functions, numpy, etc. show the generic
 after one pass of the pipeline.
 
 Sub-commands live in their own modules: ``graph`` is registered from
-``autograph.cli_graph`` (``add_parser(subparsers)``, whose parser sets a
-``handler(args) -> exit status`` default) when that module is installed.
+``autograph.cli_graph`` and ``check`` from ``autograph.check.cli``
+(``add_parser(subparsers)``, whose parser sets a ``handler(args) -> exit
+status`` default).
 
 Exit status: 0 success, 1 conversion error, 2 bad usage (missing file,
 unknown function, syntax error in FILE); messages go to stderr, one
@@ -26,6 +27,7 @@ import sys
 import gast
 
 from autograph import api, cli_graph, compiling, context, loading, pipeline
+from autograph.check import cli as cli_check
 from autograph.runtime import errors
 
 _USAGE, _CONVERSION = 2, 1
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show_parser.set_defaults(handler=show)
     cli_graph.add_parser(commands)
+    cli_check.add_parser(commands)
     return parser
 
 
