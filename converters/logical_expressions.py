@@ -14,6 +14,12 @@ After::
     if ag__.and_(ag__.not_(done), lambda: ag__.or_(i < n, lambda: force)):
         ...
 
+A chained comparison evaluates each middle operand once and stops at the
+first false link, as Python does; the operands after the first become
+closures::
+
+    lo <= x < hi   ->   ag__.compare_chain(lo, ('<=', '<'), (lambda: x, lambda: hi))
+
 An expression containing an assignment expression (``:=``) is left as is.
 The extra loop test the jump converters attach to a ``for`` loop
 (``EXTRA_LOOP_TEST``) is lowered too.
@@ -26,11 +32,34 @@ import gast
 from autograph import anno, ast_util, templates
 
 
+# comparison node -> the operator as written, the key of ``ag__.compare_chain``'s table
+_COMPARISONS = {
+    gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
+    gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in",
+}
+
+
+def _chain(node):
+    """``a < b < c`` as ``ag__.compare_chain(a, ('<', '<'), (lambda: b, lambda: c))``."""
+    operators = templates.str_tuple([_COMPARISONS[type(op)] for op in node.ops])
+    thunks = gast.Tuple(elts=[
+        templates.replace_as_expression("lambda: operand", operand=operand) for operand in node.comparators
+    ], ctx=gast.Load())
+    return templates.mark_lambdas_in_place(templates.replace_as_expression(
+        "ag__.compare_chain(first, operators, thunks)", origin=node, first=node.left,
+        operators=operators, thunks=thunks,
+    ))
+
+
 def _lower(node, has_walrus):
     kind = type(node)
     if kind is gast.UnaryOp and type(node.op) is gast.Not:
         return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
-    if kind is not gast.BoolOp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
+    if has_walrus and ast_util.contains_type(node, gast.NamedExpr):
+        return node
+    if kind is gast.Compare and len(node.ops) > 1:
+        return _chain(node)
+    if kind is not gast.BoolOp:
         return node
     template = "ag__.and_(a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(a, lambda: b)"
     result = node.values[-1]

@@ -1958,13 +1958,11 @@ def chained_less(a, b, c):
     return a < b < c
 
 
-@xfail("chained comparison on tensors")
 @pytest.mark.parametrize("values", [(1, 1, 1), (1, 1, 2)])
 def test_issue8_chained_equality(values):
     check(chained_equal, *[np.int32(v) for v in values])
 
 
-@xfail("chained comparison on tensors")
 @pytest.mark.parametrize("values", [(1, 2, 3), (1, 3, 2)])
 def test_issue8_chained_less(values):
     check(chained_less, *[np.int32(v) for v in values])
@@ -1995,13 +1993,11 @@ def test_issue8_function_argument_is_static():
     assert g(_double, np.float32(3.0)) == 6.0
 
 
-@xfail("bound method / partial argument")
 def test_issue8_bound_method_argument():
     g = ag.function(call_arg)
     assert g(Scaler(3.0).scale, np.float32(2.0)) == 6.0
 
 
-@xfail("bound method / partial argument")
 def test_issue8_partial_argument():
     g = ag.function(call_arg)
     assert g(functools.partial(_mul, 4.0), np.float32(2.0)) == 8.0

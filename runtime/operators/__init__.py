@@ -105,7 +105,7 @@ from autograph.runtime.operators.calls import (
 )
 from autograph.runtime.operators.data_structures import aug_setitem, getattr_, list_append, list_pop, setattr_
 from autograph.runtime.operators.exceptions import assert_
-from autograph.runtime.operators.logical import and_, if_exp, not_, or_
+from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.operators.py_builtins import (
     abs_ as abs,
     enumerate_ as enumerate,
@@ -121,6 +121,7 @@ from autograph.runtime.operators.undefined import Undefined, UndefinedReturnValu
 
 __all__ = [
     "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",
+    "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
     "is_undefined",
     "len", "list_append", "list_pop", "no_op", "no_state", "not_", "or_", "print", "range",

@@ -11,6 +11,8 @@ call goes to ``autograph.runtime.control_flow``, where both operands of
 
 from __future__ import annotations
 
+import operator
+
 from autograph.runtime.core.tensor import Tensor
 
 
@@ -66,3 +68,22 @@ def if_exp(cond, if_true, if_false, expr_repr):
     if cond:
         return if_true()
     return if_false()
+
+
+# a comparison as written -> the function Python calls for it
+_COMPARE = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+    "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare_chain(left, operators, operands):
+    """``left op1 b op2 c ...`` as Python evaluates it: ``operands`` are closures giving
+    ``b``, ``c``, ... each evaluated once, only while the links so far are true;
+    tensor links join with ``and_`` (staged)."""
+    right = operands[0]()
+    link = _COMPARE[operators[0]](left, right)
+    if len(operators) == 1:
+        return link
+    return and_(link, lambda: compare_chain(right, operators[1:], operands[1:]))

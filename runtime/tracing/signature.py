@@ -39,6 +39,31 @@ FAST_SCALARS = frozenset((bool, int, float, str, type(None)))
 CONSTANT_OBJECTS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
 
 
+class _Identity:
+    """A cache-key part for a static callable: equal only to the same objects (``is``).
+
+    It holds them, so an object's id cannot be reused for another while a
+    trace keyed by it is cached.
+    """
+
+    __slots__ = ("parts", "shown")
+
+    def __init__(self, *parts, shown):
+        self.parts = parts
+        self.shown = shown
+
+    def __eq__(self, other):
+        return type(other) is _Identity and len(other.parts) == len(self.parts) and all(
+            a is b for a, b in zip(self.parts, other.parts)
+        )
+
+    def __hash__(self):
+        return hash(tuple(id(p) for p in self.parts))
+
+    def __repr__(self):
+        return repr(self.shown)
+
+
 class Encoder:
     """Walks argument values into a hashable key, collecting array leaves.
 
@@ -88,6 +113,10 @@ class Encoder:
             return ("V", value.handle)
         if isinstance(value, CONSTANT_OBJECTS):
             return ("C", value)
+        if isinstance(value, types.MethodType):  # a new object at every `obj.method`: key its parts
+            return ("C", _Identity(value.__func__, value.__self__, shown=value))
+        if callable(value):  # functools.partial, objects with __call__: static, keyed by identity
+            return ("C", _Identity(value, shown=value))
         if isinstance(value, complex):
             raise TypeError(self.owner._bad_arg(path, value, "is a complex number, which the runtime does not support"))
         raise TypeError(self.owner._bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
