@@ -45,10 +45,13 @@ def _chain(node):
     thunks = gast.Tuple(elts=[
         templates.replace_as_expression("lambda: operand", operand=operand) for operand in node.comparators
     ], ctx=gast.Load())
-    return templates.mark_lambdas_in_place(templates.replace_as_expression(
+    call = templates.replace_as_expression(
         "ag__.compare_chain(first, operators, thunks)", origin=node, first=node.left,
         operators=operators, thunks=thunks,
-    ))
+    )
+    for thunk in call.args[2].elts:
+        anno.set(thunk, anno.IN_PLACE, True)
+    return call
 
 
 def _lower(node, has_walrus):
