@@ -28,12 +28,36 @@ the body reads them before writing them)::
 
 ``symbol_names`` is the tuple of the state variables' names, in the same
 order, used only for error messages.  A state variable that may be unbound
-before the statement holds ``Undefined('name')``.  State variables are
-plain names, or attribute chains such as ``self.total`` (``get_state``
-reads ``self.total``, ``set_state`` assigns it).  Statements with the same
+before the statement holds ``Undefined('name')``.  Statements with the same
 state may share one pair.  A statement without state passes ``no_state`` as
 both ``get_state`` and ``set_state`` (``()`` and ``0`` outputs); an ``if``
 without ``else`` passes ``no_op`` as ``orelse``.
+
+The state model (what is state, and how tensor mode keeps it sound):
+
+* **Names** a body binds: the live ones are the outputs; for an ``if``, the
+  names a branch reads or writes in the enclosing scope that are dead after
+  it follow the ``nouts`` outputs, so that every traced branch starts from
+  the same values (and they get their old values back afterwards).
+* **Attribute chains** a body assigns (``self.total``): read with
+  ``ag__.getattr_`` (``Undefined`` while unset) and restored with
+  ``ag__.setattr_`` (which deletes an attribute that did not exist before).
+* **Containers** a body mutates (``x['a'] = v``, ``del x[k]``,
+  ``l.append(v)``, ``d.update(e)``): the local name or attribute chain
+  holding them.  The graph paths give each traced branch or loop body
+  fresh copies of the state's lists and dicts (so tracing never mutates the
+  user's objects), compare what the paths made of them, and write the
+  results back into the original objects (their identity, and so every
+  alias, is kept).
+* Python values equal on all paths stay Python values; values that differ
+  become ``If`` outputs or loop variables (tensors of one dtype; Python
+  numbers are weakly typed and take their tensor counterpart's dtype).
+* What cannot be represented is an ``ag.TracingError`` naming the symbol,
+  the statement and its ``file:line``: a variable or attribute defined on
+  one path only, a dict key set on one path only (``x['b']``), a loop
+  that creates or deletes a key, a list a tensor loop rebinds to another
+  length or changes other than by ``append``/``pop`` (lists grown with
+  ``append`` are *staged*: one tensor of stacked elements).
 
 Operators (signatures are fixed; generated code calls them positionally):
 
