@@ -34,7 +34,6 @@ import numpy as np
 
 from autograph.runtime.core import nest
 from autograph.runtime.core import dtypes, opdef, shapes
-from autograph.runtime.exec import interpreter as executor, schedule
 from autograph.runtime.ops import apply
 from autograph.runtime.tracing.control_flow import UndefinedReturnValue, build_cond, build_while
 from autograph.runtime.errors import TracingError
@@ -45,7 +44,7 @@ from autograph.runtime.core.tensor import Tensor
 __all__ = ["cond", "while_loop", "UndefinedReturnValue"]
 
 # --------------------------------------------------------------------------
-# Op registration: inference, kernels and verification of If / While
+# Op registration: inference, weak typing and verification of If / While
 # --------------------------------------------------------------------------
 
 
@@ -71,27 +70,9 @@ def _infer_if(inputs, attrs):
     return specs
 
 
-# Kernels run sub-graphs through their cached executor plans; ``_plan`` is
-# bound once (not looked up on the module per call), a While resolves its
-# cond/body plans once per execution, and arguments go to ``Plan.run`` as
-# they come (a tuple), so an iteration costs the sub-graph runs and little more.
-_plan = executor.plan
-
-
-def _if_kernel(pred, *args, then_branch, else_branch, library):
-    values = _plan(library[then_branch] if pred else library[else_branch]).run(args)
-    return values[0] if len(values) == 1 else tuple(values)
-
-
 def _infer_while(inputs, attrs):
     body = _library_of(inputs)[attrs["body"]]
     return [(t.dtype, t.shape) for t in body.inputs]
-
-
-def _while_kernel(*args, cond, body, library, maximum_iterations=None):
-    # The loop itself (interpreted, then compiled once hot) is the scheduler's.
-    loop_vars = schedule.run_loop(library[cond], library[body], args, maximum_iterations)
-    return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
 
 
 def _weak_if(inputs, attrs):
@@ -161,10 +142,11 @@ def _verify_while(op, library):
     _check_weak(op, op.inputs)
 
 
-opdef.register("If", infer=_infer_if, kernel=_if_kernel, verify=_verify_if,
-                     function_attrs=("then_branch", "else_branch"), weak=_weak_if)
-opdef.register("While", infer=_infer_while, kernel=_while_kernel, verify=_verify_while,
-                     function_attrs=("cond", "body"), weak=_weak_while)
+# No kernels: running a sub-graph is the executor's rule (``exec/interpreter.py``).
+opdef.register("If", infer=_infer_if, verify=_verify_if, function_attrs=("then_branch", "else_branch"),
+               weak=_weak_if)
+opdef.register("While", infer=_infer_while, verify=_verify_while, function_attrs=("cond", "body"),
+               weak=_weak_while)
 
 
 def _infer_assert(inputs, attrs):
@@ -173,15 +155,9 @@ def _infer_assert(inputs, attrs):
     return []
 
 
-def _assert_kernel(condition, *data, message):
-    if not np.all(condition):
-        raise AssertionError(message)
-    return ()
-
-
 # ``Assert(condition; message)``: raises AssertionError(message) when the condition is false.
 # Stateful, so it runs at every execution in program order and is never pruned.
-opdef.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
+opdef.register("Assert", infer=_infer_assert, stateful=True)
 
 
 # --------------------------------------------------------------------------
