@@ -98,7 +98,7 @@ from autograph.runtime.exec.interpreter import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
-from autograph.runtime.ops.control_flow import cond, while_loop
+from autograph.runtime.tracing.cond_while import cond, while_loop
 from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.state import Variable, py_function
 from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
