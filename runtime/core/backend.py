@@ -12,7 +12,11 @@ An op type's meaning (inference, weak typing, statefulness, cost) is its
 * ``asarray`` -- ``asarray(value, dtype=None)``: a Python/numpy value as an
   array of the backend;
 * ``compile`` -- optional ``compile(graph) -> (function, source)``: the whole
-  graph as one function of the backend (numpy: ``backends/numpy/codegen.py``).
+  graph as one function of the backend (numpy: ``backends/numpy/codegen.py``);
+* ``compile_loop`` -- optional ``compile_loop(cond, body, bounded) ->
+  (function, source)``: a ``While`` loop compiled, for the scheduler's loop
+  tiering (``exec/schedule.run_loop``).  Both raise an ``AutoGraphError``
+  (numpy: ``JitUnsupported``) for a graph they cannot compile.
 
 A backend package builds its record (``backends/numpy/__init__.py``:
 ``BACKEND``); ``runtime/__init__.py`` installs the numpy one as the default
@@ -33,6 +37,7 @@ class Backend:
     kernels: Mapping[str, Callable]
     asarray: Callable
     compile: Callable | None = None
+    compile_loop: Callable | None = None
 
     def kernel(self, op_type: str) -> Callable:
         """The kernel of ``op_type``; a KeyError naming the op and the backend if there is none."""

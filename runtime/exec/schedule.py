@@ -36,9 +36,8 @@ import statistics
 import threading
 import time
 
-from autograph.runtime.backends.numpy import codegen as jit
-
-from autograph.runtime.core import opdef
+from autograph.runtime.core import backend, opdef
+from autograph.runtime.errors import AutoGraphError
 
 from autograph.runtime.exec import interpreter as executor
 
@@ -344,14 +343,16 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
 
 
 def _compiled_loop(cond, body, bounded: bool):
-    """``jit.compile_loop(cond, body, bounded)``, cached on ``body`` (None if it cannot compile)."""
+    """The default backend's ``compile_loop(cond, body, bounded)``, cached on ``body`` (None if it
+    cannot compile: no loop compiler, or an ``AutoGraphError`` such as ``JitUnsupported``)."""
     key = (id(cond), len(cond.operations), len(body.operations), bounded)
     cache = body.__dict__.setdefault("_compiled_loops", {})
     found = cache.get(bounded)
     if found is None or found[0] != key:
+        compile_loop = backend.get().compile_loop
         try:
-            fn = jit.compile_loop(cond, body, bounded)[0]
-        except jit.JitUnsupported:
+            fn = None if compile_loop is None else compile_loop(cond, body, bounded)[0]
+        except AutoGraphError:
             fn = None
         found = cache[bounded] = (key, fn)
     return found[1]

@@ -9,4 +9,7 @@ import numpy as np
 from autograph.runtime.backends.numpy import codegen, kernels
 from autograph.runtime.core.backend import Backend
 
-BACKEND = Backend(name="numpy", kernels=kernels.KERNELS, asarray=np.asarray, compile=codegen.compile_graph)
+BACKEND = Backend(
+    name="numpy", kernels=kernels.KERNELS, asarray=np.asarray, compile=codegen.compile_graph,
+    compile_loop=codegen.compile_loop,
+)
