@@ -67,12 +67,6 @@ def test_reduction_dtypes(op_type):
         assert _inferred(op_type, [a], attrs) == _numpy_dtype(fn, a), a
 
 
-def test_the_numpy_kernels_are_the_functions_the_definitions_mean():
-    assert {t: kernels.KERNELS[t] for t in rt_math.BINARY} == rt_math.BINARY
-    assert {t: kernels.KERNELS[t] for t in rt_math.UNARY} == rt_math.UNARY
-    assert {t: kernels.KERNELS[t] for t in rt_reduction.REDUCTIONS} == rt_reduction.REDUCTIONS
-
-
 def test_every_op_type_has_a_kernel_or_an_executor_rule():
     from autograph.runtime.exec import interpreter
 

@@ -23,46 +23,15 @@ import numpy as np
 
 from autograph.runtime.core import shapes
 from autograph.runtime.errors import ExecutionError
-from autograph.runtime.ops import random_ops, state
+from autograph.runtime.ops import math, random_ops, reduction, state
 from autograph.runtime.ops.apply import eager_result
 
-# -- elementwise math (runtime/ops/math.py) ------------------------------------------
+# -- elementwise math and reductions (runtime/ops/math.py, reduction.py) ---------------
 
-ELEMENTWISE = {
-    "Add": np.add,
-    "Sub": np.subtract,
-    "Mul": np.multiply,
-    "RealDiv": np.true_divide,
-    "FloorDiv": np.floor_divide,
-    "FloorMod": np.remainder,
-    "Pow": np.power,
-    "Maximum": np.maximum,
-    "Minimum": np.minimum,
-    "Less": np.less,
-    "LessEqual": np.less_equal,
-    "Greater": np.greater,
-    "GreaterEqual": np.greater_equal,
-    "Equal": np.equal,
-    "NotEqual": np.not_equal,
-    "LogicalAnd": np.logical_and,
-    "LogicalOr": np.logical_or,
-    "LogicalXor": np.logical_xor,
-    "BitwiseAnd": np.bitwise_and,
-    "BitwiseOr": np.bitwise_or,
-    "BitwiseXor": np.bitwise_xor,
-    "Neg": np.negative,
-    "Abs": np.absolute,
-    "Sqrt": np.sqrt,
-    "Exp": np.exp,
-    "Log": np.log,
-    "Sin": np.sin,
-    "Cos": np.cos,
-    "Tanh": np.tanh,
-    "Square": np.square,
-    "LogicalNot": np.logical_not,
-    "Invert": np.invert,
-    "MatMul": np.matmul,
-}
+# The numpy backend computes each elementwise op with the very ufunc whose type table
+# defines its dtype rule (the definitions' tables), and each reduction with the numpy
+# reduction it means: numpy is the reference semantics, so these kernels are it.
+ELEMENTWISE = {**math.BINARY, **math.UNARY, "MatMul": np.matmul}
 
 # -- core ops (runtime/ops/core.py) ---------------------------------------------------
 
@@ -160,16 +129,7 @@ def _strided_slice(x, *dynamic, spec):
 
 # -- reductions (runtime/ops/reduction.py) --------------------------------------------
 
-REDUCTIONS = {
-    "Sum": np.sum,
-    "Mean": np.mean,
-    "Max": np.max,
-    "Min": np.min,
-    "Prod": np.prod,
-    "Any": np.any,
-    "All": np.all,
-    "ArgMax": np.argmax,
-}
+REDUCTIONS = {**reduction.REDUCTIONS, "ArgMax": np.argmax}
 
 # -- random ops (runtime/ops/random_ops.py) -------------------------------------------
 
