@@ -4,23 +4,38 @@
 ``continue``/``return`` (and ``and``/``or``/``not``, ternaries, calls,
 asserts) into calls of the operators in ``autograph.runtime.operators``;
 ``ag.to_code(f)`` shows the result; ``ag.function`` traces it into a graph.
+
+The public names load ``autograph.api`` (and with it the runtime and numpy)
+on first use, so that importing a part of the package -- the AST-only
+``autograph.converters`` -- does not load the runtime (PEP 562
+``__getattr__``).  ``dir(ag)`` lists the public names only.
 """
 
-from autograph.api import convert, do_not_convert, function, to_code
-from autograph.runtime.errors import (
-    AutoGraphError,
-    AutoGraphWarning,
-    ConversionError,
-    TracingError,
-)
+import importlib
 
-__all__ = [
-    "AutoGraphError",
-    "AutoGraphWarning",
-    "ConversionError",
-    "TracingError",
-    "convert",
-    "do_not_convert",
-    "function",
-    "to_code",
-]
+# public name -> the module that defines it
+_PUBLIC = {
+    "AutoGraphError": "autograph.runtime.errors",
+    "AutoGraphWarning": "autograph.runtime.errors",
+    "ConversionError": "autograph.runtime.errors",
+    "TracingError": "autograph.runtime.errors",
+    "convert": "autograph.api",
+    "do_not_convert": "autograph.api",
+    "function": "autograph.api",
+    "to_code": "autograph.api",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'autograph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__():
+    return list(__all__)

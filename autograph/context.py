@@ -3,17 +3,21 @@
 ``Context`` carries the options, the file name (for error messages), the
 namer for generated symbols, and -- when converting a live function -- its
 globals and free variable names (used to resolve callees statically), with
-the policy for resolved callees (``autograph.callees``), so converters need
-not import the runtime.  The CLI converts without importing the file:
+the policy for resolved callees (``builtin_names``/``leave_alone``, which
+``autograph.api`` takes from ``autograph.callees``), so converters need not
+import the runtime.  The CLI converts without importing the file:
 ``namespace`` is then None.
+
+This module imports neither the runtime nor numpy (the converters import it;
+``tests/test_layering.py`` checks it): the runtime's ``ConversionError`` is
+imported only when a conversion fails.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from autograph import callees, naming
-from autograph.runtime import errors
+from autograph import naming
 
 AG_NAME = "ag__"
 """The one name generated code reaches the operators through."""
@@ -36,7 +40,10 @@ class Context:
         "builtin_names", "leave_alone",
     )
 
-    def __init__(self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>"):
+    def __init__(
+        self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>", *,
+        builtin_names=frozenset(), leave_alone=None,
+    ):
         self.filename = filename
         self.options = options
         self.namer = naming.Namer(used_names)
@@ -46,15 +53,20 @@ class Context:
         # Whether the function contains `:=` anywhere (set by the unsupported pass).
         self.has_walrus = True
         # How call_trees treats statically resolved callees (see autograph.callees).
-        self.builtin_names = callees.BUILTIN_NAMES
-        self.leave_alone = callees.leave_alone
+        self.builtin_names = builtin_names
+        self.leave_alone = leave_alone if leave_alone is not None else (lambda value: False)
 
     def location(self, node) -> str:
-        return errors.at(self.filename, getattr(node, "lineno", None))
+        lineno = getattr(node, "lineno", None)
+        if not self.filename:
+            return "<unknown>"
+        return self.filename if lineno is None else f"{self.filename}:{lineno}"
 
-    def error(self, node, construct: str, fix: str) -> errors.ConversionError:
+    def error(self, node, construct: str, fix: str):
         """A ConversionError naming ``construct`` at ``node``'s line, and how to fix it."""
-        return errors.ConversionError(
+        from autograph.runtime.errors import ConversionError  # only when a conversion fails
+
+        return ConversionError(
             f"{construct} is not supported in converted code: found in function "
             f"'{self.function_name}' at {self.location(node)}. {fix}"
         )

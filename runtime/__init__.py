@@ -9,6 +9,12 @@ of ASTs or conversion.
     rt.add(x, 1), rt.reduce_sum(x, axis=0), rt.matmul(a, b), ...
 
 Outside a trace every op runs eagerly on numpy and returns numpy values.
+
+Importing it runs its one install step (``_install`` below): the numpy
+backend becomes the default backend and ``Tensor`` gets its operators.
+Nothing else patches anything at import time.  ``dir(rt)`` lists the public
+names (``__all__``); the internal packages (``core``, ``ops``, ``tracing``,
+``exec``, ``backends``, ``optimizer``, ``operators``) stay importable by path.
 """
 
 from autograph.runtime.errors import (
@@ -33,7 +39,6 @@ from autograph.runtime.core.dtypes import (
 )
 from autograph.runtime.core.tensor import Tensor, TensorSpec, is_tensor
 from autograph.runtime.core.graph import Graph, Operation, current_graph
-from autograph.runtime.ops import spellings as _spellings  # installs the Tensor operator dunders
 from autograph.runtime.ops import (
     abs,  # noqa: A004
     add,
@@ -93,7 +98,7 @@ from autograph.runtime.exec.interpreter import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
-from autograph.runtime.ops.control_flow import cond, while_loop
+from autograph.runtime.tracing.cond_while import cond, while_loop
 from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.state import Variable, py_function
 from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
@@ -102,3 +107,34 @@ from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.pr
 # submodule of the same name; reach the module with
 # ``from autograph.runtime.function import ...``.
 from autograph.runtime.tracing.function import function
+
+
+def _install() -> None:
+    """The one install step: the numpy backend as the default, the ``Tensor`` operators."""
+    from autograph.runtime.backends import numpy as numpy_backend
+    from autograph.runtime.core import backend
+    from autograph.runtime.ops import spellings
+
+    backend.register(numpy_backend.BACKEND, default=True)
+    spellings.install()
+
+
+_install()
+
+__all__ = [
+    "AutoGraphError", "AutoGraphWarning", "ConversionError", "ExecutionError", "TracingError",
+    "VerificationError",
+    "as_dtype", "bool", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+    "Graph", "Operation", "Tensor", "TensorSpec", "current_graph", "is_tensor", "run_graph",
+    "abs", "add", "argmax", "cast", "concat", "constant", "cos", "divide", "equal", "exp", "fill",
+    "floordiv", "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "minimum", "mod",
+    "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
+    "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
+    "cond", "while_loop", "random", "Variable", "py_function", "print", "function",
+]
+
+
+def __dir__():
+    return list(__all__)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograph.runtime.operators import graph_paths as cf
-from autograph.runtime.ops import control_flow as cfo
+from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from autograph.runtime import operators

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograph.runtime.operators import graph_paths as cf
-from autograph.runtime.ops import control_flow as cfo
+from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import Undefined

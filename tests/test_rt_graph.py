@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from autograph import runtime as rt
+from autograph.runtime.backends.numpy import kernels
 from autograph.runtime.core import opdef, printer, serialize
 from autograph.runtime.exec import interpreter as executor
 from autograph.runtime.ops import apply
@@ -19,9 +20,9 @@ if "TestRecord" not in opdef.REGISTRY:
     opdef.register(
         "TestRecord",
         infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
-        kernel=lambda x: LOG.append(np.asarray(x).item()) or x,
         stateful=True,
     )
+    kernels.KERNELS["TestRecord"] = lambda x: LOG.append(np.asarray(x).item()) or x
 
 
 def record(x):
@@ -230,11 +231,8 @@ def test_stateful_chain_survives_roundtrip():
 
 def test_unserializable_attr_refuses_to_load():
     if "TestCallback" not in opdef.REGISTRY:
-        opdef.register(
-            "TestCallback",
-            infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
-            kernel=lambda x, *, fn: fn(x),
-        )
+        opdef.register("TestCallback", infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)])
+        kernels.KERNELS["TestCallback"] = lambda x, *, fn: fn(x)
     graph = build([("float32", ())], lambda x: apply.apply_op("TestCallback", [x], {"fn": np.negative}))
     graph_def = json.loads(json.dumps(graph.as_graph_def()))
     with pytest.raises(serialize.GraphDefError, match=r"node 'test_callback'.*Python object.*attribute 'fn'.*cannot be saved"):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from autograph import runtime as rt
 from autograph.runtime.operators import graph_paths as cf
-from autograph.runtime.ops import control_flow as cfo
+from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import operators, ops
 from autograph.runtime.core import opdef
 from autograph.runtime.exec import interpreter as executor

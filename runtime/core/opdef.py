@@ -1,90 +1,90 @@
 """Op definitions: what each op type means, in one record per type.
 
-An ``OpDef`` gives an op type its shape/dtype inference (``infer``),
-whether it has side effects (``stateful``), its weak-typing rule, the
-attributes that name sub-graphs of the function library and an optional
-``verify`` hook.  Every pass, executor and backend looks op types up here
-(with a default rule for types it has no entry for); kernels live in the
-backends (``runtime/backends/``), never here.
+An ``OpDef`` holds everything passes and executors need to know about an op
+type, and nothing that computes it:
 
-Inference contract: ``infer(inputs, attrs)`` gets the input tensors (objects
-with ``dtype`` and ``shape``) and returns a list of ``(dtype, shape)``.
+* ``infer(inputs, attrs)`` -- shape/dtype inference: gets the input tensors
+  (objects with ``dtype`` and ``shape``) and returns a list of
+  ``(dtype, shape)``, one per output.  Dtype rules follow numpy's type
+  tables (``np.result_type``, ``ufunc.resolve_dtypes``) without running
+  any kernel;
+* ``stateful`` -- it has side effects: it runs in program order at every
+  execution and is never pruned;
+* ``weak`` -- its weak-typing rule (below);
+* ``function_attrs`` -- the attributes that name sub-graphs of the
+  function library (``If``: ``then_branch``/``else_branch``; ``While``:
+  ``cond``/``body``): it is a *functional* op;
+* ``cost`` -- the static cost weight per output element the scheduler
+  uses to decide what is worth a thread (``cost_of``; 0: free, a callable
+  ``cost(op)`` for ops whose work is not proportional to their output, such
+  as ``MatMul``);
+* ``verify(op, library)`` -- an optional hook for ``graph.verify()`` that
+  checks an op's sub-graph signatures (raise ``ValueError`` on a mismatch).
 
-Functional ops: attributes that name functions of the graph library (``If``:
-``then_branch``/``else_branch``; ``While``: ``cond``/``body``) are listed in
-``FUNCTION_ATTRS`` (``register(..., function_attrs=...)`` adds entries).  An
-optional ``verify(op, library)`` hook checks an op's sub-graph signatures
-for ``graph.verify()`` (raise ``ValueError`` with a message on a mismatch).
+Kernels live in the backends (``core/backend.py``, ``backends/numpy/
+kernels.py``), never here.  Every pass, executor and backend looks op types
+up in ``REGISTRY`` (with a default rule for types it has no entry for).
 
 Weak typing (NEP 50, as in JAX): a Python number converted to a tensor
 (``convert_to_tensor(1.0)``) is a *weakly typed* ``Const``
-(``Tensor.weak``).  ``WEAK_RULES`` says, per op type, which outputs are
-weak given the inputs and attrs; the default rule (no entry) is "strongly
-typed".  The operators Python spells on numbers (``+``, ``<``, unary ``-``,
-``abs``..., registered by ``ops/spellings.py``) keep weakness when
-every input is weak; ``Const``/``Cast`` read their ``weak`` attr; ``If`` and
-``While`` are weak where every branch / the loop keeps the value weak.
-Dtype inference runs on the inputs' actual dtypes: the op library has
-already cast weak operands to the dtype their strongly typed partners give
-them (``ops/_common.promote``), so kernels and inference agree without
-knowing about weakness.
+(``Tensor.weak``).  An op's ``weak`` rule says which outputs are weak given
+the inputs and attrs; no rule means "strongly typed", except for the op
+types Python spells on numbers (``+``, ``<``, unary ``-``, ``abs``...: the
+table in ``core/spellings.py``), which keep weakness when every input is
+weak.  ``Const``/``Cast`` read their ``weak`` attr; ``If`` and ``While`` are
+weak where every branch / the loop keeps the value weak.  Dtype inference
+runs on the inputs' actual dtypes: the op library has already cast weak
+operands to the dtype their strongly typed partners give them
+(``ops/_common.promote``), so kernels and inference agree without knowing
+about weakness.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Callable
 
 import numpy as np
 
-from autograph.runtime.core import dtypes
+from autograph.runtime.core import shapes, spellings
 
 
 @dataclasses.dataclass(frozen=True)
 class OpDef:
     type: str
     infer: Callable
-    kernel: Callable
     stateful: bool = False
+    weak: Callable | None = None  # rule(inputs, attrs) -> bool (every output) or a list of bools
+    function_attrs: tuple[str, ...] = ()
+    cost: float | Callable = 1
     verify: Callable | None = None
 
 
 REGISTRY: dict[str, OpDef] = {}
-
-# op type -> names of its attributes that name functions of the graph library.
-FUNCTION_ATTRS: dict[str, tuple[str, ...]] = {
-    "If": ("then_branch", "else_branch"),
-    "While": ("cond", "body"),
-}
-
-
-# op type -> rule(inputs, attrs) -> bool (every output) or list of bools (one per
-# output): which outputs are weakly typed.  No entry: strongly typed outputs.
-WEAK_RULES: dict[str, Callable] = {}
 
 
 def register(
     type: str,
     *,
     infer: Callable,
-    kernel: Callable,
     stateful: bool = False,
-    verify: Callable | None = None,
-    function_attrs: tuple[str, ...] | None = None,
     weak: Callable | None = None,
+    function_attrs: tuple[str, ...] = (),
+    cost: float | Callable = 1,
+    verify: Callable | None = None,
 ) -> OpDef:
     """Registers op ``type``; registering a type twice is a programming error.
 
-    ``weak`` is the op's entry in ``WEAK_RULES`` (default: strongly typed outputs).
+    ``weak`` defaults to ``weak_if_all_inputs_weak`` for the op types of the
+    spellings table, to "strongly typed" for the others.
     """
     if type in REGISTRY:
         raise ValueError(f"op type {type!r} is already registered")
-    opdef = OpDef(type, infer, kernel, stateful, verify)
+    if weak is None and type in spellings.BY_OP_TYPE:
+        weak = weak_if_all_inputs_weak
+    opdef = OpDef(type, infer, stateful, weak, tuple(function_attrs), cost, verify)
     REGISTRY[type] = opdef
-    if function_attrs is not None:
-        FUNCTION_ATTRS[type] = tuple(function_attrs)
-    if weak is not None:
-        WEAK_RULES[type] = weak
     return opdef
 
 
@@ -101,15 +101,10 @@ def weak_from_attr(inputs, attrs) -> bool:
     return bool(attrs.get("weak", False))
 
 
-def set_weak_rule(type: str, rule: Callable) -> None:
-    """Sets the ``WEAK_RULES`` entry of an already registered op type."""
-    get(type)
-    WEAK_RULES[type] = rule
-
-
 def weak_outputs(op_type: str, inputs, attrs, n_outputs: int) -> list[bool]:
     """For each output of an ``op_type`` op on ``inputs``: is it weakly typed?"""
-    rule = WEAK_RULES.get(op_type)
+    definition = REGISTRY.get(op_type)
+    rule = None if definition is None else definition.weak
     if rule is None:
         return [False] * n_outputs
     found = rule(inputs, attrs)
@@ -118,12 +113,36 @@ def weak_outputs(op_type: str, inputs, attrs, n_outputs: int) -> list[bool]:
     return [bool(w) for w in found]
 
 
+# -- cost -------------------------------------------------------------------
+
+
+def cost_of(op) -> float:
+    """Static cost estimate of ``op``: its output elements times its ``cost`` weight (0 if unknown)."""
+    definition = REGISTRY.get(op.type)
+    weight = 1 if definition is None else definition.cost
+    if callable(weight):
+        return weight(op)
+    if not weight:
+        return 0
+    total = 0
+    for t in op.outputs:
+        if shapes.is_fully_defined(t.shape):
+            total += math.prod(t.shape)
+    return total * weight
+
+
 # -- conversions ------------------------------------------------------------
+
+
+def function_attr_names(op_type: str) -> tuple[str, ...]:
+    """The attributes of an ``op_type`` op that name library functions (``()``: not a functional op)."""
+    definition = REGISTRY.get(op_type)
+    return () if definition is None else definition.function_attrs
 
 
 def function_attrs(op) -> list[tuple[str, str]]:
     """``(attr name, library function name)`` for each function ``op`` refers to."""
-    names = FUNCTION_ATTRS.get(op.type, ())
+    names = function_attr_names(op.type)
     return [(a, op.attrs[a]) for a in names if isinstance(op.attrs.get(a), str)]
 
 

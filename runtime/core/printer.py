@@ -8,7 +8,7 @@
 attributes in sorted order, control inputs as ``^name``, and the basename of
 the user's ``file:line``).  A weakly typed tensor (one standing for a
 Python number, ``Tensor.weak``) prints its type as ``weak float64[]``.  ``format_expr(op)`` spells an operator op the
-way Python writes it (``%x:0 + %const:0``, from ``runtime/ops/spellings.py``);
+way Python writes it (``%x:0 + %const:0``, from ``runtime/core/spellings.py``);
 DOT labels show it.  ``to_text(graph)`` prints a whole graph, with
 the library functions an op calls (``If`` branches, ``While`` cond/body)
 printed inline and indented under that op.  ``to_dot(graph)`` prints a
@@ -23,9 +23,7 @@ import os
 
 import numpy as np
 
-from autograph.runtime.core import opdef, shapes
-
-from autograph.runtime.ops import apply, spellings
+from autograph.runtime.core import opdef, shapes, spellings
 
 _INLINE_ARRAY_SIZE = 8  # Const values up to this many elements are printed in full
 

@@ -33,7 +33,6 @@ import numpy as np
 
 from autograph.runtime.core import dtypes, opdef
 
-from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import Graph, Operation
 from autograph.runtime.core.tensor import Tensor
 

@@ -10,7 +10,7 @@ For the graph and every library function it calls:
   are tensors of the graph, ``last_stateful`` is one of its ops;
 * re-running shape/dtype inference gives the recorded dtypes, and shapes at
   least as specific as the recorded ones;
-* functional ops (``If``/``While``, see ``opdef.FUNCTION_ATTRS``)
+* functional ops (``If``/``While``, their definitions' ``function_attrs``)
   name functions that exist in the library, and their signatures match the
   op: that is checked by the op type's ``verify(op, library)`` hook
   (``OpDef.verify``, registered with the op in ``ops/control_flow.py``),
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from autograph.runtime.core import opdef, printer, shapes
 
-from autograph.runtime.ops import apply
 from autograph.runtime.errors import VerificationError
 
 _WINDOW = 3  # ops printed on each side of the bad one

@@ -20,13 +20,15 @@ call per op:
   ending at ``graph.last_stateful``), so side effects run even when their
   results are unused (``needed_ops``);
 * **one rule per op kind** (``RULES``, default ``_kernel_rule``): how a step
-  of that kind is called -- its registered kernel with the attributes bound
+  of that kind is called -- its kernel from the default backend's table
+  (``core/backend.py``, looked up once per plan) with the attributes bound
   once (``functools.partial``), or for a ufunc spelled as a Python operator
   that operator (``operator.add`` is ``np.add`` on numpy values, without
-  the ufunc call's overhead on scalars); functional ops (the types in
-  ``opdef.FUNCTION_ATTRS``: ``If``, ``While``, ...) also get
-  ``library=graph.library``, the shared ``{name: Graph}`` function library,
-  so their kernels resolve sub-graphs by name and run them with ``plan``;
+  the ufunc call's overhead on scalars).  The functional ops have no
+  kernel: their rules are the executor's own -- ``If`` runs the taken
+  branch's plan, ``While`` the scheduler's loop (``schedule.run_loop``);
+  both get ``library=graph.library``, the shared ``{name: Graph}`` function
+  library, and resolve sub-graphs by name when they run;
 * **last uses** -- the slot of a value that is not a small fixed-size array
   is cleared right after its last reader, so large intermediates are freed
   early (scalar loop bodies skip the bookkeeping);
@@ -54,9 +56,7 @@ import operator
 
 import numpy as np
 
-from autograph.runtime.core import opdef, printer, shapes
-
-from autograph.runtime.ops import apply, spellings
+from autograph.runtime.core import backend, opdef, printer, shapes, spellings
 from autograph.runtime.errors import ExecutionError
 
 # Values smaller than this many elements are not worth freeing early (the
@@ -271,34 +271,60 @@ def _const_rule(builder, op):
     return None
 
 
-# ufunc -> the Python operator that calls it on numpy values (``ndarray.__add__`` is
-# ``np.add``): the same results, and on numpy scalars ~10x cheaper than the ufunc call.
-# Derived from the one table of spellings; the bool-only spellings are left out, since
-# on a Python ``bool`` operand ``~``/``&`` are integer operations, not logical ones.
-PYTHON_OPERATORS = {
-    opdef.get(s.op_type).kernel: getattr(operator, s.dunder)
-    for s in spellings.SPELLINGS
-    if s.kinds != "b" and isinstance(opdef.get(s.op_type).kernel, np.ufunc)
-}
+# op type -> the Python operator that calls its ufunc kernel on numpy values
+# (``ndarray.__add__`` is ``np.add``): the same results, and on numpy scalars ~10x cheaper
+# than the ufunc call.  Derived from the one table of spellings; the bool-only spellings
+# are left out, since on a Python ``bool`` operand ``~``/``&`` are integer operations,
+# not logical ones.
+PYTHON_OPERATORS = {s.op_type: getattr(operator, s.dunder) for s in spellings.SPELLINGS if s.kinds != "b"}
 _NUMERIC_KINDS = frozenset("biufc")
 
 
 def _kernel_rule(builder, op, python_operators=True):
-    """The registered kernel with the op's attributes bound (plus the library for functional
+    """The backend's kernel with the op's attributes bound (plus the library for functional
     ops); a ufunc with a Python operator spelling on numeric operands is called as that operator."""
-    kernel = opdef.get(op.type).kernel
+    kernel = backend.get().kernel(op.type)
     if (
-        python_operators and not op.attrs and isinstance(kernel, np.ufunc) and kernel in PYTHON_OPERATORS
+        python_operators and not op.attrs and isinstance(kernel, np.ufunc) and op.type in PYTHON_OPERATORS
         and all(t.dtype.kind in _NUMERIC_KINDS for t in op.inputs)
     ):
-        return PYTHON_OPERATORS[kernel]
+        return PYTHON_OPERATORS[op.type]
     kwargs = dict(op.attrs)
-    if op.type in opdef.FUNCTION_ATTRS:
+    if opdef.function_attr_names(op.type):
         kwargs["library"] = builder.graph.library
     return functools.partial(kernel, **kwargs) if kwargs else kernel
 
 
-RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule}
+# The functional ops run sub-graphs through their cached plans; ``plan`` is resolved
+# when the step runs (the library's graphs may be replaced), a While resolves its
+# cond/body plans once per execution, and arguments go to ``Plan.run`` as they come
+# (a tuple), so an iteration costs the sub-graph runs and little more.
+
+
+def _run_if(pred, *args, then_branch, else_branch, library):
+    values = plan(library[then_branch] if pred else library[else_branch]).run(args)
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _if_rule(builder, op):
+    """``If``: runs the taken branch's plan."""
+    return functools.partial(_run_if, **op.attrs, library=builder.graph.library)
+
+
+def _while_rule(builder, op):
+    """``While``: the loop itself (interpreted, then compiled once hot) is the scheduler's."""
+    from autograph.runtime.exec import schedule  # schedule builds on this module's plans
+
+    run_loop = schedule.run_loop
+
+    def run_while(*args, cond, body, library, maximum_iterations=None):
+        loop_vars = run_loop(library[cond], library[body], args, maximum_iterations)
+        return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
+
+    return functools.partial(run_while, **op.attrs, library=builder.graph.library)
+
+
+RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule, "If": _if_rule, "While": _while_rule}
 
 
 # -- analyses shared with the parallel runner and jit ------------------------------------
@@ -328,8 +354,7 @@ def needed_ops(graph) -> set[int]:
 
 def ufunc_of(op_type):
     """The numpy ufunc that is ``op_type``'s kernel (``np.<name>``), or None."""
-    definition = opdef.REGISTRY.get(op_type)
-    kernel = definition.kernel if definition is not None else None
+    kernel = backend.get().kernels.get(op_type)
     if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
         return kernel
     return None

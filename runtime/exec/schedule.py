@@ -30,48 +30,23 @@ Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import os
 import queue
 import statistics
 import threading
 import time
 
-from autograph.runtime.backends.numpy import codegen as jit
-
-from autograph.runtime.core import opdef, shapes
+from autograph.runtime.core import backend, opdef
+from autograph.runtime.errors import AutoGraphError
 
 from autograph.runtime.exec import interpreter as executor
-
-from autograph.runtime.ops import apply
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 HOT_ITERATIONS = 16
 
-# cost per output element, by op type (default 1: one pass over memory)
-WEIGHTS = {
-    "Exp": 8, "Log": 8, "Sin": 10, "Cos": 10, "Tanh": 10, "Sqrt": 3, "Pow": 12,
-    "RealDiv": 2, "FloorDiv": 4, "FloorMod": 4,
-}
-
-_NO_COST = frozenset({"Const", "Placeholder", "Identity", "Reshape", "Shape", "Size"})
-
-
-def op_cost(op) -> float:
-    """Static cost estimate of ``op``: output elements times a weight (0 if unknown)."""
-    if op.type in _NO_COST:
-        return 0
-    if op.type == "MatMul":
-        a, out = op.inputs[0].shape, op.outputs[0].shape
-        if not (shapes.is_fully_defined(a) and shapes.is_fully_defined(out)) or not a:
-            return 0
-        return math.prod(out) * a[-1]
-    total = 0
-    for t in op.outputs:
-        if shapes.is_fully_defined(t.shape):
-            total += math.prod(t.shape)
-    return total * WEIGHTS.get(op.type, 1)
+# the static cost of a step is its op definition's (``opdef.cost_of``)
+op_cost = opdef.cost_of
 
 
 class Dataflow:
@@ -368,14 +343,16 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
 
 
 def _compiled_loop(cond, body, bounded: bool):
-    """``jit.compile_loop(cond, body, bounded)``, cached on ``body`` (None if it cannot compile)."""
+    """The default backend's ``compile_loop(cond, body, bounded)``, cached on ``body`` (None if it
+    cannot compile: no loop compiler, or an ``AutoGraphError`` such as ``JitUnsupported``)."""
     key = (id(cond), len(cond.operations), len(body.operations), bounded)
     cache = body.__dict__.setdefault("_compiled_loops", {})
     found = cache.get(bounded)
     if found is None or found[0] != key:
+        compile_loop = backend.get().compile_loop
         try:
-            fn = jit.compile_loop(cond, body, bounded)[0]
-        except jit.JitUnsupported:
+            fn = None if compile_loop is None else compile_loop(cond, body, bounded)[0]
+        except AutoGraphError:
             fn = None
         found = cache[bounded] = (key, fn)
     return found[1]

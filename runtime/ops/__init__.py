@@ -7,11 +7,12 @@
   ``Select``, ``Range``, ``Fill``, ``ZerosLike``/``OnesLike``, ``GatherV2``;
 * ``indexing``: ``StridedSlice`` and ``t[...]``.
 
-Importing this package registers the op types.  Each function runs eagerly
-on numpy when no graph is being traced and adds an op otherwise
-(``opdef.apply_op``).  Stateful ops (``state``: variables, ``print``,
-``py_function``; ``random_ops``) and control flow (``ops/control_flow``)
-belong to their own modules.
+Importing this package registers every op type (the families above, and
+``control_flow``: ``If``/``While``/``Assert``; ``state``: variables,
+``print``, ``py_function``; ``random_ops``).  Each function runs eagerly on
+the default backend when no graph is being traced and adds an op otherwise
+(``apply.apply_op``).  ``rt.cond``/``rt.while_loop`` are tracing's
+(``tracing/cond_while.py``).
 """
 
 from autograph.runtime.ops.array import (
@@ -72,3 +73,4 @@ from autograph.runtime.ops.reduction import (
     reduce_prod,
     reduce_sum,
 )
+from autograph.runtime.ops import control_flow, random_ops, state  # noqa: F401 - register their op types

@@ -1,4 +1,4 @@
-"""Helpers shared by the op families: weak scalars, dtype probes, static values.
+"""Helpers shared by the op families: weak scalars, dtype rules, static values.
 
 * ``promote(values)`` applies weak typing (NEP 50) to an op's operands:
   Python numbers and weakly typed tensors (``Tensor.weak``) take the dtype
@@ -6,8 +6,9 @@
   an int32 ``t`` int32 and ``y * x`` with a weak float64 ``y`` (a Python
   float merged by an ``if``) and a float32 ``x`` is float32, both eagerly
   and in a graph.
-* ``probe_dtype(fn, dtypes)`` computes an op's result dtype by calling its
-  numpy kernel on tiny arrays: eager and graph results agree by construction.
+* ``ufunc_dtype(ufunc, dtypes)`` is the result dtype numpy's type tables
+  give an elementwise op (``ufunc.resolve_dtypes``): no kernel runs, and
+  the numpy kernels follow the same tables, so eager and graph results agree.
 * ``static_value(t)`` / ``partial_value(t)`` read what is known of a tensor's
   value at trace time (constants, static shapes, stacks of those), which is
   how ``Reshape`` and ``Fill`` infer static output shapes.
@@ -15,11 +16,11 @@
 
 from __future__ import annotations
 
-import warnings
+import functools
 
 import numpy as np
 
-from autograph.runtime.core import dtypes, opdef
+from autograph.runtime.core import dtypes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.core.location import user_location_text
@@ -80,25 +81,18 @@ def _weak_as(value, dtype):
         ) from None
 
 
-_PROBES: dict = {}  # (fn, input dtypes) -> result dtype or the TypeError numpy raised
+def ufunc_dtype(ufunc, in_dtypes) -> np.dtype:
+    """The dtype ``ufunc`` gives arrays of ``in_dtypes``: numpy's type resolution, no kernel runs.
+
+    ``ufunc.resolve_dtypes`` picks the loop numpy would use (TypeError, with
+    numpy's own message, if there is none).
+    """
+    return dtypes.as_dtype(_resolve(ufunc, tuple(in_dtypes)))
 
 
-def probe_dtype(fn, in_dtypes) -> np.dtype:
-    """The dtype ``fn`` returns on one-element arrays of ``in_dtypes`` (must be supported); memoized."""
-    key = (fn, *in_dtypes)
-    found = _PROBES.get(key)
-    if found is None:
-        args = [np.ones((1,), d) for d in in_dtypes]
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found = dtypes.as_dtype(np.asarray(fn(*args)).dtype)
-        except TypeError as e:
-            found = e
-        _PROBES[key] = found
-    if isinstance(found, TypeError):
-        raise TypeError(str(found))
-    return found
+@functools.lru_cache(maxsize=None)
+def _resolve(ufunc, in_dtypes):
+    return ufunc.resolve_dtypes(in_dtypes + (None,) * ufunc.nout)[-1]
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:

@@ -3,14 +3,16 @@
 ``apply_op`` is the single entry point of every ``rt.*`` op:
 
 * eagerly (no graph being built, no symbolic input) it runs the default
-  backend's kernel on numpy values and returns numpy values;
+  backend's kernel (``core/backend.py``) on its arrays and returns numpy
+  values;
 * while tracing it converts Python/numpy inputs to ``Const`` ops, infers the
   outputs' dtypes and shapes -- so static shape errors surface at trace
   time, naming the op and the user's line -- and adds the operation to the
   current graph.
 
-Kernel contract: ``kernel(*input_values, **attrs)`` returns the output value
-for single-output ops, or a tuple of values for ops with several outputs.
+Kernel contract (``core/backend.py``): ``kernel(*input_values, **attrs)``
+returns the output value for single-output ops, or a tuple of values for
+ops with several outputs.
 
 Conversions: ``register_conversion(cls, fn)`` lets objects of ``cls`` be
 op inputs while tracing (``fn(obj)`` gives the tensor: an ``rt.Variable``
@@ -23,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from autograph.runtime.core import dtypes, opdef
+from autograph.runtime.core import backend, dtypes, opdef
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location, user_location_text
 from autograph.runtime.core.tensor import Tensor
@@ -61,7 +63,7 @@ def register_conversion(cls: type, fn: Callable) -> None:
 
 
 def eager_value(value, dtype=None):
-    """A Python/numpy value as a numpy array (optionally of ``dtype``)."""
+    """A Python/numpy value as a numpy array (optionally of ``dtype``): how values enter the IR."""
     array = np.asarray(value, dtype=dtype)
     if dtype is None and array.dtype not in dtypes.SUPPORTED:
         dtypes.as_dtype(array.dtype)  # raises a TypeError naming the dtype
@@ -148,8 +150,10 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
                 f"{user_location_text()}. A symbolic tensor only exists while its "
                 "function is traced; return it from the function instead of keeping it."
             )
+        impl = backend.get()
+        kernel, asarray = impl.kernel(op_type), impl.asarray
         try:
-            return eager_result(definition.kernel(*[eager_value(x) for x in inputs], **attrs))
+            return eager_result(kernel(*[asarray(eager_value(x)) for x in inputs], **attrs))
         except (TypeError, ValueError, IndexError, ArithmeticError) as e:
             if not _is_library_error(e):
                 raise  # the user's own exception (from a py_function): unchanged
@@ -168,7 +172,7 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
     for t in tensors:
         if t.weak and t.op.graph is not graph:
             _mark_weak_captures(graph, t)
-    if op_type in opdef.WEAK_RULES:
+    if definition.weak is not None:
         for t, weak in zip(op.outputs, opdef.weak_outputs(op_type, tensors, attrs, len(op.outputs))):
             t.weak = weak
     if len(op.outputs) == 1:

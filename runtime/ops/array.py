@@ -90,7 +90,7 @@ def _reshape_infer(inputs, attrs):
     return [(x.dtype, reshaped_shape(x.shape, target))]
 
 
-opdef.register("Reshape", infer=_reshape_infer, kernel=lambda x, shape: np.reshape(x, tuple(shape)))
+opdef.register("Reshape", infer=_reshape_infer, cost=0)
 
 
 def reshape(x, shape, name=None):
@@ -104,14 +104,8 @@ def _shape_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["out_type"]), (rank,))]
 
 
-opdef.register(
-    "Shape", infer=_shape_infer, kernel=lambda x, *, out_type: np.array(np.shape(x), dtype=out_type)
-)
-opdef.register(
-    "Size",
-    infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())],
-    kernel=lambda x, *, out_type: np.asarray(np.size(x), dtype=out_type),
-)
+opdef.register("Shape", infer=_shape_infer, cost=0)
+opdef.register("Size", infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())], cost=0)
 
 
 def shape(x, out_type="int32", name=None):
@@ -145,7 +139,7 @@ def _pack_infer(inputs, attrs):
     return [(dtype, merged[:axis] + (len(inputs),) + merged[axis:])]
 
 
-opdef.register("Pack", infer=_pack_infer, kernel=lambda *values, axis: np.stack(values, axis=axis))
+opdef.register("Pack", infer=_pack_infer)
 
 
 def stack(values, axis=0, name=None):
@@ -198,7 +192,7 @@ def _concat_infer(inputs, attrs):
     return [(dtype, tuple(out))]
 
 
-opdef.register("ConcatV2", infer=_concat_infer, kernel=lambda *values, axis: np.concatenate(values, axis=axis))
+opdef.register("ConcatV2", infer=_concat_infer)
 
 
 def concat(values, axis=0, name=None):
@@ -224,7 +218,7 @@ def _select_infer(inputs, attrs):
     return [(dtype, out)]
 
 
-opdef.register("Select", infer=_select_infer, kernel=np.where)
+opdef.register("Select", infer=_select_infer)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -259,11 +253,7 @@ def _range_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["dtype"]), (length,))]
 
 
-opdef.register(
-    "Range",
-    infer=_range_infer,
-    kernel=lambda start, limit, delta, *, dtype: np.arange(start, limit, delta, dtype=dtype),
-)
+opdef.register("Range", infer=_range_infer)
 
 
 def tensor_range(start, limit=None, delta=1, dtype=None, name=None):
@@ -289,12 +279,7 @@ def _fill_infer(inputs, attrs):
     return [(value.dtype, None if target is None else tuple(target))]
 
 
-def _fill_kernel(dims, value):
-    value = np.asarray(value)
-    return np.full(tuple(dims), value, dtype=value.dtype)
-
-
-opdef.register("Fill", infer=_fill_infer, kernel=_fill_kernel)
+opdef.register("Fill", infer=_fill_infer)
 
 
 def fill(dims, value, name=None):
@@ -329,8 +314,8 @@ def _like_infer(inputs, attrs):
     return [(x.dtype if attrs["dtype"] is None else dtypes.as_dtype(attrs["dtype"]), x.shape)]
 
 
-opdef.register("ZerosLike", infer=_like_infer, kernel=lambda x, *, dtype: np.zeros_like(x, dtype=dtype))
-opdef.register("OnesLike", infer=_like_infer, kernel=lambda x, *, dtype: np.ones_like(x, dtype=dtype))
+opdef.register("ZerosLike", infer=_like_infer)
+opdef.register("OnesLike", infer=_like_infer)
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -368,7 +353,7 @@ def _gather_infer(inputs, attrs):
     return [(params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1 :])]
 
 
-opdef.register("GatherV2", infer=_gather_infer, kernel=lambda params, indices, *, axis: np.take(params, indices, axis=axis))
+opdef.register("GatherV2", infer=_gather_infer)
 
 
 def gather(params, indices, axis=0, name=None):

@@ -1,4 +1,4 @@
-"""Functional control flow: the ``If`` and ``While`` ops, ``rt.cond`` and ``rt.while_loop``.
+"""Functional control flow ops: the definitions of ``If``, ``While`` and ``Assert``.
 
 As in TensorFlow's control flow v2, a branch or a loop body is a separate
 ``Graph`` in the function library, and the op that runs it refers to it by
@@ -22,30 +22,20 @@ branches return a weakly typed value for it (``y = 1.0`` / ``y = 2.0``);
 a ``While`` output when its initial value and the body's result are (the
 loop variable stays a Python number on every path).
 
-``rt.cond`` and ``rt.while_loop`` trace their functions with
-``tracing.control_flow.build_cond`` / ``tracing.control_flow.build_while``, which hold the tracing
-rules (dtypes, shapes, Python values, undefined variables); so do the
-operators of converted code (``runtime/operators/graph_paths.py``).
+Running them is the executor's rule (``exec/interpreter.py``): they have no
+kernel.  Building them is tracing's: ``tracing/control_flow.py`` holds the
+tracing rules (dtypes, shapes, Python values, undefined variables) that
+``rt.cond`` / ``rt.while_loop`` (``tracing/cond_while.py``) and the operators
+of converted code (``runtime/operators/graph_paths.py``) share.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from autograph.runtime.core import nest
 from autograph.runtime.core import dtypes, opdef, shapes
-from autograph.runtime.exec import interpreter as executor, schedule
-from autograph.runtime.ops import apply
-from autograph.runtime.tracing.control_flow import UndefinedReturnValue, build_cond, build_while
-from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor
-
-__all__ = ["cond", "while_loop", "UndefinedReturnValue"]
 
 # --------------------------------------------------------------------------
-# Op registration: inference, kernels and verification of If / While
+# Op registration: inference, weak typing and verification of If / While
 # --------------------------------------------------------------------------
 
 
@@ -71,27 +61,9 @@ def _infer_if(inputs, attrs):
     return specs
 
 
-# Kernels run sub-graphs through their cached executor plans; ``_plan`` is
-# bound once (not looked up on the module per call), a While resolves its
-# cond/body plans once per execution, and arguments go to ``Plan.run`` as
-# they come (a tuple), so an iteration costs the sub-graph runs and little more.
-_plan = executor.plan
-
-
-def _if_kernel(pred, *args, then_branch, else_branch, library):
-    values = _plan(library[then_branch] if pred else library[else_branch]).run(args)
-    return values[0] if len(values) == 1 else tuple(values)
-
-
 def _infer_while(inputs, attrs):
     body = _library_of(inputs)[attrs["body"]]
     return [(t.dtype, t.shape) for t in body.inputs]
-
-
-def _while_kernel(*args, cond, body, library, maximum_iterations=None):
-    # The loop itself (interpreted, then compiled once hot) is the scheduler's.
-    loop_vars = schedule.run_loop(library[cond], library[body], args, maximum_iterations)
-    return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
 
 
 def _weak_if(inputs, attrs):
@@ -161,10 +133,11 @@ def _verify_while(op, library):
     _check_weak(op, op.inputs)
 
 
-opdef.register("If", infer=_infer_if, kernel=_if_kernel, verify=_verify_if,
-                     function_attrs=("then_branch", "else_branch"), weak=_weak_if)
-opdef.register("While", infer=_infer_while, kernel=_while_kernel, verify=_verify_while,
-                     function_attrs=("cond", "body"), weak=_weak_while)
+# No kernels: running a sub-graph is the executor's rule (``exec/interpreter.py``).
+opdef.register("If", infer=_infer_if, verify=_verify_if, function_attrs=("then_branch", "else_branch"),
+               weak=_weak_if)
+opdef.register("While", infer=_infer_while, verify=_verify_while, function_attrs=("cond", "body"),
+               weak=_weak_while)
 
 
 def _infer_assert(inputs, attrs):
@@ -173,106 +146,6 @@ def _infer_assert(inputs, attrs):
     return []
 
 
-def _assert_kernel(condition, *data, message):
-    if not np.all(condition):
-        raise AssertionError(message)
-    return ()
-
-
 # ``Assert(condition; message)``: raises AssertionError(message) when the condition is false.
 # Stateful, so it runs at every execution in program order and is never pruned.
-opdef.register("Assert", infer=_infer_assert, kernel=_assert_kernel, stateful=True)
-
-
-# --------------------------------------------------------------------------
-# Public API: rt.cond and rt.while_loop
-# --------------------------------------------------------------------------
-
-def _eager_numpy(structure):
-    """``structure`` with its Python numbers as numpy values: eager ops return numpy values."""
-    flat = nest.flatten(structure)
-    if not any(type(v) in (bool, int, float) for v in flat):
-        return structure
-    return nest.pack_as(structure, [np.asarray(v)[()] if type(v) in (bool, int, float) else v for v in flat])
-
-
-def cond(pred, true_fn, false_fn, name=None):
-    """``true_fn()`` if ``pred`` else ``false_fn()``; an ``If`` op when ``pred`` is a tensor.
-
-    The branches return the same nested structure of tensors and Python
-    values.  Eagerly, or with a Python ``pred``, only the taken branch runs.
-    """
-    del name
-    if not isinstance(pred, Tensor):
-        result = true_fn() if pred else false_fn()
-        return _eager_numpy(result) if current_graph() is None else result
-    if current_graph() is None:
-        raise TracingError(
-            f"rt.cond at {user_location_text()} got the symbolic tensor {pred.name} outside of "
-            "a trace; return tensors from the traced function instead of keeping them."
-        )
-    where = f"rt.cond at {user_location_text()}"
-    (result,) = build_cond(pred, lambda: [true_fn()], lambda: [false_fn()], labels=["result"], where=where)
-    return result
-
-def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=None, name=None):
-    """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; a ``While`` op in a trace.
-
-    ``loop_vars`` is a tuple or list (nested structures of tensors and Python
-    values inside); ``body`` returns the same structure.  ``shape_invariants``
-    matches ``loop_vars`` with shapes (``(None, 3)``) or ``rt.TensorSpec``\\ s,
-    ``None`` meaning "the initial shape, relaxed automatically".
-    ``maximum_iterations`` caps the number of iterations.  Returns the final
-    loop variables, in the structure of ``loop_vars``.  Eagerly (outside a
-    trace) it runs as a Python loop.
-    """
-    del name
-    spread = type(loop_vars) in (tuple, list)
-    if spread and not loop_vars:
-        raise ValueError("rt.while_loop needs at least one loop variable; loop_vars is empty")
-
-    def call(fn, values):
-        return fn(*values) if spread else fn(values)
-
-    def normalize(result):
-        if spread and len(loop_vars) == 1 and (type(result) not in (tuple, list) or len(result) != 1):
-            result = [result]
-        if spread and type(result) is not type(loop_vars) and type(result) in (tuple, list):
-            result = type(loop_vars)(result)
-        return result
-
-    outer = current_graph()
-    if outer is None:
-        values, count = loop_vars, 0
-        while maximum_iterations is None or count < maximum_iterations:
-            if not call(cond, values):
-                break
-            values = normalize(call(body, values))
-            count += 1
-        return _eager_numpy(values)
-
-    where = f"rt.while_loop at {user_location_text()}"
-    labels = ["loop_vars" + p for p in nest.leaf_paths(loop_vars)]
-    invariants = None
-    if shape_invariants is not None:
-        try:
-            invariants = nest.flatten_up_to(loop_vars, shape_invariants)
-        except ValueError as e:
-            raise TracingError(f"shape_invariants of {where} does not match loop_vars: {e}") from None
-
-    def cond_fn(values):
-        return call(cond, nest.pack_as(loop_vars, values))
-
-    def body_fn(values):
-        result = normalize(call(body, nest.pack_as(loop_vars, values)))
-        diff = nest.mismatch(loop_vars, result)
-        if diff is not None:
-            raise TracingError(
-                f"the body of {where} returns a different structure than loop_vars: {diff} (loop_vars vs "
-                "body result). Return the same structure as loop_vars."
-            )
-        return nest.flatten(result)
-
-    final = build_while(cond_fn, body_fn, nest.flatten(loop_vars), labels=labels, where=where,
-                        invariants=invariants, maximum_iterations=maximum_iterations)
-    return nest.pack_as(loop_vars, final)
+opdef.register("Assert", infer=_infer_assert, stateful=True)

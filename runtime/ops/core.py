@@ -19,46 +19,30 @@ import numpy as np
 from autograph.runtime.core import dtypes, opdef
 
 from autograph.runtime.ops import apply
-from autograph.runtime.errors import ExecutionError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.ops._common import dtype_of
-
-
-def _placeholder_kernel(**attrs):
-    raise ExecutionError(
-        "a Placeholder has no value of its own: pass one value per graph.all_inputs to run_graph"
-    )
-
-
-def _cast_kernel(x, *, dtype, weak=False):
-    return np.asarray(x).astype(dtype, copy=False)
 
 
 opdef.register(
     "Placeholder",
     infer=lambda inputs, attrs: [(attrs["dtype"], attrs["shape"])],
-    kernel=_placeholder_kernel,
+    cost=0,
 )
-def _const_kernel(*, value, dtype, weak=False):
-    return value
-
-
 opdef.register(
     "Const",
     infer=lambda inputs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
-    kernel=_const_kernel,
     weak=opdef.weak_from_attr,
+    cost=0,
 )
 opdef.register(
     "Identity",
     infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
-    kernel=lambda x: x,
     weak=opdef.weak_if_all_inputs_weak,
+    cost=0,
 )
 opdef.register(
     "Cast",
     infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["dtype"]), inputs[0].shape)],
-    kernel=_cast_kernel,
     weak=opdef.weak_from_attr,
 )
 

@@ -30,32 +30,6 @@ from autograph.runtime.core.tensor import Tensor
 _FULL = ("slice", None, None, None)
 
 
-def build_key(spec, dynamic) -> tuple:
-    """The Python index tuple a spec stands for, with ``"$k"`` resolved from ``dynamic``."""
-
-    def resolve(v):
-        if isinstance(v, str):
-            return int(dynamic[int(v[1:]) - 1])
-        return v
-
-    key = []
-    for item in spec:
-        kind = item[0]
-        if kind == "index":
-            key.append(resolve(item[1]))
-        elif kind == "slice":
-            key.append(slice(resolve(item[1]), resolve(item[2]), resolve(item[3])))
-        elif kind == "newaxis":
-            key.append(None)
-        else:
-            key.append(Ellipsis)
-    return tuple(key)
-
-
-def _strided_slice_kernel(x, *dynamic, spec):
-    return np.asarray(x)[build_key(spec, dynamic)]
-
-
 def sliced_shape(shape, spec):
     """Static shape of ``x[spec]`` for ``x`` of ``shape``; IndexError/ValueError when it is invalid."""
     consuming = sum(1 for item in spec if item[0] in ("index", "slice"))
@@ -102,7 +76,7 @@ def _strided_slice_infer(inputs, attrs):
     return [(x.dtype, sliced_shape(x.shape, attrs["spec"]))]
 
 
-opdef.register("StridedSlice", infer=_strided_slice_infer, kernel=_strided_slice_kernel)
+opdef.register("StridedSlice", infer=_strided_slice_infer)
 
 
 def _is_int(v) -> bool:

@@ -1,21 +1,25 @@
 """Elementwise math, comparison and logical ops, and ``MatMul``.
 
-Each op type maps to one numpy ufunc in a table; the ufunc is the kernel,
-and its dtype rule (found by probing the ufunc) is the dtype inference, so
-eager and graph results always agree.  Shapes broadcast as in numpy.
+Each op type means one numpy ufunc (the tables below): its dtype is what
+numpy's type resolution gives that ufunc (``ufunc.resolve_dtypes``, no
+kernel runs), its shape broadcasts as in numpy, and the numpy backend's
+kernel is that ufunc (``backends/numpy/kernels.py``), so eager and graph
+results always agree.
 Python scalar operands are weakly typed (``int32_t + 1`` stays int32).
 """
 
 from __future__ import annotations
+
+import math as _math
 
 import numpy as np
 
 from autograph.runtime.core import opdef, shapes
 
 from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import probe_dtype, promote
+from autograph.runtime.ops._common import promote, ufunc_dtype
 
-# op type -> ufunc, for ops of two broadcast operands
+# op type -> the numpy ufunc it means, for ops of two broadcast operands
 BINARY = {
     "Add": np.add,
     "Sub": np.subtract,
@@ -40,7 +44,7 @@ BINARY = {
     "BitwiseXor": np.bitwise_xor,
 }
 
-# op type -> ufunc, for ops of one operand (same shape out)
+# op type -> the numpy ufunc it means, for ops of one operand (same shape out)
 UNARY = {
     "Neg": np.negative,
     "Abs": np.absolute,
@@ -64,7 +68,7 @@ def _binary_infer(ufunc):
     def infer(inputs, attrs):
         a, b = inputs
         try:
-            dtype = probe_dtype(ufunc, [a.dtype, b.dtype])
+            dtype = ufunc_dtype(ufunc, [a.dtype, b.dtype])
         except TypeError as e:
             raise TypeError(
                 f"{ufunc.__name__} is not defined for {a.dtype.name} and {b.dtype.name} "
@@ -86,7 +90,7 @@ def _unary_infer(ufunc):
     def infer(inputs, attrs):
         (x,) = inputs
         try:
-            dtype = probe_dtype(ufunc, [x.dtype])
+            dtype = ufunc_dtype(ufunc, [x.dtype])
         except TypeError as e:
             raise TypeError(
                 f"{ufunc.__name__} is not defined for {x.dtype.name} (operand {x.name}): {e}. "
@@ -97,10 +101,16 @@ def _unary_infer(ufunc):
     return infer
 
 
+# cost per output element, where it is above one pass over memory (``opdef.cost_of``)
+_COSTS = {
+    "Exp": 8, "Log": 8, "Sin": 10, "Cos": 10, "Tanh": 10, "Sqrt": 3, "Pow": 12,
+    "RealDiv": 2, "FloorDiv": 4, "FloorMod": 4,
+}
+
 for _type, _ufunc in BINARY.items():
-    opdef.register(_type, infer=_binary_infer(_ufunc), kernel=_ufunc)
+    opdef.register(_type, infer=_binary_infer(_ufunc), cost=_COSTS.get(_type, 1))
 for _type, _ufunc in UNARY.items():
-    opdef.register(_type, infer=_unary_infer(_ufunc), kernel=_ufunc)
+    opdef.register(_type, infer=_unary_infer(_ufunc), cost=_COSTS.get(_type, 1))
 
 
 def binary(op_type: str, x, y, name=None):
@@ -259,20 +269,24 @@ def matmul_shape(a, b):
     return out
 
 
-def _matmul_of_1x1(x, y):
-    return np.matmul(x.reshape(1, 1), y.reshape(1, 1))
-
-
 def _matmul_infer(inputs, attrs):
     a, b = inputs
     try:
-        dtype = probe_dtype(_matmul_of_1x1, [a.dtype, b.dtype])
+        dtype = ufunc_dtype(np.matmul, [a.dtype, b.dtype])
     except TypeError as e:
         raise TypeError(f"matmul is not defined for {a.dtype.name} and {b.dtype.name}: {e}") from None
     return [(dtype, matmul_shape(a.shape, b.shape))]
 
 
-opdef.register("MatMul", infer=_matmul_infer, kernel=np.matmul)
+def _matmul_cost(op):
+    """Multiply-adds: output elements times the contracted dimension (0 if a shape is unknown)."""
+    a, out = op.inputs[0].shape, op.outputs[0].shape
+    if not (shapes.is_fully_defined(a) and shapes.is_fully_defined(out)) or not a:
+        return 0
+    return _math.prod(out) * a[-1]
+
+
+opdef.register("MatMul", infer=_matmul_infer, cost=_matmul_cost)
 
 
 def matmul(x, y, name=None):

@@ -20,7 +20,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.opdef import register
-from autograph.runtime.ops.apply import apply_op, eager_result
+from autograph.runtime.ops.apply import apply_op
 from autograph.runtime.core.tensor import Tensor
 
 __all__ = ["random"]
@@ -47,7 +47,8 @@ def _seeds(seed):
     return global_seed, op_seed
 
 
-def _generator(stream, seed, seed2) -> np.random.Generator:
+def generator(stream, seed, seed2) -> np.random.Generator:
+    """The random stream ``stream`` (created from the seeds on first use): the kernels draw from it."""
     gen = _rng.streams.get(stream)
     if gen is None:
         with _rng_lock:
@@ -104,29 +105,8 @@ def _infer_random(inputs, attrs):
     return [(attrs["dtype"], out_shape)]
 
 
-def _dims(shape):
-    return tuple(int(d) for d in np.asarray(shape).reshape(-1))
-
-
-def _uniform_kernel(shape, minval, maxval, *, dtype, seed, seed2, stream):
-    gen = _generator(stream, seed, seed2)
-    dims = _dims(shape)
-    if dtype.kind == "f":
-        unit = gen.random(dims, dtype=np.float64 if dtype == np.float64 else np.float32)
-        out = (minval + (maxval - minval) * unit).astype(dtype)
-    else:
-        out = gen.integers(minval, maxval, size=dims, dtype=dtype)
-    return eager_result(np.asarray(out))
-
-
-def _normal_kernel(shape, mean, stddev, *, dtype, seed, seed2, stream):
-    gen = _generator(stream, seed, seed2)
-    unit = gen.standard_normal(_dims(shape), dtype=np.float64 if dtype == np.float64 else np.float32)
-    return eager_result(np.asarray(mean + stddev * unit).astype(dtype))
-
-
-register("RandomUniform", infer=_infer_random, kernel=_uniform_kernel, stateful=True)
-register("RandomNormal", infer=_infer_random, kernel=_normal_kernel, stateful=True)
+register("RandomUniform", infer=_infer_random, stateful=True)
+register("RandomNormal", infer=_infer_random, stateful=True)
 
 
 def _param(value, dtype):

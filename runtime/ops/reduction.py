@@ -2,7 +2,8 @@
 
 Attributes: ``axis`` (None for all axes, an int, or a tuple of ints) and
 ``keepdims``.  Result dtypes follow numpy (``reduce_sum`` of int32 gives
-int64 as ``np.sum`` does, ``reduce_mean`` of ints gives float64); the
+int64 as ``np.sum`` does, ``reduce_mean`` of ints gives float64), by the
+rules in ``_RESULT_DTYPES``, which run no kernel; the numpy backend's
 kernel is the numpy function itself.  ``argmax`` follows ``np.argmax``:
 ``axis=None`` looks at the flattened tensor; the result is int64.
 """
@@ -14,9 +15,9 @@ import numpy as np
 from autograph.runtime.core import opdef
 
 from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import check_int_attr, normalize_axis, probe_dtype
+from autograph.runtime.ops._common import check_int_attr, normalize_axis
 
-# op type -> numpy reduction (called as fn(x, axis=..., keepdims=...))
+# op type -> the numpy reduction it means (called as fn(x, axis=..., keepdims=...))
 REDUCTIONS = {
     "Sum": np.sum,
     "Mean": np.mean,
@@ -25,6 +26,34 @@ REDUCTIONS = {
     "Prod": np.prod,
     "Any": np.any,
     "All": np.all,
+}
+
+
+
+
+def _accumulated(dtype):
+    """``np.sum``/``np.prod``: bools and integers narrower than the platform's accumulate in it."""
+    if dtype.kind in "bi":
+        return np.result_type(dtype, np.int_)
+    if dtype.kind == "u":
+        return np.result_type(dtype, np.uint)
+    return dtype
+
+
+def _mean(dtype):
+    """``np.mean``: bools and integers give float64, floats keep their dtype."""
+    return np.dtype(np.float64) if dtype.kind in "biu" else dtype
+
+
+# op type -> rule(input dtype) -> result dtype, as numpy's reductions give it
+_RESULT_DTYPES = {
+    "Sum": _accumulated,
+    "Prod": _accumulated,
+    "Mean": _mean,
+    "Max": lambda dtype: dtype,
+    "Min": lambda dtype: dtype,
+    "Any": lambda dtype: np.dtype(np.bool_),
+    "All": lambda dtype: np.dtype(np.bool_),
 }
 
 
@@ -46,20 +75,16 @@ def reduced_shape(shape, axis, keepdims: bool):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduction_infer(fn):
+def _reduction_infer(result_dtype):
     def infer(inputs, attrs):
         (x,) = inputs
-        try:
-            dtype = probe_dtype(fn, [x.dtype])
-        except TypeError as e:
-            raise TypeError(f"{fn.__name__} is not defined for {x.dtype.name} (operand {x.name}): {e}") from None
-        return [(dtype, reduced_shape(x.shape, attrs["axis"], attrs["keepdims"]))]
+        return [(result_dtype(x.dtype), reduced_shape(x.shape, attrs["axis"], attrs["keepdims"]))]
 
     return infer
 
 
-for _type, _fn in REDUCTIONS.items():
-    opdef.register(_type, infer=_reduction_infer(_fn), kernel=_fn)
+for _type in REDUCTIONS:
+    opdef.register(_type, infer=_reduction_infer(_RESULT_DTYPES[_type]))
 
 
 def _axis_attr(axis):
@@ -107,7 +132,7 @@ def reduce_all(x, axis=None, keepdims=False, name=None):
 def _argmax_infer(inputs, attrs):
     (x,) = inputs
     axis = attrs["axis"]
-    dtype = probe_dtype(np.argmax, [x.dtype])
+    dtype = np.dtype(np.intp)
     if x.shape is not None and axis is not None and len(x.shape) == 0:
         raise ValueError(f"argmax over axis {axis} of the scalar {x.name}: a scalar has no axes")
     if x.shape is not None and 0 in (x.shape if axis is None else (x.shape[normalize_axis(axis, len(x.shape))],)):
@@ -115,7 +140,7 @@ def _argmax_infer(inputs, attrs):
     return [(dtype, reduced_shape(x.shape, axis, False))]
 
 
-opdef.register("ArgMax", infer=_argmax_infer, kernel=np.argmax)
+opdef.register("ArgMax", infer=_argmax_infer)
 
 
 def argmax(x, axis=None, name=None):

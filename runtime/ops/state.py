@@ -41,7 +41,7 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime.core import dtypes, serialize, shapes
+from autograph.runtime.core import backend, dtypes, serialize, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
@@ -142,7 +142,7 @@ def _constant_value(tensor: Tensor, what: str):
                     "once, outside the graph. Create the variable outside the function instead."
                 )
             args = [value_of(x) for x in op.inputs]
-            result = opdef.kernel(*args, **op.attrs)
+            result = backend.get().kernel(op.type)(*args, **op.attrs)
             memo[id(op)] = result if len(op.outputs) != 1 else (result,)
         return memo[id(op)][t.value_index]
 
@@ -380,10 +380,6 @@ def _infer_read(inputs, attrs):
     return [(attrs["dtype"], attrs["shape"])]
 
 
-def _read_kernel(*, handle, dtype, shape):
-    return eager_result(lookup_variable(handle)._value.copy())
-
-
 def _update_label(attrs):
     handle = attrs["handle"]
     var = _VARIABLES.get(handle.id)
@@ -428,43 +424,15 @@ def _infer_assign_update(inputs, attrs):
     return [(attrs["dtype"], var_shape)]
 
 
-def _store(var, new):
-    new = np.array(new, dtype=var.dtype)
-    if not shapes.is_subshape(new.shape, var.shape):
-        raise ValueError(
-            f"cannot assign a value of shape {shapes.format_shape(new.shape)} to variable {var.name!r} of "
-            f"shape {shapes.format_shape(var.shape)}"
-        )
-    var._value = new
-    return eager_result(new.copy())
-
-
-def _assign_kernel(value, *, handle, dtype, shape):
-    return _store(lookup_variable(handle), value)
-
-
-def _assign_add_kernel(value, *, handle, dtype, shape):
-    var = lookup_variable(handle)
-    return _store(var, np.add(var._value, value, dtype=var.dtype))
-
-
-def _assign_sub_kernel(value, *, handle, dtype, shape):
-    var = lookup_variable(handle)
-    return _store(var, np.subtract(var._value, value, dtype=var.dtype))
-
-
-register("ReadVariable", infer=_infer_read, kernel=_read_kernel, stateful=True)
-register("AssignVariable", infer=_infer_assign, kernel=_assign_kernel, stateful=True)
-register("AssignAddVariable", infer=_infer_assign_update, kernel=_assign_add_kernel, stateful=True)
-register("AssignSubVariable", infer=_infer_assign_update, kernel=_assign_sub_kernel, stateful=True)
+register("ReadVariable", infer=_infer_read, stateful=True)
+register("AssignVariable", infer=_infer_assign, stateful=True)
+register("AssignAddVariable", infer=_infer_assign_update, stateful=True)
+register("AssignSubVariable", infer=_infer_assign_update, stateful=True)
 
 
 # --------------------------------------------------------------------------
 # print
 # --------------------------------------------------------------------------
-
-_STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
-
 
 def _stream_name(output_stream) -> str:
     if output_stream is None or output_stream == "stdout" or output_stream is sys.stdout:
@@ -517,15 +485,7 @@ def _infer_print(inputs, attrs):
     return []
 
 
-def _print_kernel(*values, parts, sep, end, stream):
-    it = iter(values)
-    text = sep.join(str(next(it)) if p is None else p for p in parts)
-    out = _STREAMS_BY_NAME[stream]()
-    out.write(text + end)
-    return ()
-
-
-register("Print", infer=_infer_print, kernel=_print_kernel, stateful=True)
+register("Print", infer=_infer_print, stateful=True)
 
 
 # --------------------------------------------------------------------------
@@ -537,36 +497,7 @@ def _infer_pyfunc(inputs, attrs):
     return list(zip(attrs["Tout"], attrs["output_shapes"]))
 
 
-def _pyfunc_kernel(*values, func, Tout, output_shapes, single, func_name):
-    result = func(*values)
-    if not Tout:
-        return ()
-    results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None
-    if results is None or len(results) != len(Tout):
-        raise ValueError(
-            f"py_function {func_name!r} returned {result!r}, expected {len(Tout)} value(s) of dtype(s) "
-            f"{', '.join(d.name for d in Tout)}"
-        )
-    outs = []
-    for index, (value, dtype, shape) in enumerate(zip(results, Tout, output_shapes)):
-        array = np.asarray(value)
-        if array.dtype != dtype:
-            if array.dtype == object or not np.can_cast(array.dtype, dtype, "same_kind"):
-                raise TypeError(
-                    f"py_function {func_name!r} output {index} has dtype {array.dtype}, but Tout says "
-                    f"{dtype.name}; return a {dtype.name} value or change Tout"
-                )
-            array = array.astype(dtype)
-        if not shapes.is_subshape(array.shape, shape):
-            raise ValueError(
-                f"py_function {func_name!r} output {index} has shape {shapes.format_shape(array.shape)}, "
-                f"but the declared shape is {shapes.format_shape(shape)}"
-            )
-        outs.append(eager_result(array))
-    return outs[0] if single else tuple(outs)
-
-
-register("PyFunc", infer=_infer_pyfunc, kernel=_pyfunc_kernel, stateful=True)
+register("PyFunc", infer=_infer_pyfunc, stateful=True)
 
 
 def py_function(func, inp, Tout, shape=None, name=None):

@@ -26,9 +26,7 @@ import warnings
 
 import numpy as np
 
-from autograph.runtime.core import opdef, shapes
-
-from autograph.runtime.ops import apply
+from autograph.runtime.core import backend, opdef, shapes
 from autograph.runtime.optimizer import graph_util, inline
 from autograph.runtime.optimizer.rewrite import rewrite
 
@@ -40,12 +38,13 @@ _NEVER = frozenset({"Placeholder", "Const"})
 def run_kernel(op, values):
     """Outputs of ``op`` computed from numpy ``values``, or None if they must not be folded."""
     definition = opdef.REGISTRY.get(op.type)
-    if definition is None or definition.stateful:
+    kernel = backend.get().kernels.get(op.type)
+    if definition is None or definition.stateful or kernel is None:
         return None
     try:
         with warnings.catch_warnings(), np.errstate(all="raise"):
             warnings.simplefilter("error")
-            result = definition.kernel(*values, **op.attrs)
+            result = kernel(*values, **op.attrs)
     except Exception:
         return None
     results = result if len(op.outputs) > 1 else (result,)
@@ -59,7 +58,7 @@ def run_kernel(op, values):
 
 
 def _fold(rw, op):
-    if op.type in _NEVER or graph_util.is_stateful(op) or op.type in graph_util.SUBGRAPH_ATTRS:
+    if op.type in _NEVER or graph_util.is_stateful(op) or graph_util.is_functional(op):
         return None
     values = [graph_util.const_value(t) for t in op.inputs]
     if any(v is None for v in values):
@@ -125,7 +124,7 @@ def evaluate(graph, known: dict) -> list:
         if op.type == "Const":
             env[id(op.outputs[0])] = op.attrs["value"]
             continue
-        if graph_util.is_stateful(op) or op.type in graph_util.SUBGRAPH_ATTRS:
+        if graph_util.is_stateful(op) or graph_util.is_functional(op):
             continue
         values = [env.get(id(t)) for t in op.inputs]
         if any(v is None for v in values):

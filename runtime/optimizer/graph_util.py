@@ -1,8 +1,9 @@
 """Graph facts and copies the optimizer passes share.
 
-* ``SUBGRAPH_ATTRS``: which attributes of which op types name library
-  functions (``If``: ``then_branch``/``else_branch``; ``While``: ``cond``/
-  ``body``); the one table every pass consults to find sub-graphs.
+* ``subgraphs(op)``: the library functions an op calls, found through its
+  definition's ``function_attrs`` (``If``: ``then_branch``/``else_branch``;
+  ``While``: ``cond``/``body``), the one fact every pass consults;
+  ``is_functional(op)``: whether it calls any.
 * ``is_stateful(op)``: an op with side effects -- registered stateful, pinned
   by control edges, or a functional op whose sub-graphs hold such an op.
   ``If``/``While`` with stateless bodies are stateless (TensorFlow's
@@ -21,20 +22,20 @@ from __future__ import annotations
 import re
 
 from autograph.runtime.core import opdef
-
-from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import Graph, Operation
 from autograph.runtime.core.tensor import Tensor
-
-# op type -> attributes naming library functions: the op registry's own table
-SUBGRAPH_ATTRS: dict[str, tuple[str, ...]] = opdef.FUNCTION_ATTRS
 
 _SUFFIX = re.compile(r"_\d+$")
 
 
 def subgraphs(op) -> list[Graph]:
-    """The library graphs ``op`` calls, in ``SUBGRAPH_ATTRS`` order."""
-    return [op.graph.library[op.attrs[a]] for a in SUBGRAPH_ATTRS.get(op.type, ())]
+    """The library graphs ``op`` calls, in the order of its definition's ``function_attrs``."""
+    return [op.graph.library[op.attrs[a]] for a in opdef.function_attr_names(op.type)]
+
+
+def is_functional(op) -> bool:
+    """True for ops that call library functions (``If``, ``While``)."""
+    return bool(opdef.function_attr_names(op.type))
 
 
 def graph_is_stateful(graph) -> bool:
@@ -51,7 +52,7 @@ def is_stateful(op) -> bool:
         return True
     if op.control_inputs or op is op.graph.last_stateful:
         return True
-    if op.type in SUBGRAPH_ATTRS:
+    if is_functional(op):
         return any(graph_is_stateful(g) for g in subgraphs(op))
     return False
 
@@ -159,7 +160,7 @@ def _copy_into(src, dst, outer_tmap) -> None:
             tmap[id(old)] = new
         ops[id(op)] = copy
         dst.operations.append(copy)
-        for attr in SUBGRAPH_ATTRS.get(op.type, ()):
+        for attr in opdef.function_attr_names(op.type):
             sub = src.library[op.attrs[attr]]
             sub_copy = Graph(sub.name, outer=dst)  # ``outer`` follows the calling op
             _copy_into(sub, sub_copy, tmap)

@@ -53,7 +53,7 @@ def _movable(op) -> bool:
             inner.type in ("Placeholder", "Const") or _movable(inner)
             for branch in graph_util.subgraphs(op) for inner in branch.operations
         )
-    if not HOIST.get(op.type, True) or op.type in graph_util.SUBGRAPH_ATTRS:
+    if not HOIST.get(op.type, True) or graph_util.is_functional(op):
         return False
     return not graph_util.is_stateful(op)
 

@@ -22,9 +22,9 @@ output values, exactly like ``executor.run_graph``.  The generated code::
             raise
 
 * every tensor is a local variable named after its op;
-* ops with an operator spelling (``runtime/ops/spellings.py``: ``Add`` ->
+* ops with an operator spelling (``runtime/core/spellings.py``: ``Add`` ->
   ``{0} + {1}``) are written as that operator, other ops call their
-  registered kernel through a bound name, with their attributes as
+  numpy kernel (``kernels.py``) through a bound name, with their attributes as
   keyword arguments (``_k_Reshape(x, shape=(3, 1))``), so
   results match the interpreter by construction;
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
@@ -55,11 +55,9 @@ import re
 
 import numpy as np
 
-from autograph.runtime.core import opdef
-
+from autograph.runtime.backends.numpy.kernels import KERNELS
+from autograph.runtime.core import spellings
 from autograph.runtime.exec import interpreter as executor
-
-from autograph.runtime.ops import apply, spellings
 from autograph.runtime.errors import AutoGraphError
 
 _counter = itertools.count()
@@ -282,16 +280,16 @@ def _identity(gen, op, depth, reuse):
 
 
 def _call(gen, op, depth, reuse):
-    """Calls the op's registered kernel: identical to the interpreter."""
-    definition = opdef.REGISTRY.get(op.type)
-    if definition is None or definition.kernel is None:
+    """Calls the op's numpy kernel: identical to the interpreter."""
+    found = KERNELS.get(op.type)
+    if found is None:
         raise JitUnsupported(
             f"{op.type} op '{op.name}' created at {op.location or '<unknown>'} has no kernel and no "
             "code rule, so the graph cannot be compiled"
         )
     kernel = gen.kernels.get(op.type)
     if kernel is None:
-        kernel = gen.kernels[op.type] = gen.bind(definition.kernel, "k_" + op.type)
+        kernel = gen.kernels[op.type] = gen.bind(found, "k_" + op.type)
     args = [gen.var(t) for t in op.inputs]
     for key, value in op.attrs.items():  # literals written out, other values bound
         args.append(f"{key}={value!r}" if _literal(value) else f"{key}={gen.bind(value, f'{op.name}_{key}')}")

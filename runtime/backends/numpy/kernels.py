@@ -1,0 +1,271 @@
+"""The numpy kernels: op type -> the numpy function that computes it.
+
+Kernel contract (``core/backend.py``): ``kernel(*input_values, **attrs)``
+returns the output value of a single-output op, or a tuple of values
+(``()`` for an op without outputs).  The op's definition
+(``runtime/ops/*``: inference, weak typing, statefulness, cost) and its
+kernel here are the two halves of an op type; a kernel never decides a
+dtype the definition did not infer (the suite checks that eager results and
+graph results agree).  Elementwise ops are the numpy ufuncs themselves, so
+the interpreter and the code generator can recognise them
+(``ufunc.__name__``), call them as Python operators on scalars and write
+into donated buffers (``out=``).
+
+``If`` and ``While`` have no kernel: running a sub-graph is the
+executor's rule (``exec/interpreter.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from autograph.runtime.core import shapes
+from autograph.runtime.errors import ExecutionError
+from autograph.runtime.ops import math, random_ops, reduction, state
+from autograph.runtime.ops.apply import eager_result
+
+# -- elementwise math and reductions (runtime/ops/math.py, reduction.py) ---------------
+
+# The numpy backend computes each elementwise op with the very ufunc whose type table
+# defines its dtype rule (the definitions' tables), and each reduction with the numpy
+# reduction it means: numpy is the reference semantics, so these kernels are it.
+ELEMENTWISE = {**math.BINARY, **math.UNARY, "MatMul": np.matmul}
+
+# -- core ops (runtime/ops/core.py) ---------------------------------------------------
+
+
+def _placeholder(**attrs):
+    raise ExecutionError(
+        "a Placeholder has no value of its own: pass one value per graph.all_inputs to run_graph"
+    )
+
+
+def _const(*, value, dtype, weak=False):
+    return value
+
+
+def _identity(x):
+    return x
+
+
+def _cast(x, *, dtype, weak=False):
+    return np.asarray(x).astype(dtype, copy=False)
+
+
+# -- array ops (runtime/ops/array.py) -------------------------------------------------
+
+
+def _reshape(x, shape):
+    return np.reshape(x, tuple(shape))
+
+
+def _shape(x, *, out_type):
+    return np.array(np.shape(x), dtype=out_type)
+
+
+def _size(x, *, out_type):
+    return np.asarray(np.size(x), dtype=out_type)
+
+
+def _pack(*values, axis):
+    return np.stack(values, axis=axis)
+
+
+def _concat(*values, axis):
+    return np.concatenate(values, axis=axis)
+
+
+def _range(start, limit, delta, *, dtype):
+    return np.arange(start, limit, delta, dtype=dtype)
+
+
+def _fill(dims, value):
+    value = np.asarray(value)
+    return np.full(tuple(dims), value, dtype=value.dtype)
+
+
+def _zeros_like(x, *, dtype):
+    return np.zeros_like(x, dtype=dtype)
+
+
+def _ones_like(x, *, dtype):
+    return np.ones_like(x, dtype=dtype)
+
+
+def _gather(params, indices, *, axis):
+    return np.take(params, indices, axis=axis)
+
+
+# -- indexing (runtime/ops/indexing.py) -----------------------------------------------
+
+
+def build_key(spec, dynamic) -> tuple:
+    """The Python index tuple a ``StridedSlice`` spec stands for, ``"$k"`` resolved from ``dynamic``."""
+
+    def resolve(v):
+        if isinstance(v, str):
+            return int(dynamic[int(v[1:]) - 1])
+        return v
+
+    key = []
+    for item in spec:
+        kind = item[0]
+        if kind == "index":
+            key.append(resolve(item[1]))
+        elif kind == "slice":
+            key.append(slice(resolve(item[1]), resolve(item[2]), resolve(item[3])))
+        elif kind == "newaxis":
+            key.append(None)
+        else:
+            key.append(Ellipsis)
+    return tuple(key)
+
+
+def _strided_slice(x, *dynamic, spec):
+    return np.asarray(x)[build_key(spec, dynamic)]
+
+
+# -- reductions (runtime/ops/reduction.py) --------------------------------------------
+
+REDUCTIONS = {**reduction.REDUCTIONS, "ArgMax": np.argmax}
+
+# -- random ops (runtime/ops/random_ops.py) -------------------------------------------
+
+
+def _dims(shape):
+    return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+
+
+def _uniform(shape, minval, maxval, *, dtype, seed, seed2, stream):
+    gen = random_ops.generator(stream, seed, seed2)
+    dims = _dims(shape)
+    if dtype.kind == "f":
+        unit = gen.random(dims, dtype=np.float64 if dtype == np.float64 else np.float32)
+        out = (minval + (maxval - minval) * unit).astype(dtype)
+    else:
+        out = gen.integers(minval, maxval, size=dims, dtype=dtype)
+    return eager_result(np.asarray(out))
+
+
+def _normal(shape, mean, stddev, *, dtype, seed, seed2, stream):
+    gen = random_ops.generator(stream, seed, seed2)
+    unit = gen.standard_normal(_dims(shape), dtype=np.float64 if dtype == np.float64 else np.float32)
+    return eager_result(np.asarray(mean + stddev * unit).astype(dtype))
+
+
+# -- variables, print, py_function (runtime/ops/state.py) -----------------------------
+# A variable's storage is its ``_value`` array; these kernels are the only code
+# outside ``state.Variable`` that reads or replaces it.
+
+
+def _read_variable(*, handle, dtype, shape):
+    return eager_result(state.lookup_variable(handle)._value.copy())
+
+
+def _store(var, new):
+    new = np.array(new, dtype=var.dtype)
+    if not shapes.is_subshape(new.shape, var.shape):
+        raise ValueError(
+            f"cannot assign a value of shape {shapes.format_shape(new.shape)} to variable {var.name!r} of "
+            f"shape {shapes.format_shape(var.shape)}"
+        )
+    var._value = new
+    return eager_result(new.copy())
+
+
+def _assign_variable(value, *, handle, dtype, shape):
+    return _store(state.lookup_variable(handle), value)
+
+
+def _assign_add_variable(value, *, handle, dtype, shape):
+    var = state.lookup_variable(handle)
+    return _store(var, np.add(var._value, value, dtype=var.dtype))
+
+
+def _assign_sub_variable(value, *, handle, dtype, shape):
+    var = state.lookup_variable(handle)
+    return _store(var, np.subtract(var._value, value, dtype=var.dtype))
+
+
+_STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
+
+
+def _print(*values, parts, sep, end, stream):
+    it = iter(values)
+    text = sep.join(str(next(it)) if p is None else p for p in parts)
+    out = _STREAMS_BY_NAME[stream]()
+    out.write(text + end)
+    return ()
+
+
+def _py_func(*values, func, Tout, output_shapes, single, func_name):
+    result = func(*values)
+    if not Tout:
+        return ()
+    results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None
+    if results is None or len(results) != len(Tout):
+        raise ValueError(
+            f"py_function {func_name!r} returned {result!r}, expected {len(Tout)} value(s) of dtype(s) "
+            f"{', '.join(d.name for d in Tout)}"
+        )
+    outs = []
+    for index, (value, dtype, shape) in enumerate(zip(results, Tout, output_shapes)):
+        array = np.asarray(value)
+        if array.dtype != dtype:
+            if array.dtype == object or not np.can_cast(array.dtype, dtype, "same_kind"):
+                raise TypeError(
+                    f"py_function {func_name!r} output {index} has dtype {array.dtype}, but Tout says "
+                    f"{dtype.name}; return a {dtype.name} value or change Tout"
+                )
+            array = array.astype(dtype)
+        if not shapes.is_subshape(array.shape, shape):
+            raise ValueError(
+                f"py_function {func_name!r} output {index} has shape {shapes.format_shape(array.shape)}, "
+                f"but the declared shape is {shapes.format_shape(shape)}"
+            )
+        outs.append(eager_result(array))
+    return outs[0] if single else tuple(outs)
+
+
+# -- Assert (runtime/ops/control_flow.py) ---------------------------------------------
+
+
+def _assert(condition, *data, message):
+    if not np.all(condition):
+        raise AssertionError(message)
+    return ()
+
+
+# -- the table ------------------------------------------------------------------------
+
+KERNELS: dict = {
+    **ELEMENTWISE,
+    **REDUCTIONS,
+    "Placeholder": _placeholder,
+    "Const": _const,
+    "Identity": _identity,
+    "Cast": _cast,
+    "Reshape": _reshape,
+    "Shape": _shape,
+    "Size": _size,
+    "Pack": _pack,
+    "ConcatV2": _concat,
+    "Select": np.where,
+    "Range": _range,
+    "Fill": _fill,
+    "ZerosLike": _zeros_like,
+    "OnesLike": _ones_like,
+    "GatherV2": _gather,
+    "StridedSlice": _strided_slice,
+    "RandomUniform": _uniform,
+    "RandomNormal": _normal,
+    "ReadVariable": _read_variable,
+    "AssignVariable": _assign_variable,
+    "AssignAddVariable": _assign_add_variable,
+    "AssignSubVariable": _assign_sub_variable,
+    "Print": _print,
+    "PyFunc": _py_func,
+    "Assert": _assert,
+}
