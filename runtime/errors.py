@@ -57,6 +57,27 @@ class VerificationError(AutoGraphError):
     """
 
 
+class GraphDefError(AutoGraphError, ValueError):
+    """A graph def (``Graph.from_graph_def``) that cannot be loaded.
+
+    Raised for anything wrong with the document -- a missing or mistyped
+    field, an unknown op type or attribute, a dangling tensor reference, a
+    recorded dtype or shape that shape inference contradicts, a cycle of
+    sub-graphs, a tensor larger than the loader's limits.  The message
+    names the graph, the node and the field, and says how to fix it.  It is
+    also a ``ValueError``: the file is bad input.
+    """
+
+
+class ResourceLimitError(AutoGraphError):
+    """A loaded graph went past a limit given to ``Graph.from_graph_def``.
+
+    For example a ``While`` that ran more iterations than
+    ``LoadOptions.max_iterations``.  Raise the limit if the graph is
+    trusted, or do not run it.
+    """
+
+
 class AutoGraphWarning(UserWarning):
     """Something autograph could not do, that it worked around.
 
