@@ -16,6 +16,8 @@ from autograph.runtime.errors import (
     AutoGraphWarning,
     ConversionError,
     ExecutionError,
+    GraphDefError,
+    ResourceLimitError,
     TracingError,
     VerificationError,
 )

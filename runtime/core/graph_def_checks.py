@@ -3,6 +3,7 @@
 ``check_graphs(main, options)`` runs on the graphs ``from_graph_def`` just
 built, before anyone can run them:
 
+* **placeholders** -- each is a declared input or a capture, listed once;
 * **sub-graph references** -- the functions each ``If``/``While`` (any op
   type in ``opdef.FUNCTION_ATTRS``) names must exist and must not call
   themselves, directly or through others (a cycle would recurse at run
@@ -42,6 +43,7 @@ def check_graphs(main, options) -> None:
     graphs = [main, *main.library.values()]
     _check_calls(main, graphs, options)
     for graph in graphs:
+        _check_placeholders(graph)
         _check_inference(graph, options)
     try:
         verify.verify(main)
@@ -49,6 +51,22 @@ def check_graphs(main, options) -> None:
             verify.verify(graph)
     except VerificationError as e:
         raise GraphDefError(f"the graph def does not verify: {e}") from None
+
+
+def _check_placeholders(graph) -> None:
+    """Each Placeholder is listed once, as a declared input or a capture: a run gives it a value."""
+    listed = [t.op for t in graph.all_inputs]
+    if len({id(op) for op in listed}) != len(listed):
+        raise GraphDefError(f"graph {graph.name!r}: fields 'inputs'/'captures' list a tensor twice")
+    ids = {id(op) for op in listed}
+    for op in graph.operations:
+        if op.type == "Placeholder" and id(op) not in ids:
+            raise GraphDefError(f"node {op.name!r} of graph {graph.name!r} is a Placeholder that field 'inputs' "
+                                "and field 'captures' do not list, so nothing would give it a value")
+    for op in listed:
+        if op.type != "Placeholder":
+            raise GraphDefError(f"graph {graph.name!r}: fields 'inputs'/'captures' list {op.name!r}, a {op.type}, "
+                                "not a Placeholder")
 
 
 def _callees(graph) -> list[tuple[str, str, str]]:
@@ -101,8 +119,8 @@ def _check_inference(graph, options) -> None:
         if op.type == "Const":
             value = op.attrs["value"]
             if value.dtype != op.attrs["dtype"]:
-                raise GraphDefError(f"{where}: field 'attrs.value' is {value.dtype.name} but 'attrs.dtype' says "
-                                    f"{op.attrs['dtype'].name}")
+                said = getattr(op.attrs["dtype"], "name", "null")
+                raise GraphDefError(f"{where}: field 'attrs.value' is {value.dtype.name} but 'attrs.dtype' says {said}")
         if op.type in ("ReadVariable", "AssignVariable", "AssignAddVariable", "AssignSubVariable"):
             _check_variable_attrs(op, where)
         inputs = [_known(t, known[id(t)]) if id(t) in known else t for t in op.inputs]

@@ -165,7 +165,7 @@ class _Codegen:
     # names ------------------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        base = _NAME.sub("_", base) or "v"
+        base = _NAME.sub("_", base)[:48] or "v"
         if base[0].isdigit():
             base = "v" + base
         name = base
