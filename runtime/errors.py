@@ -86,6 +86,21 @@ class AutoGraphWarning(UserWarning):
     """
 
 
+USER_ERROR_ATTR = "__autograph_user_error__"
+
+
+def mark_user_error(error: BaseException) -> bool:
+    """Marks ``error`` as raised by the user's own code run inside a graph (a
+    ``py_function``'s function): the executor then lets it through with its own
+    type, adding notes, instead of wrapping it in ``ExecutionError``.  False if
+    the exception takes no attributes."""
+    try:
+        setattr(error, USER_ERROR_ATTR, True)
+    except AttributeError:
+        return False
+    return True
+
+
 def at(filename: str | None, lineno: int | None) -> str:
     """Formats a source location as ``file:line`` (``<unknown>`` if absent)."""
     if not filename:

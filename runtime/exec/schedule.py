@@ -253,7 +253,8 @@ def _run_segment(steps, segment, env, done):
                     env[s] = value
         except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
             error = executor.wrap_error(e, step.op)
-            error.__cause__ = e
+            if error is not e:
+                error.__cause__ = e
             break
     if done is None:
         return segment, error

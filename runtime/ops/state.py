@@ -44,7 +44,7 @@ import weakref
 import numpy as np
 
 from autograph.runtime.core import dtypes, serialize, shapes
-from autograph.runtime.errors import TracingError
+from autograph.runtime.errors import TracingError, mark_user_error
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.opdef import get, register
@@ -584,7 +584,11 @@ def _infer_pyfunc(inputs, attrs):
 
 
 def _pyfunc_kernel(*values, func, Tout, output_shapes, single, func_name):
-    result = func(*values)
+    try:
+        result = func(*values)
+    except Exception as e:  # the user's own exception: it reaches the caller with its type
+        mark_user_error(e)
+        raise
     if not Tout:
         return ()
     results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None

@@ -111,7 +111,9 @@ def _failure_reporter(filename, line_ops):
                 op = line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         if op is not None and not isinstance(error, AutoGraphError):
-            raise executor.wrap_error(error, op) from error
+            wrapped = executor.wrap_error(error, op)
+            if wrapped is not error:  # (the user's own exception returns with a note: re-raised as it is)
+                raise wrapped from error
 
     return fail
 
