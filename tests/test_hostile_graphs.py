@@ -269,3 +269,30 @@ def test_mutation_fuzzer_never_gives_a_raw_exception(tmp_path, monkeypatch):
 def _same(result, expected) -> bool:
     return len(result) == len(expected) and all(
         np.shape(a) == np.shape(b) and np.array_equal(a, b) for a, b in zip(result, expected))
+
+
+def test_cli_graph_reports_a_file_that_calls_sys_exit(tmp_path, capsys):
+    from autograph import cli_graph
+
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\n\ndef f(x):\n    return x\n\nsys.exit(3)\n")
+    assert cli_graph.main([f"{script}:f", "--arg", "float32[]"]) == 1
+    assert "called sys.exit(3)" in capsys.readouterr().err
+
+
+def test_long_loop_bodies_compile_in_the_hot_tier():
+    """202 chained scalar ops in a tensor while: no SyntaxError past 16 iterations, nor under jit."""
+    def body_of(i, s):
+        for _ in range(202):
+            s = s * 1.0 + 0.0
+        return i + 1, s
+
+    def f(n):
+        return rt.while_loop(lambda i, s: i < n, body_of, (np.int32(0), np.float32(1.0)))[1]
+
+    for jit in (False, True):
+        g = rt.function(f, jit_compile=jit)
+        import warnings as w
+        with w.catch_warnings():
+            w.simplefilter("error")
+            assert g(np.int32(40)) == np.float32(1.0)
