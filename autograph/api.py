@@ -2,7 +2,9 @@
 
 ``convert(f)`` = load the source -> run the pipeline -> compile -> bind to
 ``f``'s globals and closure.  Conversions are cached per code object and
-options (converting the same function again is a dictionary lookup), and
+options (converting the same function again is a dictionary lookup; the
+caches are weak, so a dropped function frees its conversion; concurrent
+first calls convert once, under a lock), and
 every converted function is registered with the operators, so
 ``converted_call`` calls it as it is.
 """
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import types
+import weakref
 
 from autograph import callees, compiling, context, loading, naming, pipeline
 from autograph.runtime import errors
@@ -24,7 +28,7 @@ _CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_C
 class _Conversion:
     """The result of converting one code object with one set of options."""
 
-    __slots__ = ("code", "node", "_source")
+    __slots__ = ("code", "node", "_source", "__weakref__")
 
     def __init__(self, code, node):
         self.code = code
@@ -38,10 +42,14 @@ class _Conversion:
         return self._source
 
 
-# (code object, options) -> its conversion.
-_CACHE: dict = {}
-# generated code object -> its conversion (so to_code works on converted functions).
-_CONVERSIONS: dict = {}
+# original code object -> {options: its conversion}.  Weak: a function that is
+# dropped (a notebook cell's lambda) frees its conversions and generated code.
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# generated code object -> its conversion, weakly (so to_code works on converted functions).
+_CONVERSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# Conversions happen under this lock: threads calling ag.convert on one function
+# at once convert it once (the cache is checked again inside).
+_LOCK = threading.RLock()
 
 
 def convert_node(node, filename, options, namespace=None, freevars=(), name="<function>", stop_after=None):
@@ -55,30 +63,39 @@ def convert_node(node, filename, options, namespace=None, freevars=(), name="<fu
 
 def _conversion(function, options) -> _Conversion:
     code = function.__code__
-    key = (code, options)
-    conversion = _CACHE.get(key)
+    conversion = _CACHE.get(code, {}).get(options)
     if conversion is None:
-        node = loading.load(function)
-        try:
-            node = convert_node(
-                node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
-                name=function.__qualname__,
-            )
-            compiled = compiling.compile_function(
-                node, code.co_filename, code.co_freevars, flags=compiling.future_flags(code)
-            )
-        except errors.ConversionError:
-            raise
-        except Exception as e:  # a bug in autograph: say so, in one paragraph, with the cause chained
-            raise errors.ConversionError(
-                f"autograph failed to convert '{function.__qualname__}' defined at "
-                f"{errors.at(code.co_filename, code.co_firstlineno)}: internal error "
-                f"{type(e).__name__}: {e}. This is a bug in autograph; please report it with the function's "
-                "source. Meanwhile, mark the function with @ag.do_not_convert to run it unconverted."
-            ) from e
-        calls.register_converted_code(compiled)
-        conversion = _CACHE[key] = _Conversion(compiled, node)
-        _CONVERSIONS[compiled] = conversion
+        with _LOCK:
+            conversion = _CACHE.get(code, {}).get(options)
+            if conversion is None:
+                conversion = _convert_code(function, code, options)
+    return conversion
+
+
+def _convert_code(function, code, options) -> _Conversion:
+    """Converts ``function`` (whose code is ``code``) and caches the result (the caller holds ``_LOCK``)."""
+    node = loading.load(function)
+    try:
+        node = convert_node(
+            node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
+            name=function.__qualname__,
+        )
+        compiled = compiling.compile_function(
+            node, code.co_filename, code.co_freevars, flags=compiling.future_flags(code)
+        )
+    except errors.ConversionError:
+        raise
+    except Exception as e:  # a bug in autograph: say so, in one paragraph, with the cause chained
+        raise errors.ConversionError(
+            f"autograph failed to convert '{function.__qualname__}' defined at "
+            f"{errors.at(code.co_filename, code.co_firstlineno)}: internal error "
+            f"{type(e).__name__}: {e}. This is a bug in autograph; please report it with the function's "
+            "source. Meanwhile, mark the function with @ag.do_not_convert to run it unconverted."
+        ) from e
+    calls.register_converted_code(compiled)
+    conversion = _Conversion(compiled, node)
+    _CACHE.setdefault(code, {})[options] = conversion
+    _CONVERSIONS[compiled] = weakref.ref(conversion)
     return conversion
 
 
@@ -154,7 +171,8 @@ def to_code(func, *, recursive=True) -> str:
         func = func.__func__
     if type(func) is not types.FunctionType:
         raise TypeError(f"to_code expects a Python function, got {type(func).__name__}")
-    conversion = _CONVERSIONS.get(func.__code__)
+    ref = _CONVERSIONS.get(func.__code__)
+    conversion = ref() if ref is not None else None
     if conversion is None:
         if calls.is_converted(func):
             raise errors.ConversionError(f"'{func.__qualname__}' is code generated by autograph, not a converted function")

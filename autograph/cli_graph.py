@@ -188,6 +188,10 @@ def run(args) -> int:
             module = _load_module(path)
         except UsageError:
             raise
+        except SystemExit as e:  # the file ran sys.exit at import: say so instead of exiting silently
+            print(f"autograph graph: importing {path} called sys.exit({e.code!r}); guard the script part "
+                  "of the file with `if __name__ == \"__main__\":` so it can be imported", file=sys.stderr)
+            return 1
         except Exception as e:  # noqa: BLE001 - the user's module failed: report it, no traceback
             print(f"autograph graph: importing {path} raised {type(e).__name__}: {e}", file=sys.stderr)
             return 1

@@ -4,7 +4,7 @@ The source comes from ``linecache`` (what ``inspect`` reads; files, and
 code ``exec``'d under a name registered in ``linecache``).  Each file is
 parsed once with ``ast`` and indexed by the first line of every ``def``
 (its first decorator's line, as in ``co_firstlineno``) and every
-``lambda``; the node found is converted to ``gast`` on its own, so the AST
+``lambda`` (the last ``MAX_INDEXED_FILES`` files are kept); the node found is converted to ``gast`` on its own, so the AST
 keeps the original file's line numbers and needs no dedenting.
 
 ``SourceUnavailable`` means the function runs unconverted (with a warning);
@@ -14,6 +14,7 @@ keeps the original file's line numbers and needs no dedenting.
 from __future__ import annotations
 
 import ast
+import collections
 import linecache
 
 import gast
@@ -46,7 +47,10 @@ class _FileIndex:
                 self.lambdas.setdefault(node.lineno, []).append(node)
 
 
-_INDEX: dict = {}
+# filename -> its index, most recently used last; bounded, so code exec'd under
+# ever new names (notebook cells) does not keep every parsed tree alive.
+_INDEX: "collections.OrderedDict[str, _FileIndex]" = collections.OrderedDict()
+MAX_INDEXED_FILES = 128
 
 
 def _index(filename, module_globals=None) -> _FileIndex:
@@ -55,12 +59,16 @@ def _index(filename, module_globals=None) -> _FileIndex:
         raise SourceUnavailable(f"no source is available for file {filename!r}")
     index = _INDEX.get(filename)
     if index is not None and index.lines is lines:
+        _INDEX.move_to_end(filename)
         return index
     try:
         tree = ast.parse("".join(lines), filename)
     except SyntaxError as e:
         raise SourceUnavailable(f"the source of {filename!r} does not parse ({e.msg}, line {e.lineno})") from None
     index = _INDEX[filename] = _FileIndex(lines, tree)
+    _INDEX.move_to_end(filename)
+    while len(_INDEX) > MAX_INDEXED_FILES:
+        _INDEX.popitem(last=False)
     return index
 
 

@@ -19,6 +19,7 @@ from autograph.converters import (
     control_flow,
     lists,
     logical_expressions,
+    private_names,
     return_statements,
     slices,
     unsupported,
@@ -45,6 +46,9 @@ def _call_trees(node, ctx):
 
 
 PASSES = (
+    # First: every later pass (and the state names it emits) sees the names the
+    # class body compiled (`self.__k` is `self._Counter__k`).
+    ("private_names", private_names.transform),
     # Rejects what cannot be converted (yield, await, ...) before anything changes.
     ("unsupported", unsupported.transform),
     # Jumps go first, so that control flow only ever sees structured blocks.

@@ -22,6 +22,8 @@ from autograph.runtime.errors import (
     AutoGraphWarning,
     ConversionError,
     ExecutionError,
+    GraphDefError,
+    ResourceLimitError,
     TracingError,
     VerificationError,
 )

@@ -57,12 +57,48 @@ class VerificationError(AutoGraphError):
     """
 
 
+class GraphDefError(AutoGraphError, ValueError):
+    """A graph def (``Graph.from_graph_def``) that cannot be loaded.
+
+    Raised for anything wrong with the document -- a missing or mistyped
+    field, an unknown op type or attribute, a dangling tensor reference, a
+    recorded dtype or shape that shape inference contradicts, a cycle of
+    sub-graphs, a tensor larger than the loader's limits.  The message
+    names the graph, the node and the field, and says how to fix it.  It is
+    also a ``ValueError``: the file is bad input.
+    """
+
+
+class ResourceLimitError(AutoGraphError):
+    """A loaded graph went past a limit given to ``Graph.from_graph_def``.
+
+    For example a ``While`` that ran more iterations than
+    ``LoadOptions.max_iterations``.  Raise the limit if the graph is
+    trusted, or do not run it.
+    """
+
+
 class AutoGraphWarning(UserWarning):
     """Something autograph could not do, that it worked around.
 
     For example: the source of a function is unavailable, so the function
     runs unconverted.
     """
+
+
+USER_ERROR_ATTR = "__autograph_user_error__"
+
+
+def mark_user_error(error: BaseException) -> bool:
+    """Marks ``error`` as raised by the user's own code run inside a graph (a
+    ``py_function``'s function): the executor then lets it through with its own
+    type, adding notes, instead of wrapping it in ``ExecutionError``.  False if
+    the exception takes no attributes."""
+    try:
+        setattr(error, USER_ERROR_ATTR, True)
+    except AttributeError:
+        return False
+    return True
 
 
 def at(filename: str | None, lineno: int | None) -> str:

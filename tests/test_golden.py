@@ -41,6 +41,7 @@ CONVERTER_FOLDERS = (
     "logical_expressions",
     "return_statements",
     "slices",
+    "private_names",
     "combined",
 )
 

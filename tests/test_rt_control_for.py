@@ -244,8 +244,9 @@ def test_assert_in_graph_checks_at_every_run():
     f = traced(lambda x: cf.assert_(x > 0, lambda: "x must be positive") or x * 2.0, (F32, ()))
     assert f.count("Assert") == 1
     assert f(np.float32(2)) == 4.0
-    with pytest.raises(ExecutionError, match="x must be positive"):
+    with pytest.raises(AssertionError, match="x must be positive") as info:  # the user's own exception type
         f(np.float32(-1))
+    assert any("Assert op" in note and "test_rt_control_for.py:" in note for note in info.value.__notes__)
 
 
 def test_for_over_rt_range_counts_without_materializing():

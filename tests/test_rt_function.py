@@ -594,8 +594,9 @@ def test_execution_error_names_the_user_line():
     def f(x):
         return rt.py_function(lambda v: v[10], [x], "float32")
 
-    with pytest.raises(rt.ExecutionError, match=r"PyFunc.*test_rt_function.py:\d+.*IndexError"):
+    with pytest.raises(IndexError) as info:  # the user's exception keeps its type; the op is a note
         f(np.zeros(3, np.float32))
+    assert "PyFunc op 'py_func' created at" in info.value.__notes__[0] and "test_rt_function.py:" in info.value.__notes__[0]
 
 
 def test_parallel_flag_is_accepted():
@@ -630,3 +631,25 @@ def test_jit_compile_falls_back_with_one_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert f(np.float32(2)) == 6
+
+
+def test_user_exception_inside_a_branch_keeps_its_type():
+    import autograph as ag
+
+    def boom(v):
+        raise RuntimeError("user failure")
+
+    @ag.function
+    def f(x):
+        if x > 0:
+            x = rt.py_function(boom, [x], "float32", shape=())
+        return x
+
+    try:
+        f(np.float32(1))
+    except RuntimeError as e:  # not wrapped: except RuntimeError catches it
+        assert not isinstance(e, rt.ExecutionError) and str(e) == "user failure"
+        assert "PyFunc op" in e.__notes__[0] and "inside If op" in e.__notes__[1]
+    else:
+        raise AssertionError("no exception")
+    assert f(np.float32(-1)) == -1

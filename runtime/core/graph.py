@@ -179,11 +179,12 @@ class Graph:
         return serialize.as_graph_def(self)
 
     @classmethod
-    def from_graph_def(cls, graph_def: dict) -> "Graph":
-        """Rebuilds a graph saved with ``as_graph_def`` (no Python source needed)."""
+    def from_graph_def(cls, graph_def: dict, options=None, **limits) -> "Graph":
+        """Rebuilds a graph saved with ``as_graph_def`` (no Python source needed), checked first:
+        ``options``/``limits`` are ``serialize.LoadOptions`` (``max_elements=...``)."""
         from autograph.runtime.core import serialize
 
-        return serialize.from_graph_def(graph_def)
+        return serialize.from_graph_def(graph_def, options, **limits)
 
     def verify(self) -> None:
         """Checks the IR's invariants; raises ``VerificationError`` (``runtime/verify.py``)."""

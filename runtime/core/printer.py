@@ -154,16 +154,23 @@ def to_text(graph, *, locations: bool = True) -> str:
 
 
 def _dot_id(graph, op) -> str:
-    return f'"{graph.name}/{op.name}"'
+    return _dot_quote(f"{graph.name}/{op.name}")
 
 
 def _dot_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    """``text`` for inside a DOT double-quoted string: every name comes from the graph (maybe from
+    a file), so quotes, backslashes and line breaks are escaped and control characters dropped."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return "".join(c for c in text if c.isprintable())
+
+
+def _dot_quote(text: str) -> str:
+    return f'"{_dot_escape(text)}"'
 
 
 def _dot_graph(graph, lines: list[str], indent: str, done: set) -> None:
     for op in graph.operations:
-        label = f"{op.name}\\n{op.type}"
+        label = f"{_dot_escape(op.name)}\\n{_dot_escape(op.type)}"
         expr = format_expr(op)
         if expr is not None:
             label += "\\n" + _dot_escape(expr)
@@ -181,18 +188,18 @@ def _dot_graph(graph, lines: list[str], indent: str, done: set) -> None:
             sub = graph.library.get(fn_name)
             if sub is None:
                 continue
-            anchor = f'"{fn_name}/"'
+            anchor = _dot_quote(f"{fn_name}/")
             if fn_name not in done:
                 done.add(fn_name)
-                lines.append(f'{indent}subgraph "cluster_{fn_name}" {{')
-                lines.append(f'{indent}  label="{fn_name}";')
-                lines.append(f'{indent}  {anchor} [label="{fn_name}", shape=plaintext];')
+                lines.append(f"{indent}subgraph {_dot_quote('cluster_' + fn_name)} {{")
+                lines.append(f"{indent}  label={_dot_quote(fn_name)};")
+                lines.append(f"{indent}  {anchor} [label={_dot_quote(fn_name)}, shape=plaintext];")
                 _dot_graph(sub, lines, indent + "  ", done)
                 lines.append(f"{indent}}}")
-            lines.append(f'{indent}{_dot_id(graph, op)} -> {anchor} [style=dotted, label="{attr}"];')
+            lines.append(f"{indent}{_dot_id(graph, op)} -> {anchor} [style=dotted, label={_dot_quote(attr)}];")
     for i, t in enumerate(graph.outputs):
         if hasattr(t, "op"):
-            node = f'"{graph.name}/output{i}"'
+            node = _dot_quote(f"{graph.name}/output{i}")
             lines.append(f'{indent}{node} [label="output {i}", shape=plaintext];')
             lines.append(f"{indent}{_dot_id(graph, t.op)} -> {node};")
 

@@ -45,7 +45,10 @@ Python source.
 A failing kernel is reported as ``ExecutionError`` naming the op, its printed
 form and the user's ``file:line`` that created it; a failure inside a
 sub-graph also lists the ``If``/``While`` ops it was nested in
-(``wrap_error``).
+(``wrap_error``).  An exception of the user's own code (a ``py_function``,
+a failing assert: ``USER_ERRORS``) keeps its type, so ``except
+RuntimeError`` still catches it; the op and ``file:line`` are attached as
+notes (PEP 678).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ import operator
 import numpy as np
 
 from autograph.runtime.core import backend, opdef, printer, shapes, spellings
-from autograph.runtime.errors import ExecutionError
+from autograph.runtime.errors import USER_ERROR_ATTR, ExecutionError, mark_user_error
 
 # Values smaller than this many elements are not worth freeing early (the
 # bookkeeping would cost more than it saves): scalar loop bodies skip it.
@@ -166,7 +169,10 @@ class Plan:
                 else:
                     result = call(*read(env), out=env[donor])
             except Exception as e:  # noqa: BLE001 - every failure gets the op's context
-                raise wrap_error(e, op) from e
+                wrapped = wrap_error(e, op)
+                if wrapped is e:  # the user's own exception, with a note added
+                    raise
+                raise wrapped from e
             if out.__class__ is int:
                 env[out] = result
             else:
@@ -452,8 +458,41 @@ def _location(op) -> str:
     return op.location or "<unknown location>"
 
 
-def wrap_error(error: Exception, op) -> ExecutionError:
-    """``error`` raised by ``op``'s kernel, as an ExecutionError with the op's context."""
+# op type -> the exception its kernel raises for the user (a failing assert is the
+# user's AssertionError).  Exceptions of user code run by a kernel (py_function)
+# are marked by the kernel (``errors.mark_user_error``).  Both keep their type:
+# ``except RuntimeError`` must still catch them; the op's context becomes a note.
+USER_ERRORS = {"Assert": AssertionError}
+
+
+def add_note(error: BaseException, note: str) -> None:
+    """``error.add_note(note)`` (PEP 678); on Python 3.10 the same ``__notes__`` list, set by hand."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:  # pragma: no cover - Python 3.10
+        error.__notes__ = [*getattr(error, "__notes__", []), note]
+
+
+def wrap_error(error: Exception, op):
+    """``error`` raised by ``op``'s kernel, with the op's context.
+
+    Usually an ``ExecutionError`` naming the op; an exception of the user's
+    own code (marked by its kernel, or in ``USER_ERRORS``, or passing through an
+    ``If``/``While`` around one) is returned itself, with a note naming the
+    op and its ``file:line`` added.
+    """
+    if getattr(error, "__autograph_noted__", False):  # already noted by an inner op
+        add_note(error, f"  inside {op.type} op '{op.name}' created at {_location(op)}")
+        return error
+    user = getattr(error, USER_ERROR_ATTR, False) or isinstance(error, USER_ERRORS.get(op.type, ()))
+    if user and mark_user_error(error):
+        add_note(error, f"raised in graph {op.graph.name!r} by {op.type} op '{op.name}' created at {_location(op)}")
+        error.__autograph_noted__ = True
+        return error
+    return _execution_error(error, op)
+
+
+def _execution_error(error: Exception, op) -> ExecutionError:
     if isinstance(error, ExecutionError):
         message = f"{error}\n  inside {op.type} op '{op.name}' created at {_location(op)}"
         return ExecutionError(message, error.original)

@@ -22,6 +22,10 @@ what only some graphs need:
   ``HOT_ITERATIONS`` iterations run ``cond``/``body`` through their plans; a
   loop that keeps going continues in code compiled by ``jit.compile_loop``
   (same results by construction, a fraction of the per-iteration cost).
+  If that compilation fails for any reason the loop stays interpreted,
+  after one ``AutoGraphWarning``.  A loop of a graph loaded with
+  ``LoadOptions(max_iterations=N)`` raises ``ResourceLimitError`` rather
+  than run an iteration past ``N``.
 
 Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
 ``run_graph``, ``run_loop``, ``dataflow``.
@@ -40,6 +44,10 @@ from autograph.runtime.core import backend, opdef
 from autograph.runtime.errors import AutoGraphError
 
 from autograph.runtime.exec import interpreter as executor
+
+from autograph.runtime.core.location import warn_at_user
+from autograph.runtime.errors import AutoGraphWarning, ResourceLimitError
+from autograph.runtime.ops import apply
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -222,7 +230,8 @@ def _run_segment(steps, segment, env, done):
                     env[s] = value
         except Exception as e:  # noqa: BLE001 - reported with the op's context, as the executor does
             error = executor.wrap_error(e, step.op)
-            error.__cause__ = e
+            if error is not e:
+                error.__cause__ = e
             break
     if done is None:
         return segment, error
@@ -328,18 +337,35 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
     n = len(body.outputs)
     loop_vars, invariant = list(args[:n]), list(args[n:])
     cond_run, body_run = executor.plan(cond).run, executor.plan(body).run
+    load_limit = _load_limit(body)
+    capped = load_limit is not None and (maximum_iterations is None or load_limit < maximum_iterations)
+    if capped:
+        maximum_iterations = load_limit
     count = 0
     while maximum_iterations is None or count < maximum_iterations:
         if count == HOT_ITERATIONS:
             compiled = _compiled_loop(cond, body, maximum_iterations is not None)
             if compiled is not None:
                 remaining = None if maximum_iterations is None else maximum_iterations - count
-                return compiled(loop_vars + invariant, remaining)
+                loop_vars = compiled(loop_vars + invariant, remaining)
+                break
         if not cond_run(loop_vars + invariant)[0]:
-            break
+            return loop_vars
         loop_vars = body_run(loop_vars + invariant)
         count += 1
+    if capped and cond_run(loop_vars + invariant)[0]:
+        raise ResourceLimitError(
+            f"the While over {cond.name!r}/{body.name!r} of a loaded graph would run more than "
+            f"max_iterations={load_limit} iterations; load the graph with a larger "
+            "LoadOptions(max_iterations=...) if it is trusted"
+        )
     return loop_vars
+
+
+def _load_limit(body):
+    """The iteration limit of a graph loaded with ``LoadOptions(max_iterations=...)``, or None."""
+    options = getattr(body, "load_options", None)
+    return None if options is None else options.max_iterations
 
 
 def _compiled_loop(cond, body, bounded: bool):
@@ -353,6 +379,13 @@ def _compiled_loop(cond, body, bounded: bool):
         try:
             fn = None if compile_loop is None else compile_loop(cond, body, bounded)[0]
         except AutoGraphError:
+            fn = None
+        except Exception as e:  # noqa: BLE001 - the compiled tier is an optimization: never fatal
+            warn_at_user(
+                f"autograph could not compile the hot While loop over {cond.name!r}/{body.name!r} "
+                f"({type(e).__name__}: {e}); it keeps running in the interpreter. Please report this bug.",
+                AutoGraphWarning,
+            )
             fn = None
         found = cache[bounded] = (key, fn)
     return found[1]

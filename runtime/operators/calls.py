@@ -15,7 +15,9 @@
 The runtime never imports the conversion pipeline: ``autograph`` installs
 the hook at import time with ``set_conversion_hook(hook)``.  ``hook(f)``
 returns the function to call instead of ``f`` (``f`` itself to leave it
-unconverted); its answer is cached per function object.
+unconverted); its answer is cached per function object (as an attribute of
+the function, so it goes with it).  Every cache here is weak: a dropped
+function frees its conversion.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
+import weakref
 
 DO_NOT_CONVERT_ATTR = "__ag_do_not_convert__"
 """Attribute set (to True) on functions that must never be converted."""
@@ -31,13 +34,22 @@ _CONVERTED_ATTR = "__ag_converted__"
 """Attribute caching ``(function, its converted version)`` on a converted user
 function: checked by identity, so a copy made by ``functools.wraps`` is ignored."""
 
-# ids of code objects autograph generated: functions with this code are called
-# as they are.  Sets of ids (not of code objects, whose hash is computed over
-# their whole content at every lookup); the code objects are kept alive here,
-# so an id is never reused.
-converted_codes: set = set()
-_passthrough_codes: set = set()
-_keep_alive: list = []
+class _CodeIds(dict):
+    """ids of live code objects, as a set: ``id(code) in ids`` (a code object's hash is
+    computed over its whole content, so ids are looked up instead).  Each entry holds a
+    weak reference whose callback removes it when the code object dies, before its id
+    can be reused: dropped functions free their entries."""
+
+    def add(self, code) -> None:
+        key = id(code)
+        if key not in self:
+            self[key] = weakref.ref(code, lambda _ref, key=key: self.pop(key, None))
+
+
+# ids of code objects autograph generated (functions with this code are called as
+# they are), and of user code that runs unconverted.
+converted_codes = _CodeIds()
+_passthrough_codes = _CodeIds()
 
 _hook = None
 
@@ -56,8 +68,7 @@ def register_converted_code(code):
     stack = [code]
     while stack:
         current = stack.pop()
-        _keep_alive.append(current)
-        converted_codes.add(id(current))
+        converted_codes.add(current)
         for const in current.co_consts:
             if type(const) is types.CodeType:
                 stack.append(const)
@@ -99,8 +110,7 @@ def _converted(f):
     else:
         target = _hook(f)
     if target is f:
-        _keep_alive.append(f.__code__)
-        _passthrough_codes.add(code_id)
+        _passthrough_codes.add(f.__code__)
     else:
         setattr(f, _CONVERTED_ATTR, (f, target))
     return target

@@ -14,8 +14,10 @@ them even when their results are unused.
   kernels find the variable through a process-wide registry of live
   variables, so a graph stays plain data.  Graph serialization saves a
   handle as a record (name, dtype, shape, current value: a codec registered
-  with ``serialize``); loading it in the same process finds the same live
-  variable, in another process recreates it from the saved value.
+  with ``serialize``); loading it creates the loaded graph's own variables
+  from those records, in any process: a file never touches a variable of
+  the process that loads it.  Each variable has a lock: reads, writes and
+  read-modify-writes (``assign_add``) are atomic under threads.
 * ``print`` -- ``Print`` prints at every execution (Python's ``print`` in a
   traced function prints once, at trace time).  Non-tensor arguments are
   formatted when the op is created and kept as strings in the attrs.
@@ -61,8 +63,8 @@ class VariableHandle:
     """How graph ops refer to a variable: a process-unique id (printed as that id).
 
     Graph serialization saves a handle as the variable's name, dtype, shape
-    and current value (see ``export_variable``), so a loaded graph finds the
-    same variable in the same process, or recreates it in another one.
+    and current value (see ``export_variable``); a loaded graph gets new
+    variables made from those records (``import_variable``).
     """
 
     __slots__ = ("id",)
@@ -108,8 +110,10 @@ def creation_scope(allowed: bool, owner: str):
 
 
 def lookup_variable(handle) -> "Variable":
-    """The live variable with ``handle`` (a ``VariableHandle`` or its id); a clear error if it was freed."""
-    key = handle.id if isinstance(handle, VariableHandle) else handle
+    """The live variable with ``handle`` (a ``VariableHandle``); a clear error if it was freed."""
+    if not isinstance(handle, VariableHandle):
+        raise TypeError(f"a variable op's handle must be a VariableHandle, got {handle!r:.60}")
+    key = handle.id
     found = _VARIABLES.get(key)
     if found is None:
         raise RuntimeError(
@@ -161,7 +165,7 @@ class Variable:
     (``v + 1``, ``v @ w``, ``v[0]``) reads its current value.
     """
 
-    __slots__ = ("_handle", "_value", "dtype", "shape", "name", "__weakref__")
+    __slots__ = ("_handle", "_value", "_lock", "dtype", "shape", "name", "__weakref__")
 
     # numpy defers binary operators to ours: np.float32(2) * v -> v.__rmul__
     __array_priority__ = 1000
@@ -201,6 +205,7 @@ class Variable:
                     f"does not fit shape={shapes.format_shape(self.shape)}"
                 )
         self._value = value
+        self._lock = threading.Lock()  # reads, writes and read-modify-writes are atomic per variable
         self._handle = VariableHandle(f"{self.name}_{next(_handle_counter)}")
         _VARIABLES[self._handle.id] = self
         if scope is not None:
@@ -341,37 +346,66 @@ def export_variable(handle) -> dict:
     }
 
 
-# (process token, handle id) of a saved variable -> the variable recreated
-# for it in this process; kept alive for as long as the process runs, since
-# loaded graphs refer to it only by handle.
-_IMPORTED: dict = {}
+def import_variable(record: dict, owned: dict | None = None) -> VariableHandle:
+    """A new variable made from ``export_variable``'s record; returns its handle.
 
-
-def import_variable(record: dict) -> VariableHandle:
-    """The handle standing for ``export_variable``'s record in this process.
-
-    In the process that saved it, that is the same (live) variable; in
-    another one, a variable recreated from the saved value, once per saved
-    variable however many ops or loads refer to it.
+    A graph file is data: its records never name a variable of the loading
+    process, whatever handle or process token they hold.  Every load gets
+    its own variables (``owned`` is the load's dict, handle id -> variable,
+    so ops sharing a record share one variable; the loaded graph keeps them
+    alive).  The record is checked first (``ValueError`` naming the field).
     """
-    if record.get("process") == _PROCESS_TOKEN and record["handle"] in _VARIABLES:
-        return _VARIABLES[record["handle"]].handle
-    key = (record.get("process"), record["handle"])
-    var = _IMPORTED.get(key)
+    owned = {} if owned is None else owned
+    if not isinstance(record, dict) or not {"handle", "name", "dtype", "shape", "value"} <= set(record):
+        raise ValueError("a variable record needs the fields handle, name, dtype, shape and value")
+    key = record["handle"]
+    if not isinstance(key, str) or not isinstance(record["name"], str) or not record["name"].isprintable():
+        raise ValueError("a variable record's 'handle' and 'name' must be printable strings")
+    var = owned.get(key)
     if var is None:
-        dtype = dtypes.as_dtype(record["dtype"])
-        shape = None if record["shape"] is None else tuple(record["shape"])
+        dtype = dtypes.as_dtype(record["dtype"]) if isinstance(record["dtype"], str) else None
+        shape = record["shape"]
+        if dtype is None or not (shape is None or (isinstance(shape, list) and all(
+                d is None or (type(d) is int and d >= 0) for d in shape))):
+            raise ValueError(f"variable record {key!r:.60}: bad 'dtype' or 'shape' ({record['dtype']!r:.40}, {shape!r:.60})")
+        value = _record_value(record["value"], dtype, key)
         saved = getattr(_creation, "scope", None)
         _creation.scope = None  # loading a graph is not a trace that may refuse to create variables
         try:
-            var = Variable(np.array(record["value"], dtype=dtype), name=record["name"], shape=shape)
+            var = Variable(value, name=record["name"][:200], shape=None if shape is None else tuple(shape))
         finally:
             _creation.scope = saved
-        _IMPORTED[key] = var
+        owned[key] = var
     return var.handle
 
 
-serialize.register_codec("variable", VariableHandle, export_variable, import_variable)
+_RECORD_MAX_ELEMENTS = 1 << 24
+
+
+def _record_value(data, dtype, key):
+    """The value of a variable record as an array of ``dtype``; ValueError if it is not one."""
+    flat, stack, shape_ok = 0, [data], True
+    while stack:  # count elements before numpy sees the data
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif type(item) in (bool, int, float):
+            flat += 1
+        else:
+            shape_ok = False
+            break
+        if flat > _RECORD_MAX_ELEMENTS or len(stack) > _RECORD_MAX_ELEMENTS:
+            raise ValueError(f"variable record {key!r:.60} holds more than {_RECORD_MAX_ELEMENTS} values")
+    try:
+        if not shape_ok:
+            raise ValueError("values must be numbers in nested lists")
+        value = np.array(data, dtype=dtype)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise ValueError(f"variable record {key!r:.60}: 'value' is not a {dtype.name} array ({e})") from None
+    return value
+
+
+serialize.register_codec("variable", VariableHandle, export_variable, import_variable, per_load=True)
 # A variable is an op input like a tensor: ``rt.sin(v)`` reads it (eagerly numpy reads it through __array__).
 register_conversion(Variable, Variable.read_value)
 

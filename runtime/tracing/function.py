@@ -87,8 +87,13 @@ def function(
     parallel=True,
     reduce_retracing=False,
     name=None,
+    max_traces=None,
 ):
-    """Makes a ``Function`` of ``python_function``; usable as ``@function`` or ``@function(...)``."""
+    """Makes a ``Function`` of ``python_function``; usable as ``@function`` or ``@function(...)``.
+
+    ``max_traces``: if not None, at most that many concrete functions stay
+    cached (the oldest traced is dropped first, and traced again if needed).
+    """
 
     def decorate(fn):
         return Function(
@@ -100,6 +105,7 @@ def function(
             parallel=parallel,
             reduce_retracing=reduce_retracing,
             name=name,
+            max_traces=max_traces,
         )
 
     if python_function is None:
@@ -283,6 +289,7 @@ class Function:
         parallel=True,
         reduce_retracing=False,
         name=None,
+        max_traces=None,
         _instance=None,
     ):
         if not callable(python_function):
@@ -296,6 +303,9 @@ class Function:
         self._optimize = optimize
         self.parallel = parallel
         self._reduce_retracing = reduce_retracing
+        if max_traces is not None and (type(max_traces) is not int or max_traces < 1):
+            raise ValueError(f"rt.function: max_traces must be a positive int or None, got {max_traces!r}")
+        self._max_traces = max_traces
         self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
         self._instance_ref = _instance
         self._lock = threading.RLock()
@@ -633,7 +643,23 @@ class Function:
         if any(shape is None or None in shape for _, shape in specs):
             self._general.append((key, cf))
         self._warn_retracing(key)
+        if self._max_traces is not None:
+            self._evict(self._max_traces)
         return cf
+
+    def _traced_graphs(self) -> list:
+        """The distinct concrete functions cached, oldest first."""
+        return list({id(cf): cf for cf in self._cache.values()}.values())
+
+    def _evict(self, keep: int) -> None:
+        """Drops the oldest cached concrete functions until ``keep`` remain (under the lock)."""
+        cached = self._traced_graphs()
+        for old in cached[: max(0, len(cached) - keep)]:
+            for key in [k for k, cf in self._cache.items() if cf is old]:
+                del self._cache[key]
+            for key in [k for k, entry in self._fast.items() if entry[0] is old]:
+                del self._fast[key]
+            self._general = [(k, cf) for k, cf in self._general if cf is not old]
 
     def _relaxed(self, key):
         """With reduce_retracing: ``key`` relaxed against the keys traced before, if any fits."""
@@ -741,6 +767,7 @@ class Function:
             optimize=self._optimize,
             parallel=self.parallel,
             reduce_retracing=self._reduce_retracing,
+            max_traces=self._max_traces,
             name=self._name,
             _instance=self._instance_reference(instance),
         )

@@ -22,11 +22,17 @@ output values, exactly like ``executor.run_graph``.  The generated code::
             raise
 
 * every tensor is a local variable named after its op;
+* nothing taken from the graph is written into the source as text:
+  variable names are generated (an op's name contributes only its ASCII
+  letters, digits and underscores, made unique), and values go through
+  the module's constant table (globals bound by ``bind``);
 * ops with an operator spelling (``runtime/core/spellings.py``: ``Add`` ->
   ``{0} + {1}``) are written as that operator, other ops call their
-  numpy kernel (``kernels.py``) through a bound name, with their attributes as
-  keyword arguments (``_k_Reshape(x, shape=(3, 1))``), so
-  results match the interpreter by construction;
+  backend kernel (``kernels.py``) through a bound name, with their attributes bound to
+  it (``functools.partial``, as the interpreter does:
+  ``_k_reshape(x, shape)``), so results match the interpreter by
+  construction; scalar operators used once are written inline, nested at
+  most ``MAX_INLINE_DEPTH`` deep (a longer chain goes through a temporary);
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
   values the op passes in;
@@ -41,17 +47,19 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 
 A graph it cannot compile raises ``JitUnsupported`` naming the op (an op
 type with neither a code rule nor a kernel; a ``PyFunc`` whose output shape
-is unknown): ``rt.function(jit_compile=True)`` then falls back to the
-interpreter with one warning.
+is unknown; generated source Python refuses to compile):
+``rt.function(jit_compile=True)`` then falls back to the interpreter with
+one warning.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import keyword
 import linecache
-import math
 import re
+import weakref
 
 import numpy as np
 
@@ -101,14 +109,21 @@ def _failure_reporter(filename, line_ops):
                 op = line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         if op is not None and not isinstance(error, AutoGraphError):
-            raise executor.wrap_error(error, op) from error
+            wrapped = executor.wrap_error(error, op)
+            if wrapped is not error:  # (the user's own exception returns with a note: re-raised as it is)
+                raise wrapped from error
 
     return fail
 
 
 # -- code generation ------------------------------------------------------
 
-_NAME = re.compile(r"\W")
+# Identifiers are generated: op and graph names (data from the graph, maybe from a
+# file) contribute only their ASCII letters, digits and underscores.
+_NAME = re.compile(r"[^0-9A-Za-z_]")
+# Operators written inline nest at most this deep (Python's parser refuses ~200
+# nested parentheses); a longer chain continues from a temporary variable.
+MAX_INLINE_DEPTH = 24
 _RESERVED = frozenset(keyword.kwlist) | {"np", "args", "abs", "e", "_fail"}
 
 
@@ -130,18 +145,27 @@ class _Codegen:
         self.function_name = self.fresh(_NAME.sub("_", name) + "_jit")
 
     def load(self, source):
-        """Compiles ``source`` under a fake file name registered in ``linecache``."""
+        """Compiles ``source`` under a fake file name registered in ``linecache`` for as long
+        as the compiled function lives; a source Python cannot compile is ``JitUnsupported``."""
         filename = f"<autograph-jit {self.function_name} #{next(_counter)}>"
+        try:
+            code = compile(source, filename, "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as e:
+            raise JitUnsupported(
+                f"the code generated for graph {self.function_name!r} does not compile "
+                f"({type(e).__name__}: {e}); this is a bug in autograph's code generator"
+            ) from e
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        code = compile(source, filename, "exec")
         self.namespace["_fail"] = _failure_reporter(filename, self.line_ops)
         exec(code, self.namespace)
-        return self.namespace[self.function_name], source
+        function = self.namespace[self.function_name]
+        weakref.finalize(function, linecache.cache.pop, filename, None)
+        return function, source
 
     # names ------------------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        base = _NAME.sub("_", base) or "v"
+        base = _NAME.sub("_", base)[:48] or "v"
         if base[0].isdigit():
             base = "v" + base
         name = base
@@ -253,6 +277,7 @@ def _inlinable(graph, needed) -> set[int]:
     for t in graph.outputs:
         uses.setdefault(id(t), []).append((None, 0))
     found = set()
+    nesting: dict[int, int] = {}  # id of an inlined tensor -> depth of its expression
     for op in graph.operations:
         if id(op) not in needed or not _scalar_operator(op):
             continue
@@ -261,7 +286,10 @@ def _inlinable(graph, needed) -> set[int]:
             continue
         user, index = users[0]
         if user is None or (user.type == "If" and index == 0) or _scalar_operator(user):
-            found.add(id(op.outputs[0]))
+            level = 1 + max((nesting.get(id(t), 0) for t in op.inputs), default=0)
+            if level <= MAX_INLINE_DEPTH:
+                found.add(id(op.outputs[0]))
+                nesting[id(op.outputs[0])] = level
     return found
 
 
@@ -287,25 +315,14 @@ def _call(gen, op, depth, reuse):
             f"{op.type} op '{op.name}' created at {op.location or '<unknown>'} has no kernel and no "
             "code rule, so the graph cannot be compiled"
         )
-    kernel = gen.kernels.get(op.type)
-    if kernel is None:
-        kernel = gen.kernels[op.type] = gen.bind(found, "k_" + op.type)
-    args = [gen.var(t) for t in op.inputs]
-    for key, value in op.attrs.items():  # literals written out, other values bound
-        args.append(f"{key}={value!r}" if _literal(value) else f"{key}={gen.bind(value, f'{op.name}_{key}')}")
-    call = f"{kernel}({', '.join(args)})"
+    if op.attrs:  # the attributes are bound with the kernel: no key or value of them is in the source
+        kernel = gen.bind(functools.partial(found, **op.attrs), "k_" + op.name)
+    else:
+        kernel = gen.kernels.get(op.type)
+        if kernel is None:
+            kernel = gen.kernels[op.type] = gen.bind(found, "k_" + op.type)
+    call = f"{kernel}({', '.join(gen.var(t) for t in op.inputs)})"
     _assign(gen, op, depth, call)
-
-
-def _literal(value) -> bool:
-    """Whether ``repr(value)`` is Python source for an equal value of the same type."""
-    if value is None or type(value) in (bool, int, str):
-        return True
-    if type(value) is float:
-        return math.isfinite(value)
-    if type(value) in (tuple, list):
-        return all(_literal(v) for v in value)
-    return False
 
 
 def _assign(gen, op, depth, expr):
@@ -380,6 +397,10 @@ def _while(gen, op, depth, reuse):
         else:
             name = gen.var(arg)
         state.append(name)
+    if getattr(op.graph, "load_options", None) is not None and op.graph.load_options.max_iterations is not None:
+        raise JitUnsupported(
+            f"While op '{op.name}' is in a graph loaded with an iteration limit, which the interpreter enforces"
+        )
     limit = op.attrs.get("maximum_iterations")
     _loop(gen, op, cond, body, state, None if limit is None else str(int(limit)), depth)
     for t, name in zip(op.outputs, state):

@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from autograph.runtime.core import shapes
-from autograph.runtime.errors import ExecutionError
+from autograph.runtime.errors import ExecutionError, mark_user_error
 from autograph.runtime.ops import math, random_ops, reduction, state
 from autograph.runtime.ops.apply import eager_result
 
@@ -160,11 +160,19 @@ def _normal(shape, mean, stddev, *, dtype, seed, seed2, stream):
 # outside ``state.Variable`` that reads or replaces it.
 
 
+# Each kernel holds the variable's lock from its read to its write, so an
+# ``assign_add`` from several threads (eager or in graphs) never loses an update.
+
+
 def _read_variable(*, handle, dtype, shape):
-    return eager_result(state.lookup_variable(handle)._value.copy())
+    var = state.lookup_variable(handle)
+    with var._lock:
+        value = var._value.copy()
+    return eager_result(value)
 
 
 def _store(var, new):
+    """Sets ``var``'s value (the caller holds ``var._lock``); returns a copy of it."""
     new = np.array(new, dtype=var.dtype)
     if not shapes.is_subshape(new.shape, var.shape):
         raise ValueError(
@@ -176,17 +184,21 @@ def _store(var, new):
 
 
 def _assign_variable(value, *, handle, dtype, shape):
-    return _store(state.lookup_variable(handle), value)
+    var = state.lookup_variable(handle)
+    with var._lock:
+        return _store(var, value)
 
 
 def _assign_add_variable(value, *, handle, dtype, shape):
     var = state.lookup_variable(handle)
-    return _store(var, np.add(var._value, value, dtype=var.dtype))
+    with var._lock:
+        return _store(var, np.add(var._value, value, dtype=var.dtype))
 
 
 def _assign_sub_variable(value, *, handle, dtype, shape):
     var = state.lookup_variable(handle)
-    return _store(var, np.subtract(var._value, value, dtype=var.dtype))
+    with var._lock:
+        return _store(var, np.subtract(var._value, value, dtype=var.dtype))
 
 
 _STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
@@ -201,7 +213,11 @@ def _print(*values, parts, sep, end, stream):
 
 
 def _py_func(*values, func, Tout, output_shapes, single, func_name):
-    result = func(*values)
+    try:
+        result = func(*values)
+    except Exception as e:  # the user's own exception: it reaches the caller with its type
+        mark_user_error(e)
+        raise
     if not Tout:
         return ()
     results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None
