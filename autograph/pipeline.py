@@ -46,11 +46,11 @@ def _call_trees(node, ctx):
 
 
 PASSES = (
-    # First: every later pass (and the state names it emits) sees the names the
-    # class body compiled (`self.__k` is `self._Counter__k`).
-    ("private_names", private_names.transform),
     # Rejects what cannot be converted (yield, await, ...) before anything changes.
     ("unsupported", unsupported.transform),
+    # Before any rewrite: every later pass (and the state names it emits) sees
+    # the names the class body compiled (`self.__k` is `self._Counter__k`).
+    ("private_names", private_names.transform),
     # Jumps go first, so that control flow only ever sees structured blocks.
     # break also lowers loop `else` clauses; it runs before continue so that a
     # `continue` moved out of an inner loop's else is lowered with its own loop.
