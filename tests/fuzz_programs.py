@@ -46,8 +46,10 @@ from typing import Callable, Iterable
 FEATURES = frozenset(
     {
         # state kinds
-        "dict",  # d = {'x': .., 'y': ..}; d['x'] = ..
-        "list",  # l = [.., ..]; l[0] = ..
+        "dict",  # d = {'x': .., 'y': ..}, read anywhere, written at the top level
+        "list",  # l = [.., ..], read anywhere, written at the top level
+        "item_assign",  # d['x'] = .. / l[0] = .. inside if/while/for too
+        "item_augassign",  # d['x'] += .. / l[0] += .. inside if/while/for too
         "attr",  # o = Box(); o.v = ..
         "python_init",  # a state variable may start as a Python constant
         "reset",  # statements `x = <constant>` (Python value after a tensor one)
@@ -55,6 +57,7 @@ FEATURES = frozenset(
         # control flow
         "elif",
         "else",
+        "branch_cross_read",  # an elif/else branch reads what an earlier branch of its if writes
         "while",
         "while_true",  # while True: c += 1; if c > N: break
         "for_range",  # for i in range(n) / range(3) / range(e % 4)
@@ -93,6 +96,8 @@ class ProgramWriter:
         if unknown:
             raise ValueError(f"unknown fuzz features: {sorted(unknown)}")
         self.loops = 0
+        self.excluded = frozenset()  # targets leaf() must not read (see branch_cross_read)
+        self.writes = []  # one set per if statement being written: the targets its branches assign
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
 
     def on(self, feature: str) -> bool:
@@ -129,10 +134,10 @@ class ProgramWriter:
     # -- expressions
 
     def leaf(self, scope: list[tuple[str, str]], kind: str) -> str:
-        names = [t for t, k in self.slots + scope if self.compatible(k, kind)]
+        names = [t for t, k in self.slots + scope if self.compatible(k, kind) and t not in self.excluded]
         inputs = [x for x, k in (("a", V), ("b", V), ("n", I)) if self.compatible(k, kind)]
         choice = self.choose(0, 5)
-        if choice <= 2:
+        if choice <= 2 and names:
             return self.pick(names)
         if choice <= 3:
             return self.pick(inputs)
@@ -197,7 +202,13 @@ class ProgramWriter:
             kinds.append("return")
         kind = self.pick(kinds)
         if kind in ("assign", "augassign", "reset"):
-            target, target_kind = self.pick(self.slots)
+            targets = [(t, k) for t, k in self.slots if depth == 0 or self.writable(t, kind)]
+            if kind == "augassign":  # it reads its target
+                readable = [(t, k) for t, k in targets if t not in self.excluded]
+                targets, kind = (readable, kind) if readable else (targets, "assign")
+            target, target_kind = self.pick(targets)
+            for written in self.writes:
+                written.add(target)
             if kind == "reset":
                 return [f"{target} = {self.choose(0, 3)}"]
             if kind == "augassign":
@@ -218,14 +229,32 @@ class ProgramWriter:
             return self.for_statement(scope, depth)
         return self.while_statement(scope, depth)
 
+    def writable(self, target: str, kind: str) -> bool:
+        """Whether ``target`` may be assigned inside control flow."""
+        if target[0] in "dl" and "[" in target:
+            return self.on("item_augassign" if kind == "augassign" else "item_assign")
+        return True
+
     def if_statement(self, scope, depth, in_loop) -> list[str]:
+        outer_excluded = self.excluded
+        written = set()
+        self.writes.append(written)
         lines = [f"if {self.cond(scope)}:"] + _indent(self.block(scope, depth + 1, in_loop))
         if self.on("elif"):
             for _ in range(self.choose(0, 1)):
+                self.exclude(written)
                 lines += [f"elif {self.cond(scope)}:"] + _indent(self.block(scope, depth + 1, in_loop))
         if self.on("else") and self.choose(0, 1):
+            self.exclude(written)
             lines += ["else:"] + _indent(self.block(scope, depth + 1, in_loop))
+        self.writes.pop()
+        self.excluded = outer_excluded
         return lines
+
+    def exclude(self, written: set[str]) -> None:
+        """Without branch_cross_read, the next branch reads nothing the earlier ones write."""
+        if not self.on("branch_cross_read"):
+            self.excluded = self.excluded | written
 
     def for_statement(self, scope, depth) -> list[str]:
         shapes = []
