@@ -68,7 +68,15 @@ from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype  # noqa: E
 
 # Constructs the runtime gets wrong today (issue 8); the generator leaves
 # them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN = frozenset({"else", "elif", "return", "return_in_loop", "dict", "list"})
+FEATURES_KNOWN_BROKEN = frozenset(
+    {
+        "branch_cross_read",  # a variable dead after a tensor if leaks between its branches
+        "return",  # early return: the same leak, and tuples returned from nested tensor ifs
+        "return_in_loop",  # tuples returned from tensor loops ('retval_' undefined before the loop)
+        "item_assign",  # d['x'] = / l[0] = in tensor control flow is not state
+        "item_augassign",  # d['x'] += in a tensor if; l[0] += in a tensor loop makes l a tensor
+    }
+)
 
 MODES = {
     "interpreter": {},
