@@ -58,6 +58,7 @@ FEATURES = frozenset(
         "elif",
         "else",
         "branch_cross_read",  # an elif/else branch reads what an earlier branch of its if writes
+        # (or jumps after a jump in an earlier branch: the lowered jump flag is such a read)
         "while",
         "while_true",  # while True: c += 1; if c > N: break
         "for_range",  # for i in range(n) / range(3) / range(e % 4)
@@ -80,6 +81,7 @@ MAX_BOUND = 3  # while loops with a constant bound iterate at most this often
 MODULUS = 97
 
 I, V = "I", "V"  # the two kinds of values (see the module docstring)
+JUMP = "<jump>"  # stands for the flag a break/continue/return sets, in ProgramWriter.writes
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -194,13 +196,19 @@ class ProgramWriter:
                 kinds.append("while")
             if self.on("for_range") or self.on("for_tensor"):
                 kinds.append("for")
-        if in_loop and self.on("break"):
+        # A jump sets a flag that the lowered code after it reads: without
+        # branch_cross_read, no jump follows one in an earlier branch of its if.
+        may_jump = JUMP not in self.excluded
+        if in_loop and self.on("break") and may_jump:
             kinds.append("break")
-        if in_loop and self.on("continue"):
+        if in_loop and self.on("continue") and may_jump:
             kinds.append("continue")
-        if self.on("return_in_loop" if in_loop else "return") and depth > 0:
+        if self.on("return_in_loop" if in_loop else "return") and depth > 0 and may_jump:
             kinds.append("return")
         kind = self.pick(kinds)
+        if kind in ("break", "continue", "return"):
+            for written in self.writes:
+                written.add(JUMP)
         if kind in ("assign", "augassign", "reset"):
             targets = [(t, k) for t, k in self.slots if depth == 0 or self.writable(t, kind)]
             if kind == "augassign":  # it reads its target
