@@ -57,6 +57,7 @@ FEATURES = frozenset(
         # control flow
         "elif",
         "else",
+        "augassign_after_if_in_loop",  # x += .. in a loop body after an if there that assigns x
         "branch_cross_read",  # an elif/else branch reads what an earlier branch of its if writes
         # (or jumps after a jump in an earlier branch: the lowered jump flag is such a read)
         "while",
@@ -100,6 +101,7 @@ class ProgramWriter:
         self.loops = 0
         self.excluded = frozenset()  # targets leaf() must not read (see branch_cross_read)
         self.writes = []  # one set per if statement being written: the targets its branches assign
+        self.loop_if_writes = []  # one set per loop body being written: targets its ifs assign
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
 
     def on(self, feature: str) -> bool:
@@ -213,6 +215,8 @@ class ProgramWriter:
             targets = [(t, k) for t, k in self.slots if depth == 0 or self.writable(t, kind)]
             if kind == "augassign":  # it reads its target
                 readable = [(t, k) for t, k in targets if t not in self.excluded]
+                if self.loop_if_writes and not self.on("augassign_after_if_in_loop"):
+                    readable = [(t, k) for t, k in readable if t not in self.loop_if_writes[-1]]
                 targets, kind = (readable, kind) if readable else (targets, "assign")
             target, target_kind = self.pick(targets)
             for written in self.writes:
@@ -257,6 +261,8 @@ class ProgramWriter:
             lines += ["else:"] + _indent(self.block(scope, depth + 1, in_loop))
         self.writes.pop()
         self.excluded = outer_excluded
+        if self.loop_if_writes:
+            self.loop_if_writes[-1].update(written)
         return lines
 
     def exclude(self, written: set[str]) -> None:
@@ -277,7 +283,9 @@ class ProgramWriter:
         else:
             var, kind = f"i{self.loops}", I
         self.loops += 1
+        self.loop_if_writes.append(set())
         body = self.block(scope + [(var, kind)], depth + 1, True)
+        self.loop_if_writes.pop()
         return [f"for {var} in {iterable}:"] + _indent(body)
 
     def while_statement(self, scope, depth) -> list[str]:
@@ -301,7 +309,9 @@ class ProgramWriter:
                 extra = self.cond(scope)
                 test = f"{test} and {extra}" if self.choose(0, 1) else f"({extra}) and {test}"
             lines.append(f"while {test}:")
+        self.loop_if_writes.append(set())
         body += self.block(scope, depth + 1, True)
+        self.loop_if_writes.pop()
         return lines + _indent(body)
 
     def return_statement(self, scope) -> str:

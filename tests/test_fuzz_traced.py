@@ -71,6 +71,7 @@ from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype  # noqa: E
 FEATURES_KNOWN_BROKEN = frozenset(
     {
         "branch_cross_read",  # a variable dead after a tensor if leaks between its branches
+        "augassign_after_if_in_loop",  # NameError from get_state of a loop-body-local variable
         "return",  # early return: the same leak, and tuples returned from nested tensor ifs
         "return_in_loop",  # tuples returned from tensor loops ('retval_' undefined before the loop)
         "item_assign",  # d['x'] = / l[0] = in tensor control flow is not state

@@ -98,6 +98,24 @@ def test_early_return_after_write():
     check(early_return_after_write, i32(-4), i32(3))  # 3, graph gives -4
 
 
+def continue_flag_read_in_later_branch(n):
+    k = n
+    for c in range(1):
+        if n > 3:
+            continue  # continue_ = True: dead after the if, so no state of it
+        elif True:
+            pass
+        elif n >= 6:
+            continue
+        k = 9  # lowered into the else branch, guarded by `not continue_`
+    return k
+
+
+@xfail("a jump flag set in one branch leaks into the lowered rest of the loop body in another (wrong value)")
+def test_continue_flag_read_in_later_branch():
+    check(continue_flag_read_in_later_branch, i32(2))  # 9, graph gives 2
+
+
 # -- 2. Item assignment in tensor control flow is not state
 
 
@@ -218,3 +236,21 @@ def return_tuple_from_loop(a, n):
 @xfail("a tuple returned from a tensor loop: 'retval_' UndefinedReturnValue before the loop")
 def test_return_tuple_from_loop():
     check(return_tuple_from_loop, i32(-4), i32(3))
+
+
+# -- 6. A loop-body-local variable bound by a tensor if, then read by +=
+
+
+def augassign_after_if_in_loop(n):
+    for i in range(2):
+        if n > i:
+            s = n
+        else:
+            s = 3
+        s += 1  # with `k = s` here instead, the converter emits s = ag__.Undefined('s') first
+    return n
+
+
+@xfail("get_state() of an if in a loop body reads a variable not yet bound (NameError: free variable 's')")
+def test_augassign_after_if_in_loop():
+    check(augassign_after_if_in_loop, i32(2))
