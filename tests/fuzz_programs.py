@@ -1,0 +1,356 @@
+"""Random Python-total programs over scalars, tensors and composite state.
+
+``ProgramWriter(choose, features).program()`` writes the source of one
+function ``prog(a, b, n, v)``: ``a`` and ``b`` are scalars of the program's
+dtype (int32 or float32), ``n`` an int32 loop bound in ``0..3``, ``v`` a
+vector of the program's dtype.  Every decision is one ``choose(lo, hi)``
+call (an inclusive integer draw), so the writer runs on a seeded
+``random.Random`` (``rng.randint``) or on hypothesis
+(``lambda lo, hi: draw(st.integers(lo, hi))``), which then shrinks
+failing programs.
+
+The programs are *Python-total*: they always terminate (``while`` loops are
+bounded by a counter incremented first thing in the body, ``for`` loops run
+over ``range`` of a small bound or over ``v``), never divide (``%`` and
+``//`` only by positive constants) and keep every value a small integer:
+stored values are reduced ``% 97`` and products only multiply leaves, so a
+float32 program computes exactly the same numbers as an int32 one and
+results compare exactly.  They are also *type-consistent*: every variable
+has a kind, ``I`` (int: counters, ``n``, ``range`` indices) or ``V`` (the
+program's dtype), and only receives values of its kind, so that a graph
+never has a real reason to refuse one (Python constants are weakly typed
+and fit either kind).
+
+State mixes plain names (``s``, ``k`` of kind ``I``; ``t``, ``u`` of kind
+``V``), dict items (``d['x']``, ``d['y']``), list slots (``l[0]``,
+``l[1]``) and an object attribute (``o.v`` on a ``Box``, the class bound in
+the program's module namespace), each starting as a Python constant or an
+input.  Statements: assignments, augmented assignments, resets to Python
+constants (``i = 0`` between two ifs), nested if/elif/else, ``while``
+(counter-bounded, also ``while True`` with a counter ``break``), ``for``
+over ``range(n)``, ``range(3)`` or ``range(<expr> % 4)`` and over ``v``,
+``break``/``continue``, early ``return`` (also inside loops), ternaries and
+``and``/``or``/``not`` in conditions.  Every ``return`` returns the same
+structure: a flat tuple of the state, or ``(s, t, d, l, o.v)`` with the
+containers themselves.
+
+``FEATURES`` names every optional construct; ``features=`` restricts the
+writer to a subset (a disabled state kind is neither created nor
+returned).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+FEATURES = frozenset(
+    {
+        # state kinds
+        "dict",  # d = {'x': .., 'y': ..}, read anywhere, written at the top level
+        "list",  # l = [.., ..], read anywhere, written at the top level
+        "item_assign",  # d['x'] = .. / l[0] = .. inside if/while/for too
+        "item_augassign",  # d['x'] += .. / l[0] += .. inside if/while/for too
+        "attr",  # o = Box(); o.v = ..
+        "python_init",  # a state variable may start as a Python constant
+        "reset",  # statements `x = <constant>` (Python value after a tensor one)
+        "float",  # float32 programs (else int32 only)
+        # control flow
+        "elif",
+        "else",
+        "augassign_after_if_in_loop",  # x += .. in a loop body after an if there that assigns x
+        "branch_cross_read",  # an elif/else branch reads what an earlier branch of its if writes
+        # (or jumps after a jump in an earlier branch: the lowered jump flag is such a read)
+        "while",
+        "while_true",  # while True: c += 1; if c > N: break
+        "for_range",  # for i in range(n) / range(3) / range(e % 4)
+        "for_tensor",  # for x in v
+        "break",
+        "continue",
+        "return",  # early return from an if outside loops
+        "return_in_loop",
+        # expressions
+        "ternary",
+        "boolop",  # and / or in conditions
+        "not",
+        "floordiv",  # e % m, e // m by positive constants
+        "return_containers",  # return (s, t, d, l, o.v): dict/list as results
+    }
+)
+
+MAX_DEPTH = 3  # nesting of compound statements
+MAX_BOUND = 3  # while loops with a constant bound iterate at most this often
+MODULUS = 97
+
+I, V = "I", "V"  # the two kinds of values (see the module docstring)
+JUMP = "<jump>"  # stands for the flag a break/continue/return sets, in ProgramWriter.writes
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+class ProgramWriter:
+    """Writes one random program; ``choose(lo, hi)`` makes every decision."""
+
+    def __init__(self, choose: Callable[[int, int], int], features: Iterable[str] = FEATURES):
+        self.choose = choose
+        self.features = frozenset(features)
+        unknown = self.features - FEATURES
+        if unknown:
+            raise ValueError(f"unknown fuzz features: {sorted(unknown)}")
+        self.loops = 0
+        self.excluded = frozenset()  # targets leaf() must not read (see branch_cross_read)
+        self.writes = []  # one set per if statement being written: the targets its branches assign
+        self.loop_if_writes = []  # one set per loop body being written: targets its ifs assign
+        self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
+
+    def on(self, feature: str) -> bool:
+        return feature in self.features
+
+    def pick(self, options):
+        options = list(options)
+        return options[self.choose(0, len(options) - 1)]
+
+    # -- state
+
+    def state(self) -> list[tuple[str, str]]:
+        """(target, kind) of every state slot, in return order."""
+        slots = [("s", I), ("k", I), ("t", V), ("u", V)]
+        if self.on("dict"):
+            slots += [("d['x']", I), ("d['y']", V)]
+        if self.on("list"):
+            slots += [("l[0]", I), ("l[1]", V)]
+        if self.on("attr"):
+            slots += [("o.v", V)]
+        return slots
+
+    def compatible(self, kind: str, wanted: str) -> bool:
+        """A value of ``kind`` may flow where ``wanted`` is expected."""
+        return kind == wanted or self.dtype == "int32"
+
+    def initial(self, kind: str) -> str:
+        choices = ["0", str(self.choose(1, 5))] if self.on("python_init") else []
+        choices += ["n"] if kind == I else ["a", "b"]
+        if self.dtype == "int32":
+            choices += ["a", "n"]
+        return self.pick(choices)
+
+    # -- expressions
+
+    def leaf(self, scope: list[tuple[str, str]], kind: str) -> str:
+        names = [t for t, k in self.slots + scope if self.compatible(k, kind) and t not in self.excluded]
+        inputs = [x for x, k in (("a", V), ("b", V), ("n", I)) if self.compatible(k, kind)]
+        choice = self.choose(0, 5)
+        if choice <= 2 and names:
+            return self.pick(names)
+        if choice <= 3:
+            return self.pick(inputs)
+        return str(self.choose(0, 9))
+
+    def expr(self, scope, kind: str, depth: int = 0) -> str:
+        top = 7 if depth < 2 else 1
+        choice = self.choose(0, top)
+        if choice <= 1:
+            return self.leaf(scope, kind)
+        sub = lambda: self.expr(scope, kind, depth + 1)  # noqa: E731
+        if choice == 2:
+            return f"({sub()} + {sub()})"
+        if choice == 3:
+            return f"({sub()} - {sub()})"
+        if choice == 4:
+            # products of leaves only: values stay far below 2**24 (exact in float32)
+            return f"{self.leaf(scope, kind)} * {self.leaf(scope, kind)}"
+        if choice == 5 and self.on("ternary"):
+            return f"({sub()} if {self.cond(scope, depth + 1)} else {sub()})"
+        if choice == 6 and self.on("floordiv"):
+            return f"({sub()} {self.pick(('%', '//'))} {self.choose(2, 5)})"
+        return self.leaf(scope, kind)
+
+    def cond(self, scope, depth: int = 0) -> str:
+        top = 5 if depth < 2 else 0
+        choice = self.choose(0, top)
+        if choice == 1 and self.on("not"):
+            return f"not {self.cond(scope, depth + 1)}"
+        if choice == 2 and self.on("boolop"):
+            return f"({self.cond(scope, depth + 1)} {self.pick(('and', 'or'))} {self.cond(scope, depth + 1)})"
+        kind = self.pick((I, V))
+        op = self.pick(("<", "<=", "==", "!=", ">", ">="))
+        return f"{self.expr(scope, kind, depth + 1)} {op} {self.expr(scope, kind, depth + 1)}"
+
+    # -- statements
+
+    def block(self, scope, depth: int, in_loop: bool) -> list[str]:
+        lines = []
+        for _ in range(self.choose(2, 5) if depth == 0 else self.choose(1, 3)):
+            statement = self.statement(scope, depth, in_loop)
+            lines += statement
+            if statement[0].split()[0] in ("break", "continue", "return"):
+                break  # no dead code after a jump
+        return lines
+
+    def statement(self, scope, depth: int, in_loop: bool) -> list[str]:
+        kinds = ["assign", "assign", "augassign"]
+        if self.on("reset"):
+            kinds.append("reset")
+        if depth < MAX_DEPTH:
+            kinds += ["if", "if"]
+            if self.on("while") or self.on("while_true"):
+                kinds.append("while")
+            if self.on("for_range") or self.on("for_tensor"):
+                kinds.append("for")
+        # A jump sets a flag that the lowered code after it reads: without
+        # branch_cross_read, no jump follows one in an earlier branch of its if.
+        may_jump = JUMP not in self.excluded
+        if in_loop and self.on("break") and may_jump:
+            kinds.append("break")
+        if in_loop and self.on("continue") and may_jump:
+            kinds.append("continue")
+        if self.on("return_in_loop" if in_loop else "return") and depth > 0 and may_jump:
+            kinds.append("return")
+        kind = self.pick(kinds)
+        if kind in ("break", "continue", "return"):
+            for written in self.writes:
+                written.add(JUMP)
+        if kind in ("assign", "augassign", "reset"):
+            targets = [(t, k) for t, k in self.slots if depth == 0 or self.writable(t, kind)]
+            if kind == "augassign":  # it reads its target
+                readable = [(t, k) for t, k in targets if t not in self.excluded]
+                if self.loop_if_writes and not self.on("augassign_after_if_in_loop"):
+                    readable = [(t, k) for t, k in readable if t not in self.loop_if_writes[-1]]
+                targets, kind = (readable, kind) if readable else (targets, "assign")
+            target, target_kind = self.pick(targets)
+            for written in self.writes:
+                written.add(target)
+            if kind == "reset":
+                return [f"{target} = {self.choose(0, 3)}"]
+            if kind == "augassign":
+                return [f"{target} {self.pick(('+=', '-='))} {self.leaf(scope, target_kind)}"]
+            value = self.expr(scope, target_kind)
+            if any(op in value for op in "+-*"):
+                value = f"({value}) % {MODULUS}"
+            return [f"{target} = {value}"]
+        if kind == "break":
+            return ["break"]
+        if kind == "continue":
+            return ["continue"]
+        if kind == "return":
+            return [self.return_statement(scope)]
+        if kind == "if":
+            return self.if_statement(scope, depth, in_loop)
+        if kind == "for":
+            return self.for_statement(scope, depth)
+        return self.while_statement(scope, depth)
+
+    def writable(self, target: str, kind: str) -> bool:
+        """Whether ``target`` may be assigned inside control flow."""
+        if target[0] in "dl" and "[" in target:
+            return self.on("item_augassign" if kind == "augassign" else "item_assign")
+        return True
+
+    def if_statement(self, scope, depth, in_loop) -> list[str]:
+        outer_excluded = self.excluded
+        written = set()
+        self.writes.append(written)
+        lines = [f"if {self.cond(scope)}:"] + _indent(self.block(scope, depth + 1, in_loop))
+        if self.on("elif"):
+            for _ in range(self.choose(0, 1)):
+                self.exclude(written)
+                lines += [f"elif {self.cond(scope)}:"] + _indent(self.block(scope, depth + 1, in_loop))
+        if self.on("else") and self.choose(0, 1):
+            self.exclude(written)
+            lines += ["else:"] + _indent(self.block(scope, depth + 1, in_loop))
+        self.writes.pop()
+        self.excluded = outer_excluded
+        if self.loop_if_writes:
+            self.loop_if_writes[-1].update(written)
+        return lines
+
+    def exclude(self, written: set[str]) -> None:
+        """Without branch_cross_read, the next branch reads nothing the earlier ones write."""
+        if not self.on("branch_cross_read"):
+            self.excluded = self.excluded | written
+
+    def for_statement(self, scope, depth) -> list[str]:
+        shapes = []
+        if self.on("for_range"):
+            shapes += ["range(n)", "range(n)", f"range({self.choose(0, MAX_BOUND)})",
+                       f"range({self.expr(scope, I)} % {MAX_BOUND + 1})"]
+        if self.on("for_tensor"):
+            shapes += ["v", "v"]
+        iterable = self.pick(shapes)
+        if iterable == "v":
+            var, kind = f"x{self.loops}", V
+        else:
+            var, kind = f"i{self.loops}", I
+        self.loops += 1
+        self.loop_if_writes.append(set())
+        body = self.block(scope + [(var, kind)], depth + 1, True)
+        self.loop_if_writes.pop()
+        return [f"for {var} in {iterable}:"] + _indent(body)
+
+    def while_statement(self, scope, depth) -> list[str]:
+        counter = f"c{self.loops}"
+        self.loops += 1
+        shapes = []
+        if self.on("while"):
+            shapes += ["n", "n", "const"]
+        if self.on("while_true"):
+            shapes.append("true")
+        shape = self.pick(shapes)
+        lines = [f"{counter} = 0"]
+        body = [f"{counter} += 1"]
+        if shape == "true":
+            lines.append("while True:")
+            body += [f"if {counter} > {self.choose(0, MAX_BOUND)}:", "    break"]
+        else:
+            bound = "n" if shape == "n" else str(self.choose(1, MAX_BOUND))
+            test = f"{counter} < {bound}"
+            if self.choose(0, 2):
+                extra = self.cond(scope)
+                test = f"{test} and {extra}" if self.choose(0, 1) else f"({extra}) and {test}"
+            lines.append(f"while {test}:")
+        self.loop_if_writes.append(set())
+        body += self.block(scope, depth + 1, True)
+        self.loop_if_writes.pop()
+        return lines + _indent(body)
+
+    def return_statement(self, scope) -> str:
+        return "return " + self.result
+
+    # -- the program
+
+    def program(self) -> str:
+        self.slots = self.state()
+        body = []
+        for name, kind in (("s", I), ("k", I), ("t", V), ("u", V)):
+            body.append(f"{name} = {self.initial(kind)}")
+        if self.on("dict"):
+            body.append(f"d = {{'x': {self.initial(I)}, 'y': {self.initial(V)}}}")
+        if self.on("list"):
+            body.append(f"l = [{self.initial(I)}, {self.initial(V)}]")
+        if self.on("attr"):
+            body += ["o = Box()", f"o.v = {self.initial(V)}"]
+        if self.on("return_containers") and self.choose(0, 1):
+            parts = ["s", "k", "t", "u"]
+            parts += ["d"] if self.on("dict") else []
+            parts += ["l"] if self.on("list") else []
+            parts += ["o.v"] if self.on("attr") else []
+        else:
+            parts = [target for target, _ in self.slots]
+        self.result = ", ".join(parts)
+        body += self.block([], 0, False)
+        body.append(f"return {self.result}")
+        header = f"# dtype: {self.dtype}"
+        return "\n".join([header, "def prog(a, b, n, v):"] + _indent(body)) + "\n"
+
+
+class Box:
+    """The object whose attribute ``o.v`` generated programs update."""
+
+    def __repr__(self):
+        return f"Box({vars(self)!r})"
+
+
+def program_dtype(source: str) -> str:
+    """The dtype a program's ``a``, ``b`` and ``v`` take (from its header line)."""
+    return source.split("\n", 1)[0].removeprefix("# dtype: ").strip()

@@ -1,0 +1,256 @@
+"""Minimal reproducers of the state bugs the traced fuzzer found (issue 8).
+
+Each function is Python-total; ``ag.function`` must return what the plain
+function returns, in all three execution modes.  They are strict xfails:
+the test passes while the bug is there and fails once it is fixed, so the
+fixer removes the mark (and the matching entry of
+``test_fuzz_traced.FEATURES_KNOWN_BROKEN``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+i32, f32 = np.int32, np.float32
+
+MODES = {
+    "interpreter": {},
+    "unoptimized": {"optimize": False},
+    "jit": {"jit_compile": True},
+}
+
+
+def same(got, expected) -> bool:
+    if isinstance(expected, (tuple, list)):
+        return (type(got) is type(expected) and len(got) == len(expected)
+                and all(same(g, e) for g, e in zip(got, expected)))
+    if isinstance(expected, dict):
+        return (isinstance(got, dict) and sorted(got) == sorted(expected)
+                and all(same(got[k], expected[k]) for k in expected))
+    e, g = np.asarray(expected), np.asarray(got)
+    return e.shape == g.shape and bool(np.array_equal(e, g))
+
+
+def check(fn, *args):
+    """ag.function(fn)(*args) == fn(*args) in every mode (value and nesting)."""
+    expected = fn(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for mode, options in MODES.items():
+            got = ag.function(fn, **options)(*args)
+            assert same(got, expected), f"[{mode}] {fn.__name__}{args!r}: got {got!r}, expected {expected!r}"
+
+
+class Box:
+    pass
+
+
+def xfail(reason):
+    return pytest.mark.xfail(strict=True, reason=f"issue 8: {reason}")
+
+
+# -- 1. A branch sees what an earlier branch wrote to a variable dead after the if
+
+
+def else_reads_what_true_branch_wrote(a, n):
+    k = 0
+    if a > n:
+        n = a  # n is dead after the if, so it is no if_stmt state ...
+    else:
+        k = n  # ... and the false branch is traced with the true branch's n
+    return k
+
+
+@xfail("a variable dead after a tensor if leaks from one branch into the other (wrong value)")
+def test_else_reads_what_true_branch_wrote():
+    check(else_reads_what_true_branch_wrote, i32(-4), i32(3))  # 3, graph gives -4
+
+
+def else_reads_tensor_true_branch_made(a, n):
+    k = 0
+    if a > n:
+        n = a + 1
+    else:
+        k = n
+    return k
+
+
+@xfail("a variable dead after a tensor if leaks from one branch into the other ('belongs to another trace')")
+def test_else_reads_tensor_true_branch_made():
+    check(else_reads_tensor_true_branch_made, i32(-4), i32(3))
+
+
+def early_return_after_write(a, n):
+    s = n
+    if a > n:
+        s = a
+        return s
+    return s  # lowered into the else branch of `if not do_return`: reads the true branch's s
+
+
+@xfail("early return: the code after the if sees the returning branch's writes (wrong value)")
+def test_early_return_after_write():
+    check(early_return_after_write, i32(-4), i32(3))  # 3, graph gives -4
+
+
+def continue_flag_read_in_later_branch(n):
+    k = n
+    for c in range(1):
+        if n > 3:
+            continue  # continue_ = True: dead after the if, so no state of it
+        elif True:
+            pass
+        elif n >= 6:
+            continue
+        k = 9  # lowered into the else branch, guarded by `not continue_`
+    return k
+
+
+@xfail("a jump flag set in one branch leaks into the lowered rest of the loop body in another (wrong value)")
+def test_continue_flag_read_in_later_branch():
+    check(continue_flag_read_in_later_branch, i32(2))  # 9, graph gives 2
+
+
+# -- 2. Item assignment in tensor control flow is not state
+
+
+def dict_item_assigned_in_if(a, n):
+    d = {"x": 0}
+    if a > n:
+        d["x"] = a  # converted with ag__.no_state: the write escapes the branch
+    return d["x"]
+
+
+@xfail("d['x'] = ... in a tensor if is not if_stmt state (wrong value)")
+def test_dict_item_assigned_in_if():
+    check(dict_item_assigned_in_if, i32(1), i32(2))  # 0, graph gives 1
+
+
+def list_slot_assigned_in_if(a, n):
+    l = [0]
+    if a > n:
+        l[0] = a
+    return l
+
+
+@xfail("l[0] = ... in a tensor if is not if_stmt state (wrong value)")
+def test_list_slot_assigned_in_if():
+    check(list_slot_assigned_in_if, i32(1), i32(2))  # [0], graph gives [1]
+
+
+def dict_item_assigned_in_loop(a, n):
+    d = {"x": 0}
+    for i in range(n):
+        d["x"] = d["x"] + a
+    return d
+
+
+@xfail("d['x'] = ... in a tensor loop is not loop state ('belongs to another graph')")
+def test_dict_item_assigned_in_loop():
+    check(dict_item_assigned_in_loop, i32(3), i32(2))
+
+
+# -- 3. d['x'] += ... in a tensor if mutates the dict both branches share
+
+
+def dict_item_augassigned_in_if(a, n):
+    d = {"x": 0}
+    if a > n:
+        d["x"] += a
+    return d["x"]
+
+
+@xfail("d['x'] += ... in a tensor if mutates the dict seen by the other branch ('belongs to another graph')")
+def test_dict_item_augassigned_in_if():
+    check(dict_item_augassigned_in_if, i32(1), i32(2))
+
+
+def dict_item_augassigned_in_both_branches(a, n):
+    d = {"x": 0}
+    if a > n:
+        d["x"] += a
+    else:
+        d["x"] += 1
+    return d["x"]
+
+
+@xfail("d['x'] += ... in a tensor if mutates the dict seen by the other branch ('belongs to another trace')")
+def test_dict_item_augassigned_in_both_branches():
+    check(dict_item_augassigned_in_both_branches, i32(3), i32(2))
+
+
+# -- 4. l[0] += ... in a tensor loop turns the list into one tensor
+
+
+def list_slot_augassigned_in_loop(a, n):
+    l = [0, 0]
+    for i in range(n):
+        l[0] += a
+    return l
+
+
+@xfail("l[0] += ... in a tensor loop returns an array, not a list")
+def test_list_slot_augassigned_in_loop():
+    check(list_slot_augassigned_in_loop, i32(3), i32(2))  # [6, 0], graph gives array([6, 0])
+
+
+def list_slot_augassigned_in_loop_in_if(a, n):
+    l = [0, 0]
+    if a > n:
+        for i in range(n):
+            l[0] += a
+    return l
+
+
+@xfail("l[0] += ... in a tensor loop inside a tensor if: refused ('l' single value vs list of 2)")
+def test_list_slot_augassigned_in_loop_in_if():
+    check(list_slot_augassigned_in_loop_in_if, i32(3), i32(2))
+
+
+# -- 5. Returning a tuple from inside tensor control flow
+
+
+def nested_early_return_of_tuple(a, n):
+    if a > n:
+        if a > 0:
+            return a, 1
+    return n, 2
+
+
+@xfail("a tuple returned from a nested tensor if: 'retval_' tuple vs undefined")
+def test_nested_early_return_of_tuple():
+    check(nested_early_return_of_tuple, i32(-4), i32(3))
+
+
+def return_tuple_from_loop(a, n):
+    for i in range(n):
+        return a, 1
+    return n, 2
+
+
+@xfail("a tuple returned from a tensor loop: 'retval_' UndefinedReturnValue before the loop")
+def test_return_tuple_from_loop():
+    check(return_tuple_from_loop, i32(-4), i32(3))
+
+
+# -- 6. A loop-body-local variable bound by a tensor if, then read by +=
+
+
+def augassign_after_if_in_loop(n):
+    for i in range(2):
+        if n > i:
+            s = n
+        else:
+            s = 3
+        s += 1  # with `k = s` here instead, the converter emits s = ag__.Undefined('s') first
+    return n
+
+
+@xfail("get_state() of an if in a loop body reads a variable not yet bound (NameError: free variable 's')")
+def test_augassign_after_if_in_loop():
+    check(augassign_after_if_in_loop, i32(2))
