@@ -66,7 +66,6 @@ def else_reads_what_true_branch_wrote(a, n):
     return k
 
 
-@xfail("a variable dead after a tensor if leaks from one branch into the other (wrong value)")
 def test_else_reads_what_true_branch_wrote():
     check(else_reads_what_true_branch_wrote, i32(-4), i32(3))  # 3, graph gives -4
 
@@ -80,7 +79,6 @@ def else_reads_tensor_true_branch_made(a, n):
     return k
 
 
-@xfail("a variable dead after a tensor if leaks from one branch into the other ('belongs to another trace')")
 def test_else_reads_tensor_true_branch_made():
     check(else_reads_tensor_true_branch_made, i32(-4), i32(3))
 
@@ -93,7 +91,6 @@ def early_return_after_write(a, n):
     return s  # lowered into the else branch of `if not do_return`: reads the true branch's s
 
 
-@xfail("early return: the code after the if sees the returning branch's writes (wrong value)")
 def test_early_return_after_write():
     check(early_return_after_write, i32(-4), i32(3))  # 3, graph gives -4
 
@@ -111,7 +108,6 @@ def continue_flag_read_in_later_branch(n):
     return k
 
 
-@xfail("a jump flag set in one branch leaks into the lowered rest of the loop body in another (wrong value)")
 def test_continue_flag_read_in_later_branch():
     check(continue_flag_read_in_later_branch, i32(2))  # 9, graph gives 2
 
@@ -126,7 +122,6 @@ def dict_item_assigned_in_if(a, n):
     return d["x"]
 
 
-@xfail("d['x'] = ... in a tensor if is not if_stmt state (wrong value)")
 def test_dict_item_assigned_in_if():
     check(dict_item_assigned_in_if, i32(1), i32(2))  # 0, graph gives 1
 
@@ -138,7 +133,6 @@ def list_slot_assigned_in_if(a, n):
     return l
 
 
-@xfail("l[0] = ... in a tensor if is not if_stmt state (wrong value)")
 def test_list_slot_assigned_in_if():
     check(list_slot_assigned_in_if, i32(1), i32(2))  # [0], graph gives [1]
 
@@ -150,7 +144,6 @@ def dict_item_assigned_in_loop(a, n):
     return d
 
 
-@xfail("d['x'] = ... in a tensor loop is not loop state ('belongs to another graph')")
 def test_dict_item_assigned_in_loop():
     check(dict_item_assigned_in_loop, i32(3), i32(2))
 
@@ -165,7 +158,6 @@ def dict_item_augassigned_in_if(a, n):
     return d["x"]
 
 
-@xfail("d['x'] += ... in a tensor if mutates the dict seen by the other branch ('belongs to another graph')")
 def test_dict_item_augassigned_in_if():
     check(dict_item_augassigned_in_if, i32(1), i32(2))
 
@@ -179,7 +171,6 @@ def dict_item_augassigned_in_both_branches(a, n):
     return d["x"]
 
 
-@xfail("d['x'] += ... in a tensor if mutates the dict seen by the other branch ('belongs to another trace')")
 def test_dict_item_augassigned_in_both_branches():
     check(dict_item_augassigned_in_both_branches, i32(3), i32(2))
 
@@ -194,7 +185,6 @@ def list_slot_augassigned_in_loop(a, n):
     return l
 
 
-@xfail("l[0] += ... in a tensor loop returns an array, not a list")
 def test_list_slot_augassigned_in_loop():
     check(list_slot_augassigned_in_loop, i32(3), i32(2))  # [6, 0], graph gives array([6, 0])
 
@@ -207,7 +197,6 @@ def list_slot_augassigned_in_loop_in_if(a, n):
     return l
 
 
-@xfail("l[0] += ... in a tensor loop inside a tensor if: refused ('l' single value vs list of 2)")
 def test_list_slot_augassigned_in_loop_in_if():
     check(list_slot_augassigned_in_loop_in_if, i32(3), i32(2))
 

@@ -1422,7 +1422,6 @@ def test_composite_missing_parent_is_key_error(a):
 
 # A Python list that is state of a tensor loop comes back stacked into one
 # tensor instead of a list (the values are right).
-_LIST_TO_TENSOR = xfail("list loop state comes back as a Tensor")
 
 
 def while_dict_item(x, a, b):
@@ -1458,14 +1457,14 @@ def while_list_items_only_state(a, b):
 
 
 @pytest.mark.parametrize("x", [0, 2])
-@pytest.mark.parametrize("target", [while_dict_item, pytest.param(while_list_item, marks=_LIST_TO_TENSOR)])
+@pytest.mark.parametrize("target", [while_dict_item, while_list_item])
 def test_composite_items_in_while(target, x):
     check(target, i32(x), i32(3), 0)
 
 
 @pytest.mark.parametrize("b", [3, 6])
 @pytest.mark.parametrize(
-    "target", [while_dict_items_only_state, pytest.param(while_list_items_only_state, marks=_LIST_TO_TENSOR)]
+    "target", [while_dict_items_only_state, while_list_items_only_state]
 )
 def test_composite_items_are_the_only_loop_state(target, b):
     check(target, 0, i32(b))
@@ -1486,7 +1485,7 @@ def for_list_item(n, a, b):
 
 
 @pytest.mark.parametrize("n", [0, 3])
-@pytest.mark.parametrize("target", [for_dict_item, pytest.param(for_list_item, marks=_LIST_TO_TENSOR)])
+@pytest.mark.parametrize("target", [for_dict_item, for_list_item])
 def test_composite_items_in_for(target, n):
     check(target, i32(n), i32(1), 1)
 

@@ -45,6 +45,7 @@ from autograph.runtime.ops import control_flow as _control_flow_ops  # noqa: F40
 from autograph.runtime.tracing.control_flow import as_predicate, build_cond, build_while, is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location, user_location_text
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.ops import state
 from autograph.runtime.ops._common import static_value
 from autograph.runtime.core.tensor import Tensor
@@ -71,15 +72,23 @@ def _names(symbol_names, state):
     return names
 
 
-def _is_state_leaf(value) -> bool:
-    """Top-level state entries that are not looked into: lists are staged as a whole."""
-    return type(value) is list or is_undefined(value) or not nest.is_nested(value)
+def _is_state_leaf(value, staged: bool) -> bool:
+    """Top-level state entries that are one loop value: a staged list, or a non-container."""
+    return (staged and type(value) is list) or is_undefined(value) or not nest.is_nested(value)
 
 
-def _flatten_state(state, names):
+class _Restage(Exception):
+    """A loop body changed the length of top-level list ``index``: trace again with it staged."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+def _flatten_state(state, names, staged):
     flat, labels = [], []
-    for name, entry in zip(names, state):
-        if _is_state_leaf(entry):
+    for index, (name, entry) in enumerate(zip(names, state)):
+        if _is_state_leaf(entry, index in staged):
             flat.append(entry)
             labels.append(name)
         else:
@@ -88,16 +97,23 @@ def _flatten_state(state, names):
     return flat, labels
 
 
-def _flatten_like(init, new, names, where):
-    """Flattens the state ``new`` a body produced, checking it against ``init``'s structure."""
+def _flatten_like(init, new, names, where, staged):
+    """Flattens the state ``new`` a body produced, checking it against ``init``'s structure.
+
+    A top-level list whose length the body changes (or that an inner tensor
+    ``if`` staged) raises ``_Restage``: the loop is traced again with that
+    list staged (one tensor of its elements).
+    """
     new = tuple(new)
     if len(new) != len(init):
         raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
     flat = []
-    for name, before, after in zip(names, init, new):
-        if _is_state_leaf(before):
+    for index, (name, before, after) in enumerate(zip(names, init, new)):
+        if _is_state_leaf(before, index in staged):
             flat.append(after)
             continue
+        if type(before) is list and (type(after) is not list or len(before) != len(after)):
+            raise _Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
         diff = nest.mismatch(before, after)
         missing = nest.missing_key(before, after) if diff is not None else None
         if missing is not None:
@@ -116,11 +132,11 @@ def _flatten_like(init, new, names, where):
     return flat
 
 
-def _pack_state(init, flat):
+def _pack_state(init, flat, staged):
     flat = list(flat)
     out, index = [], 0
-    for entry in init:
-        if _is_state_leaf(entry):
+    for position, entry in enumerate(init):
+        if _is_state_leaf(entry, position in staged):
             out.append(flat[index])
             index += 1
         else:
@@ -128,6 +144,24 @@ def _pack_state(init, flat):
             out.append(nest.pack_as(entry, flat[index:index + count]))
             index += count
     return tuple(out)
+
+
+def _trace_loop(trace):
+    """``trace(staged)`` with no list staged first, then again staging each list it reports.
+
+    Lists are loop state item by item (a list that keeps its length stays a
+    list); only a list the body grows or shrinks becomes a staged list.
+    """
+    outer = current_graph()
+    staged = frozenset()
+    while True:
+        before = set(outer.library)
+        try:
+            return trace(staged), staged
+        except _Restage as restage:
+            for name in [n for n in outer.library if n not in before]:
+                del outer.library[name]
+            staged = staged | {restage.index}
 
 
 def _fresh(state):
@@ -198,22 +232,26 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     where = _here("the while loop")
     init = tuple(get_state())
     names = _names(symbol_names, init)
-    flat, labels = _flatten_state(init, names)
     opts = opts or {}
 
-    def cond_fn(values):
-        set_state(_pack_state(init, values))
-        return test()
+    def trace(staged):
+        flat, labels = _flatten_state(init, names, staged)
 
-    def body_fn(values):
-        set_state(_pack_state(init, values))
-        body()
-        return _flatten_like(init, get_state(), names, where)
+        def cond_fn(values):
+            set_state(_pack_state(init, values, staged))
+            return test()
 
-    final = build_while(cond_fn, body_fn, flat, labels=labels, where=where,
-                        invariants=_loop_invariants(opts, flat, labels, where),
-                        maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
-    set_state(_write_back(init, _pack_state(init, final)))
+        def body_fn(values):
+            set_state(_pack_state(init, values, staged))
+            body()
+            return _flatten_like(init, get_state(), names, where, staged)
+
+        return build_while(cond_fn, body_fn, flat, labels=labels, where=where,
+                           invariants=_loop_invariants(opts, flat, labels, where),
+                           maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
+
+    final, staged = _trace_loop(trace)
+    set_state(_write_back(init, _pack_state(init, final, staged)))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -224,30 +262,34 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     counter0 = apply.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
     init = tuple(get_state())
     names = _names(symbol_names, init)
-    flat, labels = _flatten_state(init, names)
     opts = opts or {}
 
-    def cond_fn(values):
-        set_state(_pack_state(init, values[1:]))
-        more = ops.less(values[0], length)
-        if extra_test is None:
-            return more
-        extra = extra_test()
-        if isinstance(extra, Tensor):
-            return ops.logical_and(more, as_predicate(extra, where))
-        return more if extra else apply.constant(False)
+    def trace(staged):
+        flat, labels = _flatten_state(init, names, staged)
 
-    def body_fn(values):
-        index = values[0]
-        set_state(_pack_state(init, values[1:]))
-        body(sequence.item(index))
-        return [index + 1, *_flatten_like(init, get_state(), names, where)]
+        def cond_fn(values):
+            set_state(_pack_state(init, values[1:], staged))
+            more = ops.less(values[0], length)
+            if extra_test is None:
+                return more
+            extra = extra_test()
+            if isinstance(extra, Tensor):
+                return ops.logical_and(more, as_predicate(extra, where))
+            return more if extra else apply.constant(False)
 
-    invariants = _loop_invariants(opts, flat, labels, where)
-    final = build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
-                        invariants=None if invariants is None else [None, *invariants],
-                        maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
-    set_state(_write_back(init, _pack_state(init, final[1:])))
+        def body_fn(values):
+            index = values[0]
+            set_state(_pack_state(init, values[1:], staged))
+            body(sequence.item(index))
+            return [index + 1, *_flatten_like(init, get_state(), names, where, staged)]
+
+        invariants = _loop_invariants(opts, flat, labels, where)
+        return build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
+                           invariants=None if invariants is None else [None, *invariants],
+                           maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
+
+    final, staged = _trace_loop(trace)
+    set_state(_write_back(init, _pack_state(init, final[1:], staged)))
 
 
 # --------------------------------------------------------------------------
