@@ -70,12 +70,9 @@ from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype  # noqa: E
 # them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
 FEATURES_KNOWN_BROKEN = frozenset(
     {
-        "branch_cross_read",  # a variable dead after a tensor if leaks between its branches
         "augassign_after_if_in_loop",  # NameError from get_state of a loop-body-local variable
-        "return",  # early return: the same leak, and tuples returned from nested tensor ifs
+        "return",  # tuples returned from nested tensor ifs ('retval_' tuple vs undefined)
         "return_in_loop",  # tuples returned from tensor loops ('retval_' undefined before the loop)
-        "item_assign",  # d['x'] = / l[0] = in tensor control flow is not state
-        "item_augassign",  # d['x'] += in a tensor if; l[0] += in a tensor loop makes l a tensor
     }
 )
 
