@@ -370,6 +370,13 @@ class _FunctionConverter:
                 return False
         return False
 
+    def _owned_by_loop_body(self, name) -> bool:
+        """True if the innermost closure where ``name`` is local is a loop body."""
+        for frame in reversed(self.frames):
+            if name in frame.owned:
+                return frame.is_loop
+        return False
+
     def _undefined_inits(self, node, visible, live_in):
         """``x = ag__.Undefined('x')`` for the names a closure of ``node`` declares nonlocal
         that no definition reaches (the placeholder is their value), or that
@@ -384,7 +391,11 @@ class _FunctionConverter:
         for name in sorted(visible):
             if name in self.scope.nonlocals:
                 continue
-            if name in defined and self._is_bound(name):
+            if name in defined and self._is_bound(name) and not (
+                self._owned_by_loop_body(name) and name not in anno.get(node, anno.MUST_DEFINED, defined)
+            ):
+                # Bound here already -- unless it is local to a loop body and only a
+                # previous iteration may have defined it: each call of the body starts unbound.
                 continue
             if name not in defined and name in frame.placeholders:
                 continue  # still the placeholder an enclosing statement gave it

@@ -68,13 +68,7 @@ from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype  # noqa: E
 
 # Constructs the runtime gets wrong today (issue 8); the generator leaves
 # them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN = frozenset(
-    {
-        "augassign_after_if_in_loop",  # NameError from get_state of a loop-body-local variable
-        "return",  # tuples returned from nested tensor ifs ('retval_' tuple vs undefined)
-        "return_in_loop",  # tuples returned from tensor loops ('retval_' undefined before the loop)
-    }
-)
+FEATURES_KNOWN_BROKEN = frozenset()
 
 MODES = {
     "interpreter": {},

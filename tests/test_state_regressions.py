@@ -1,10 +1,9 @@
 """Minimal reproducers of the state bugs the traced fuzzer found (issue 8).
 
 Each function is Python-total; ``ag.function`` must return what the plain
-function returns, in all three execution modes.  They are strict xfails:
-the test passes while the bug is there and fails once it is fixed, so the
-fixer removes the mark (and the matching entry of
-``test_fuzz_traced.FEATURES_KNOWN_BROKEN``).
+function returns, in all three execution modes.  Each stood for a class
+of wrong results or internal errors; they are all fixed and stay here as
+regression tests.
 """
 
 from __future__ import annotations
@@ -48,10 +47,6 @@ def check(fn, *args):
 
 class Box:
     pass
-
-
-def xfail(reason):
-    return pytest.mark.xfail(strict=True, reason=f"issue 8: {reason}")
 
 
 # -- 1. A branch sees what an earlier branch wrote to a variable dead after the if
@@ -211,7 +206,6 @@ def nested_early_return_of_tuple(a, n):
     return n, 2
 
 
-@xfail("a tuple returned from a nested tensor if: 'retval_' tuple vs undefined")
 def test_nested_early_return_of_tuple():
     check(nested_early_return_of_tuple, i32(-4), i32(3))
 
@@ -222,7 +216,6 @@ def return_tuple_from_loop(a, n):
     return n, 2
 
 
-@xfail("a tuple returned from a tensor loop: 'retval_' UndefinedReturnValue before the loop")
 def test_return_tuple_from_loop():
     check(return_tuple_from_loop, i32(-4), i32(3))
 
@@ -240,6 +233,5 @@ def augassign_after_if_in_loop(n):
     return n
 
 
-@xfail("get_state() of an if in a loop body reads a variable not yet bound (NameError: free variable 's')")
 def test_augassign_after_if_in_loop():
     check(augassign_after_if_in_loop, i32(2))

@@ -42,7 +42,9 @@ from autograph.runtime.core import dtypes, opdef
 from autograph.runtime.ops import apply, spellings
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.ops import control_flow as _control_flow_ops  # noqa: F401 - registers If, While and Assert
-from autograph.runtime.tracing.control_flow import as_predicate, build_cond, build_while, is_undefined
+from autograph.runtime.tracing.control_flow import (
+    as_predicate, build_cond, build_while, expand_return_placeholder, is_return_placeholder, is_undefined,
+)
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location, user_location_text
 from autograph.runtime.core.graph import current_graph
@@ -78,11 +80,17 @@ def _is_state_leaf(value, staged: bool) -> bool:
 
 
 class _Restage(Exception):
-    """A loop body changed the length of top-level list ``index``: trace again with it staged."""
+    """A loop body changed the kind of state entry ``index``: trace the loop again.
 
-    def __init__(self, index):
+    Either a top-level list changed its length (it is staged next time), or
+    an unset return value became a nested value (``entry``: the unset value
+    in that structure).
+    """
+
+    def __init__(self, index, entry=None):
         super().__init__(index)
         self.index = index
+        self.entry = entry
 
 
 def _flatten_state(state, names, staged):
@@ -109,6 +117,8 @@ def _flatten_like(init, new, names, where, staged):
         raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
     flat = []
     for index, (name, before, after) in enumerate(zip(names, init, new)):
+        if is_return_placeholder(before) and nest.is_nested(after):
+            raise _Restage(index, expand_return_placeholder(before, after))
         if _is_state_leaf(before, index in staged):
             flat.append(after)
             continue
@@ -146,22 +156,26 @@ def _pack_state(init, flat, staged):
     return tuple(out)
 
 
-def _trace_loop(trace):
-    """``trace(staged)`` with no list staged first, then again staging each list it reports.
+def _trace_loop(trace, init):
+    """``trace(init, staged)`` with no list staged first, then again as each ``_Restage`` says.
 
     Lists are loop state item by item (a list that keeps its length stays a
     list); only a list the body grows or shrinks becomes a staged list.
+    Returns ``(final values, init, staged)``.
     """
     outer = current_graph()
     staged = frozenset()
     while True:
         before = set(outer.library)
         try:
-            return trace(staged), staged
+            return trace(init, staged), init, staged
         except _Restage as restage:
             for name in [n for n in outer.library if n not in before]:
                 del outer.library[name]
-            staged = staged | {restage.index}
+            if restage.entry is None:
+                staged = staged | {restage.index}
+            else:
+                init = init[:restage.index] + (restage.entry,) + init[restage.index + 1:]
 
 
 def _fresh(state):
@@ -234,7 +248,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     names = _names(symbol_names, init)
     opts = opts or {}
 
-    def trace(staged):
+    def trace(init, staged):
         flat, labels = _flatten_state(init, names, staged)
 
         def cond_fn(values):
@@ -250,7 +264,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
                            invariants=_loop_invariants(opts, flat, labels, where),
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, staged = _trace_loop(trace)
+    final, init, staged = _trace_loop(trace, init)
     set_state(_write_back(init, _pack_state(init, final, staged)))
 
 
@@ -264,7 +278,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     names = _names(symbol_names, init)
     opts = opts or {}
 
-    def trace(staged):
+    def trace(init, staged):
         flat, labels = _flatten_state(init, names, staged)
 
         def cond_fn(values):
@@ -288,7 +302,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
                            invariants=None if invariants is None else [None, *invariants],
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, staged = _trace_loop(trace)
+    final, init, staged = _trace_loop(trace, init)
     set_state(_write_back(init, _pack_state(init, final[1:], staged)))
 
 

@@ -69,6 +69,7 @@ from autograph.runtime.core.tensor import (
 )
 
 __all__ = ["build_cond", "build_while", "as_predicate", "is_undefined", "is_return_placeholder",
+           "expand_return_placeholder",
            "UndefinedReturnValue"]
 
 _MAX_TRACES = 10
@@ -275,6 +276,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     results = []
     then_flat, else_flat, slots = [], [], []  # slots: (entry, leaf index, dtype)
     for index, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
+        a, b = expand_return_placeholder(a, b), expand_return_placeholder(b, a)
         diff = nest.mismatch(a, b)
         missing = nest.missing_key(a, b) if diff is not None else None
         if missing is not None:
@@ -308,6 +310,17 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     for (index, j), tensor in zip(slots, outputs):
         results[index][1][j] = tensor
     return [nest.pack_as(structure, merged) for structure, merged in results]
+
+
+def expand_return_placeholder(value, like):
+    """An unset return value shaped like the nested value ``like`` (one placeholder per leaf).
+
+    A function may return a tuple on one path; where the return value is
+    still unset it takes that structure, each leaf filled with zeros.
+    """
+    if is_return_placeholder(value) and nest.is_nested(like):
+        return nest.pack_as(like, [value] * len(nest.flatten(like)))
+    return value
 
 
 def _branch_tensor(graph, value, other, dtype, weak):
