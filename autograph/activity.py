@@ -68,9 +68,14 @@ def _mutations(node) -> set:
         if type(child) is not gast.Call:
             continue
         func = child.func
-        if (type(func) is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__"
-                and func.attr == "converted_call" and child.args):
-            func = child.args[0]  # call_trees ran first: ag__.converted_call(l.append, x)
+        if type(func) is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__" and child.args:
+            if func.attr == "aug_setitem":  # slices ran first: x = ag__.aug_setitem(x, i, '=', v)
+                container = container_of(child.args[0])
+                if container is not None:
+                    found.add(container)
+                continue
+            if func.attr == "converted_call":
+                func = child.args[0]  # call_trees ran first: ag__.converted_call(l.append, x)
         if type(func) is gast.Attribute and func.attr in MUTATING_METHODS:
             container = container_of(func.value)
             if container is not None:

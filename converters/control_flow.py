@@ -417,10 +417,15 @@ class _FunctionConverter:
         """
         modified = anno.get(node, anno.MODIFIED)
         names = {m for m in modified if not qual_names.is_composite(m)}
+        visible = anno.get(node, anno.LIVE_IN) | anno.get(node, anno.LIVE_OUT) | self.scope.always_live
         rebindable = self.scope.locals | self.scope.nonlocals
         composites = set()
         for m in modified:
-            if not qual_names.is_composite(m) or qual_names.root(m) in names:
+            if not qual_names.is_composite(m):
+                continue
+            if qual_names.root(m) in names:
+                if m.endswith("[]") and m[:-2] in names and m[:-2] in visible:
+                    composites.add(m[:-2])  # x = ag__.aug_setitem(x, ...): an alias may see x's items
                 continue
             if m.endswith("[]"):
                 m = m[:-2]
@@ -513,11 +518,11 @@ class _FunctionConverter:
         live_out = anno.get(node, anno.LIVE_OUT)
         live_in = anno.get(node, anno.LIVE_IN)
         always = self.scope.always_live
-        outputs = sorted(names & live_out) + sorted(attributes)
+        outputs = _ordered_state(names & live_out, attributes)
         visible = names & (live_out | live_in | always)
         # The names a branch reads or writes in the enclosing scope but that are dead
         # after the if: state too (not outputs), so each branch starts from the same values.
-        state = outputs + sorted(visible - live_out)
+        state = outputs + sorted(visible - set(outputs))
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         body_name, code = self._body_function(
             "if_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
@@ -545,7 +550,7 @@ class _FunctionConverter:
         names, attributes = self._symbols(node)
         live_in = anno.get(node, anno.LIVE_IN)
         live_out = anno.get(node, anno.LIVE_OUT)
-        state = sorted(names & live_in) + sorted(attributes)
+        state = _ordered_state(names & live_in, attributes)
         visible = names & (live_in | live_out | self.scope.always_live)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         code = []
@@ -579,7 +584,7 @@ class _FunctionConverter:
         live_out = anno.get(node, anno.LIVE_OUT)
         always = self.scope.always_live
         target = node.target
-        state = sorted(names & live_in) + sorted(attributes)
+        state = _ordered_state(names & live_in, attributes)
         visible = names & (live_in | live_out | always)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         body_statements = node.body
@@ -623,6 +628,12 @@ class _FunctionConverter:
             set_state=setter, symbol_names=templates.str_tuple(state), names=templates.constant(iterate_names),
         )
         return code, call
+
+
+def _ordered_state(names, composites) -> list:
+    """Plain names first (sorted), then attribute chains: ``['i', 'x', 'self.total']``."""
+    plain = {c for c in composites if not qual_names.is_composite(c)}
+    return sorted(set(names) | plain) + sorted(set(composites) - plain)
 
 
 def _state_tuple(state):

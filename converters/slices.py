@@ -1,4 +1,4 @@
-"""Lowers augmented assignment to an item, ``x[i] += v``, to ``ag__.aug_setitem``.
+"""Lowers assignment to an item, ``x[i] = v`` and ``x[i] += v``, to ``ag__.aug_setitem``.
 
 Tensors are immutable, so the update must be functional: the container is
 rebound with the result (for Python containers, the same object, updated
@@ -9,11 +9,13 @@ Before::
 
     counts[k] += 1
     m[i][j] *= 2
+    v[j] = 0.0
 
 After::
 
     counts = ag__.aug_setitem(counts, k, '+=', 1)
     m = ag__.aug_setitem(m, i, '=', ag__.aug_setitem(m[i], j, '*=', 2))
+    v = ag__.aug_setitem(v, j, '=', 0.0)
 
 (the inner update returns the updated row, which the outer one stores:
 for Python containers the same object, for tensors a new one).  Nested
@@ -66,9 +68,14 @@ def _update(container, indices, op, value, origin):
 
 
 def _lower(statement, local):
-    if type(statement) is not gast.AugAssign:
+    kind = type(statement)
+    if kind is gast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
+        target, op = statement.targets[0], "="
+    elif kind is gast.AugAssign:
+        target, op = statement.target, _SYMBOLS[type(statement.op)]
+    else:
         return statement
-    chain = _item_chain(statement.target)
+    chain = _item_chain(target)
     if chain is None or chain[0] not in local or not chain[1]:
         return statement
     name, indices = chain
@@ -76,7 +83,7 @@ def _lower(statement, local):
         return statement
     if len(indices) > 1 and any(ast_util.contains_type(index, _EFFECTS) for index in indices):
         return statement  # the nested form evaluates the outer indices twice
-    value = _update(templates.name(name), indices, _SYMBOLS[type(statement.op)], statement.value, statement)
+    value = _update(templates.name(name), indices, op, statement.value, statement)
     (lowered,) = templates.replace("container = value", origin=statement, container=name, value=value)
     return lowered
 

@@ -1857,12 +1857,10 @@ def test_issue8_item_augmented_assignment_tensor_index():
     check(item_augmented_assignment, np.array([1.0, 2.0, 3.0], np.float32), np.int32(1))
 
 
-@xfail("item assignment on a tensor")
 def test_issue8_item_assignment_tensor_index():
     check(item_assignment, np.array([1.0, 2.0, 3.0], np.float32), np.int32(1))
 
 
-@xfail("item assignment on a tensor")
 def test_issue8_item_assignment_in_tensor_loop():
     def fill(t, n):
         for k in range(n):
