@@ -1,9 +1,13 @@
-"""Lowers list mutation inside loops to ``ag__.list_append`` / ``ag__.list_pop``.
+"""Lowers list mutation to ``ag__.list_append`` / ``ag__.list_pop``.
 
 The receiver is rebound with the result, which makes it a loop variable, so
 the runtime can stage the list when the loop becomes a graph loop.  Only
 plain local names are rewritten (rebinding a global or a closure variable,
-or an attribute, would change the program).
+or an attribute, would change the program), and only names appended to or
+popped from inside a loop or an ``if`` somewhere in the function: those may
+be staged lists (one tensor of their elements) after it, so every append
+and pop of them, before or after, goes through the operators.  Lists only
+changed in straight-line code keep their method calls.
 
 Before::
 
@@ -157,23 +161,41 @@ def _lower(statement, local, namer=None):
     return [statement]
 
 
-def _lower_block(statements, local, in_loop, namer):
-    out = []
+def _receivers_in_control_flow(statements, local, inside=False) -> set:
+    """Local names appended to or popped from inside a loop or an ``if`` of ``statements``."""
+    found = set()
     for statement in statements:
         kind = type(statement)
         if kind in ast_util.SCOPES:
+            continue
+        nested = inside or kind in ast_util.LOOPS or kind is gast.If
+        for owner, field in ast_util.child_blocks(statement):
+            found |= _receivers_in_control_flow(getattr(owner, field), local, nested)
+        if inside:
+            for node in gast.walk(statement):
+                for method in ("append", "pop"):
+                    receiver = _method_call(node, method)
+                    if receiver in local:
+                        found.add(receiver)
+    return found
+
+
+def _lower_block(statements, lists, namer):
+    out = []
+    for statement in statements:
+        if type(statement) in ast_util.SCOPES:
             out.append(statement)
             continue
-        inner_loop = in_loop or kind in ast_util.LOOPS
         for owner, field in ast_util.child_blocks(statement):
-            setattr(owner, field, _lower_block(getattr(owner, field), local, inner_loop, namer))
-        out.extend(_lower(statement, local, namer) if in_loop else [statement])
+            setattr(owner, field, _lower_block(getattr(owner, field), lists, namer))
+        out.extend(_lower(statement, lists, namer))
     return out
 
 
 def transform(node, ctx):
     for function in ast_util.functions(node):
-        scope = anno.get(function, anno.SCOPE)
-        local = scope.locals
-        function.body = _lower_block(function.body, local, False, ctx.namer)
+        local = anno.get(function, anno.SCOPE).locals
+        lists = _receivers_in_control_flow(function.body, local)
+        if lists:
+            function.body = _lower_block(function.body, lists, ctx.namer)
     return node

@@ -616,12 +616,16 @@ def test_asserts():
     )
 
 
-def test_lists_in_loops_only_for_local_names():
+def test_lists_changed_in_control_flow_only_for_local_names():
+    # out is appended to in a loop, so its append before the loop is lowered
+    # too; kept, only changed in straight-line code, keeps its method call.
     check(
         """
         def f(xs, self):
             out = []
+            kept = []
             out.append(0)
+            kept.append(0)
             for x in xs:
                 out.append(x)
                 last = out.pop()
@@ -633,7 +637,9 @@ def test_lists_in_loops_only_for_local_names():
         """
         def f(xs, self):
             out = []
-            out.append(0)
+            kept = []
+            out = ag__.list_append(out, 0)
+            kept.append(0)
             for x in xs:
                 out = ag__.list_append(out, x)
                 out, last = ag__.list_pop(out)

@@ -1833,12 +1833,10 @@ def pop_after_staged_loop(n):
     return last, rt.stack(acc)
 
 
-@xfail("staged list becomes a bare Tensor after the loop")
 def test_issue8_append_after_tensor_loop():
     check(append_after_staged_loop, i32(3), check_dtype=False)
 
 
-@xfail("staged list becomes a bare Tensor after the loop")
 def test_issue8_pop_after_tensor_loop():
     check(pop_after_staged_loop, i32(3), check_dtype=False)
 
