@@ -684,7 +684,7 @@ def test_call_trees():
         """
         def f(x, *args, **kw):
             a = ag__.converted_call(helper, x, *args, k=1, **kw)
-            n = ag__.len(x) + max(x)
+            n = ag__.len(x) + ag__.max(x)
             ag__.print(n)
             return ag__.converted_call(ag__.converted_call(obj.method, x), 2)
         """,

@@ -24,6 +24,7 @@ to fix it.
 
 from __future__ import annotations
 
+
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError
 
@@ -53,14 +54,69 @@ class TensorSpec:
         return f"TensorSpec({shapes.format_shape(self.shape)}, {self.dtype.name}{name})"
 
 
+# numpy ufuncs that Python operators spell -> (the Tensor method, the one for a Tensor on the right)
+_UFUNC_OPERATORS = {
+    "add": ("__add__", "__radd__"), "subtract": ("__sub__", "__rsub__"), "multiply": ("__mul__", "__rmul__"),
+    "true_divide": ("__truediv__", "__rtruediv__"), "divide": ("__truediv__", "__rtruediv__"),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "__rmod__"),
+    "power": ("__pow__", "__rpow__"), "matmul": ("__matmul__", "__rmatmul__"),
+    "bitwise_and": ("__and__", "__rand__"), "bitwise_or": ("__or__", "__ror__"),
+    "bitwise_xor": ("__xor__", "__rxor__"),
+    "less": ("__lt__", "__gt__"), "less_equal": ("__le__", "__ge__"), "greater": ("__gt__", "__lt__"),
+    "greater_equal": ("__ge__", "__le__"), "equal": ("__eq__", "__eq__"), "not_equal": ("__ne__", "__ne__"),
+    "negative": ("__neg__", None), "absolute": ("__abs__", None), "invert": ("__invert__", None),
+}
+
+# numpy name -> the rt op that computes it in the graph
+_RT_EQUIVALENTS = {
+    "np.exp": "rt.exp", "np.log": "rt.log", "np.sqrt": "rt.sqrt", "np.sin": "rt.sin", "np.cos": "rt.cos",
+    "np.tanh": "rt.tanh", "np.square": "rt.square", "np.maximum": "rt.maximum", "np.minimum": "rt.minimum",
+    "np.logical_and": "rt.logical_and", "np.logical_or": "rt.logical_or", "np.logical_not": "rt.logical_not",
+    "np.logical_xor": "rt.logical_xor", "np.sum": "rt.reduce_sum", "np.mean": "rt.reduce_mean",
+    "np.max": "rt.reduce_max", "np.amax": "rt.reduce_max", "np.min": "rt.reduce_min", "np.amin": "rt.reduce_min",
+    "np.prod": "rt.reduce_prod", "np.any": "rt.reduce_any", "np.all": "rt.reduce_all", "np.argmax": "rt.argmax",
+    "np.reshape": "rt.reshape", "np.stack": "rt.stack", "np.concatenate": "rt.concat", "np.where": "rt.where",
+    "np.matmul": "rt.matmul", "np.dot": "rt.matmul", "np.zeros_like": "rt.zeros_like",
+    "np.ones_like": "rt.ones_like", "np.shape": "rt.shape", "np.size": "rt.size", "np.take": "rt.gather",
+}
+
+
+def _numpy_message(name, tensor) -> str:
+    fix = _RT_EQUIVALENTS.get(name)
+    advice = f"use {fix}(...)" if fix else "use the rt op that computes it, or rt.py_function to run numpy"
+    return (
+        f"{name} was called on the symbolic tensor {tensor.name}{tensor._where()}: "
+        f"numpy runs once, while tracing, on concrete values, and cannot compute on a tensor of the graph; "
+        f"{advice} instead."
+    )
+
+
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
     __slots__ = ("op", "value_index", "dtype", "shape", "weak")
 
-    # numpy must defer to our reflected operators: np.float32(2) * t -> t.__rmul__
     __array_priority__ = 1000
-    __array_ufunc__ = None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy's operators defer to ours (``np.float32(2) * t`` is ``t.__rmul__``); any other
+        ufunc on a symbolic tensor is an error naming the ``rt`` op to use."""
+        spelled = _UFUNC_OPERATORS.get(ufunc.__name__)
+        if method == "__call__" and spelled is not None and not kwargs:
+            forward, reflected = spelled
+            if len(inputs) == 1:
+                return getattr(Tensor, forward)(inputs[0])
+            a, b = inputs
+            if isinstance(a, Tensor):
+                return getattr(Tensor, forward)(a, b)
+            return getattr(Tensor, reflected)(b, a)
+        raise TracingError(_numpy_message(f"np.{ufunc.__name__}", self))
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise TracingError(_numpy_message(f"np.{func.__name__}", self))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracingError(_numpy_message("np.asarray", self))
 
     def __init__(self, op, value_index, dtype, shape, weak=False):
         self.op = op

@@ -136,6 +136,8 @@ from autograph.runtime.operators.py_builtins import (
     float_ as float,
     int_ as int,
     len_ as len,
+    max_ as max,
+    min_ as min,
     print_ as print,
     range_ as range,
     zip_ as zip,
@@ -148,6 +150,6 @@ __all__ = [
     "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
     "is_undefined",
-    "len", "list_append", "list_pop", "no_op", "no_state", "not_", "or_", "print", "range",
+    "len", "list_append", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print", "range",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

@@ -636,6 +636,24 @@ def abs_(x):
     return ops.abs(x)
 
 
+def extremum(args, which):
+    """``max(a, b, ...)`` / ``min(...)`` with tensors: ``rt.maximum``/``rt.minimum`` of them; of one
+    tensor, ``rt.reduce_max``/``reduce_min`` over its first axis (what Python's loop over its rows gives)."""
+    if len(args) == 1:
+        (only,) = args
+        if not isinstance(only, Tensor) or only.shape == ():
+            raise TracingError(
+                f"{_here(which + '()')}: {which}() of one value needs an iterable; give it a tensor with at "
+                f"least one dimension, or several values."
+            )
+        return (ops.reduce_max if which == "max" else ops.reduce_min)(only, axis=0)
+    combine = ops.maximum if which == "max" else ops.minimum
+    result = args[0]
+    for value in args[1:]:
+        result = combine(result, value)
+    return result
+
+
 def enumerate_(iterable, start=0):
     """``enumerate(t)``: pairs ``(index, row)`` that ``for_stmt`` loops over."""
     return _Enumerate(_as_sequence(iterable, _here("enumerate()")), start)

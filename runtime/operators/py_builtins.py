@@ -83,6 +83,20 @@ def abs_(x):
     return builtins.abs(x)
 
 
+def max_(*args, **kwargs):
+    if not kwargs and _any_tensor(args):
+        from autograph.runtime.operators import graph_paths as control_flow
+        return control_flow.extremum(args, "max")
+    return builtins.max(*args, **kwargs)
+
+
+def min_(*args, **kwargs):
+    if not kwargs and _any_tensor(args):
+        from autograph.runtime.operators import graph_paths as control_flow
+        return control_flow.extremum(args, "min")
+    return builtins.min(*args, **kwargs)
+
+
 def enumerate_(iterable, start=0):
     if _staged(iterable):
         from autograph.runtime.operators import graph_paths as control_flow
@@ -105,6 +119,8 @@ BUILTINS = {
     "int": int_,
     "float": float_,
     "abs": abs_,
+    "max": max_,
+    "min": min_,
     "enumerate": enumerate_,
     "zip": zip_,
 }

@@ -20,6 +20,8 @@ from autograph.runtime.core import dtypes, opdef, shapes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.errors import TracingError
 from autograph.runtime.ops._common import (
     check_int_attr,
     normalize_axis,
@@ -39,6 +41,12 @@ def _shape_arg(shape):
     if isinstance(shape, np.ndarray):
         return shape.astype(np.int32) if shape.dtype.kind in "iu" else shape
     parts = list(shape)
+    if any(p is None for p in parts):
+        raise TracingError(
+            f"the shape {tuple(parts)} has an unknown dimension (None) at {user_location_text()}: a static "
+            "size such as x.shape[0] is None when it is only known while the graph runs. Use the "
+            "dynamic size instead: rt.shape(x)[0]."
+        )
     if any(isinstance(p, Tensor) for p in parts):
         return stack([p if isinstance(p, Tensor) else np.int32(p) for p in parts])
     return np.asarray(parts, dtype=np.int32).reshape(len(parts))
