@@ -178,6 +178,13 @@ class Graph:
 
         return printer.to_dot(self)
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a graph as a picture when Graphviz is installed (``core/render.py``),
+        else as its text listing."""
+        from autograph.runtime.core import render
+
+        return render.svg_or_none(self)
+
     def as_graph_def(self) -> dict:
         """A JSON-serializable dict: nodes and function library (``runtime/core/serialize.py``)."""
         from autograph.runtime.core import serialize
