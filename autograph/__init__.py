@@ -19,6 +19,8 @@ _PUBLIC = {
     "AutoGraphWarning": "autograph.runtime.errors",
     "ConversionError": "autograph.runtime.errors",
     "TracingError": "autograph.runtime.errors",
+    "TracingWarning": "autograph.runtime.errors",
+    "set_unroll_warning_threshold": "autograph.runtime.operators.statements",
     "convert": "autograph.api",
     "do_not_convert": "autograph.api",
     "function": "autograph.api",

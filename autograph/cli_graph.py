@@ -10,11 +10,18 @@ one per positional parameter, in order:
 * anything else is read as a Python literal (``3``, ``2.5``, ``True``,
   ``"'mode'"``): a constant the function sees as a Python value.
 
+FUNC may be ``Class.method``: it is traced on the one module-level instance
+of ``Class`` if FILE has exactly one, else on a new ``Class()`` (stderr says
+which); ``instance.method`` names an instance of FILE directly.
+
 Output (``--format``): ``text`` (the readable listing), ``json`` (the graph
-def), ``dot`` (Graphviz), ``python`` (the graph compiled by
-``jit_compile``).  ``--optimized`` prints the graph as it runs (after the
-optimizer) rather than as traced; ``--optimize-report`` prints the op counts
-before and after each optimizer pass.
+def), ``dot`` (Graphviz), ``svg`` / ``png`` (the DOT drawn by Graphviz, which
+must be installed; ``-o FILE`` writes it to FILE), ``python`` (the graph
+compiled by ``jit_compile``).  ``--optimized`` shows the graph as it runs
+(after the optimizer) rather than as traced; ``--optimize-report`` prints the
+op counts before and after each optimizer pass.  When every argument is a
+Python value and the trace staged nothing, the function ran as plain Python
+while tracing: stderr says so and stdout gets its result.
 
 Exit status: 0 on success, 1 when FILE raises or the function cannot be
 converted or traced (message on stderr), 2 on bad usage (unknown file or
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -38,7 +46,7 @@ import warnings
 
 import autograph as ag
 from autograph.runtime import errors, optimizer
-from autograph.runtime.core import dtypes
+from autograph.runtime.core import dtypes, render
 from autograph.runtime.errors import AutoGraphError
 from autograph.runtime.tracing.function import BoundFunction, Function, function
 from autograph.runtime.core.tensor import TensorSpec
@@ -75,8 +83,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="one per positional parameter: DTYPE[SHAPE] (e.g. float32[3], int32[], float32[?,2]) "
         "or a Python literal constant (e.g. 3, True, \"'mode'\")",
     )
-    parser.add_argument("--format", choices=("text", "json", "dot", "python"), default="text")
-    parser.add_argument("--optimized", action="store_true", help="print the optimized graph (as it runs)")
+    parser.add_argument("--format", choices=("text", "json", "dot", "svg", "png", "python"), default="text",
+                        help="svg and png need Graphviz (its `dot` program)")
+    parser.add_argument("-o", "--output", metavar="PATH", help="write the output to PATH instead of stdout")
+    parser.add_argument("--optimized", action="store_true", help="show the optimized graph (as it runs)")
     parser.add_argument("--no-autograph", action="store_true", help="trace the function without converting it")
     parser.add_argument(
         "--optimize-report", action="store_true", help="print op counts before/after each optimizer pass"
@@ -148,14 +158,38 @@ def _load_module(path: str):
 
 
 def _resolve(module, qualname: str, path: str):
-    obj = module
+    """The function ``qualname`` names in ``module``; ``Class.method`` bound to an instance."""
+    obj, owner = module, None
     for part in qualname.split("."):
         if not hasattr(obj, part):
             raise UsageError(f"{path} has no {qualname!r} (no attribute {part!r})")
-        obj = getattr(obj, part)
+        owner, obj = obj, getattr(obj, part)
     if not callable(obj):
         raise UsageError(f"{path}:{qualname} is a {type(obj).__name__}, not a function")
+    if isinstance(owner, type) and not isinstance(obj, type):
+        name = qualname.rpartition(".")[2]
+        if not isinstance(inspect.getattr_static(owner, name), (staticmethod, classmethod)):
+            return getattr(_instance_of(module, owner, path), name)
     return obj
+
+
+def _instance_of(module, cls: type, path: str):
+    """The ``self`` to trace a method of ``cls`` on: FILE's one instance of it, else ``cls()``."""
+    instances = sorted(name for name, value in vars(module).items() if type(value) is cls)
+    if len(instances) == 1:
+        print(f"autograph graph: tracing {cls.__name__} methods on the module-level instance "
+              f"{instances[0]!r} of {path} as self", file=sys.stderr)
+        return getattr(module, instances[0])
+    try:
+        instance = cls()
+    except Exception as e:  # noqa: BLE001 - the user's constructor: report it as usage
+        which = f"FILE has {len(instances)} instances of it ({', '.join(instances)}); " if instances else ""
+        raise UsageError(
+            f"{cls.__name__}() raised {type(e).__name__}: {e}; a method is traced on an instance: {which}"
+            f"name one as {path}:INSTANCE.method, or make {cls.__name__}() work without arguments"
+        ) from None
+    print(f"autograph graph: tracing on a new instance {cls.__name__}() as self", file=sys.stderr)
+    return instance
 
 
 def _traceable(obj, no_autograph: bool):
@@ -221,14 +255,55 @@ def run(args) -> int:
         _, report = optimizer.optimize(cf.graph, report=True)
         print(report.to_text())
         return 0
+    if not any(isinstance(spec, TensorSpec) for spec in specs) and _staged_nothing(cf.graph):
+        return _print_python_result(traced, specs, qualname)
+    if args.format in render.FORMATS:
+        try:
+            picture = render.render(graph, args.format)
+        except AutoGraphError as e:
+            print(f"autograph graph: {e}", file=sys.stderr)
+            return 1
+        return _write(args.output, picture)
     if args.format == "text":
-        print(graph.to_text())
+        text = graph.to_text()
     elif args.format == "json":
-        print(json.dumps(graph.as_graph_def(), indent=1, sort_keys=True))
+        text = json.dumps(graph.as_graph_def(), indent=1, sort_keys=True) + "\n"
     elif args.format == "dot":
-        print(graph.to_dot())
+        text = graph.to_dot()
     else:
-        print(cf.compiled_source())
+        text = cf.compiled_source()
+    return _write(args.output, text if text.endswith("\n") else text + "\n")
+
+
+def _staged_nothing(graph) -> bool:
+    return not graph.operations
+
+
+def _print_python_result(traced, specs, qualname: str) -> int:
+    """Every argument was a Python value and nothing was staged: the function ran as plain Python
+    while tracing, so its result is the answer (a graph would be empty)."""
+    shown = ", ".join(repr(s) for s in specs)
+    print(
+        f"autograph graph: nothing was staged: every argument is a Python value, so {qualname}({shown}) ran as "
+        "plain Python while tracing and its graph is empty. Its result is below; to trace a graph, give "
+        "tensor specs for the arguments that vary (e.g. --arg int32[] instead of --arg 27).",
+        file=sys.stderr,
+    )
+    print(repr(traced(*specs)))
+    return 0
+
+
+def _write(output, data) -> int:
+    """``data`` (text, or bytes for a picture) to the file ``output``, or to stdout."""
+    if output is not None:
+        with open(output, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    elif isinstance(data, str):
+        sys.stdout.write(data)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     return 0
 
 

@@ -25,6 +25,7 @@ from autograph.runtime.errors import (
     GraphDefError,
     ResourceLimitError,
     TracingError,
+    TracingWarning,
     VerificationError,
 )
 from autograph.runtime.core.dtypes import (
@@ -124,7 +125,7 @@ def _install() -> None:
 _install()
 
 __all__ = [
-    "AutoGraphError", "AutoGraphWarning", "ConversionError", "ExecutionError", "TracingError",
+    "AutoGraphError", "AutoGraphWarning", "ConversionError", "ExecutionError", "TracingError", "TracingWarning",
     "VerificationError",
     "as_dtype", "bool", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "Graph", "Operation", "Tensor", "TensorSpec", "current_graph", "is_tensor", "run_graph",

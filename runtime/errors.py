@@ -86,6 +86,18 @@ class AutoGraphWarning(UserWarning):
     """
 
 
+class TracingWarning(AutoGraphWarning):
+    """Python code that ran once, while tracing, where the graph likely wanted it at every call.
+
+    Warned once per site, at the user's ``file:line``: a Python loop that
+    unrolled more than ``ag.set_unroll_warning_threshold`` iterations into
+    the graph (make its bound a tensor, or loop over ``rt.range``), a plain
+    ``print`` with no tensor arguments (use ``rt.print``).  Silence one kind
+    with ``warnings.filterwarnings("ignore", category=ag.TracingWarning,
+    message="a Python loop unrolled")``.
+    """
+
+
 USER_ERROR_ATTR = "__autograph_user_error__"
 
 

@@ -177,8 +177,8 @@ def test_control_inputs_are_printed():
 def test_to_dot():
     dot = sample_graph().to_dot()
     assert dot.startswith('digraph "main" {') and dot.rstrip().endswith("}")
-    assert '"main/add" [label="add\\nAdd\\n%mul:0 + %sqrt:0\\nfloat32[3]", shape=box];' in dot
-    assert '"main/exp" [label="exp\\nExp\\nfloat32[3]", shape=box];' in dot
+    assert '"main/add" [label="add = mul + sqrt\\nfloat32[3]  test_rt_graph.py:' in dot
+    assert '"main/exp" [label="exp = Exp(in0)\\nfloat32[3]  test_rt_graph.py:' in dot
     assert '"main/in0" -> "main/exp";' in dot
     assert dot == sample_graph().to_dot()
 

@@ -25,12 +25,20 @@ import threading
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.tensor import Tensor
 
-_state = threading.local()
+class _TraceState(threading.local):
+    """Per thread: the stack of graphs being built (set up on a thread's first access, so that
+    ``current_graph()`` -- checked once per Python loop of converted code -- never misses)."""
+
+    def __init__(self):
+        self.stack: list = []
+
+
+_state = _TraceState()
 
 
 def current_graph():
     """The graph being built by the innermost trace, or None when eager."""
-    stack = getattr(_state, "stack", None)
+    stack = _state.stack
     return stack[-1] if stack else None
 
 
@@ -94,9 +102,7 @@ class Graph:
     @contextlib.contextmanager
     def as_default(self):
         """Makes this the current graph: new ops go here."""
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
+        stack = _state.stack
         stack.append(self)
         try:
             yield self
@@ -171,6 +177,13 @@ class Graph:
         from autograph.runtime.core import printer
 
         return printer.to_dot(self)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a graph as a picture when Graphviz is installed (``core/render.py``),
+        else as its text listing."""
+        from autograph.runtime.core import render
+
+        return render.svg_or_none(self)
 
     def as_graph_def(self) -> dict:
         """A JSON-serializable dict: nodes and function library (``runtime/core/serialize.py``)."""

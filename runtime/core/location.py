@@ -55,10 +55,17 @@ def user_frame(depth: int = 1) -> tuple[str, int] | None:
     return None
 
 
+# co_filename -> the warnings registry of that file, as a module's ``__warningregistry__``: the
+# ``default`` filter action then shows a message once per user line (``always`` shows every one)
+_WARNING_REGISTRIES: dict[str, dict] = {}
+
+
 def warn_at_user(message: str, category) -> None:
-    """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours."""
+    """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours; once
+    per line under the default filters."""
     filename, lineno = user_frame(2) or ("<unknown>", 0)
-    warnings.warn_explicit(message, category, filename, lineno)
+    registry = _WARNING_REGISTRIES.setdefault(filename, {})
+    warnings.warn_explicit(message, category, filename, lineno, registry=registry)
 
 
 def user_location(depth: int = 1) -> str | None:

@@ -12,7 +12,7 @@ way Python writes it (``%x:0 + %const:0``, from ``runtime/core/spellings.py``);
 DOT labels show it.  ``to_text(graph)`` prints a whole graph, with
 the library functions an op calls (``If`` branches, ``While`` cond/body)
 printed inline and indented under that op.  ``to_dot(graph)`` prints a
-Graphviz digraph.  The same graph always prints to the same text: names are
+Graphviz digraph (see the notes above ``to_dot``; ``core/render.py`` draws it).  The same graph always prints to the same text: names are
 assigned deterministically while tracing, attributes are sorted and arrays
 are printed with fixed options.
 """
@@ -153,8 +153,18 @@ def to_text(graph, *, locations: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _dot_id(graph, op) -> str:
-    return _dot_quote(f"{graph.name}/{op.name}")
+# -- DOT -----------------------------------------------------------------------
+#
+# A picture reads top to bottom like the code: the inputs, the ops in data flow
+# order, each ``If``/``While`` as a cluster holding its sub-graphs (nested clusters
+# for nested control flow) above the op's own node, which gathers the sub-graphs'
+# results.  Edges into a sub-graph start at the outer tensor a placeholder stands
+# for and say what it is (``loop var 0``, ``capture``); the predicate of an ``If``
+# goes to the op's node.  Placeholders a sub-graph does not use are left out.
+# Every name and value comes from the graph (maybe from a file): it goes into DOT
+# only through ``_dot_quote`` / ``_dot_escape``.
+
+_DOT_VALUE_CHARS = 40  # longer Const values and attributes are cut, with an ellipsis
 
 
 def _dot_escape(text: str) -> str:
@@ -168,45 +178,207 @@ def _dot_quote(text: str) -> str:
     return f'"{_dot_escape(text)}"'
 
 
-def _dot_graph(graph, lines: list[str], indent: str, done: set) -> None:
-    for op in graph.operations:
-        label = f"{_dot_escape(op.name)}\\n{_dot_escape(op.type)}"
-        expr = format_expr(op)
-        if expr is not None:
-            label += "\\n" + _dot_escape(expr)
-        if op.outputs:
-            label += "\\n" + _dot_escape(", ".join(format_type(t) for t in op.outputs))
-        shape = "ellipse" if op.type == "Placeholder" else "box"
-        lines.append(f'{indent}{_dot_id(graph, op)} [label="{label}", shape={shape}];')
+def _dot_id(graph, op) -> str:
+    return _dot_quote(f"{graph.name}/{op.name}")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _DOT_VALUE_CHARS else text[: _DOT_VALUE_CHARS - 1] + "\u2026"
+
+
+_INLINE_CONST_CHARS = 12  # a Const spelled in this many characters is written into its consumers
+
+
+def _short(tensor) -> str:
+    """``add`` for the only output of ``add``, ``while:1`` for one of several."""
+    return tensor.op.name if len(tensor.op.outputs) == 1 else f"{tensor.op.name}:{tensor.value_index}"
+
+
+def _inlined_consts(graph) -> dict:
+    """id(Const op) -> its value, for the small constants of ``graph`` drawn inside the labels of
+    the ops that read them (all plain ops of the same graph) instead of as nodes of their own."""
+    readers: dict[int, list] = {}
     for op in graph.operations:
         for t in op.inputs:
-            edge_label = f' [label="{t.value_index}"]' if len(t.op.outputs) > 1 else ""
-            lines.append(f"{indent}{_dot_id(graph, t.op)} -> {_dot_id(graph, op)}{edge_label};")
-        for c in op.control_inputs:
-            lines.append(f"{indent}{_dot_id(graph, c)} -> {_dot_id(graph, op)} [style=dashed];")
-        for attr, fn_name in opdef.function_attrs(op):
-            sub = graph.library.get(fn_name)
-            if sub is None:
+            readers.setdefault(id(t.op), []).append(op)
+    returned = {id(t.op) for t in graph.outputs if hasattr(t, "op")}
+    found = {}
+    for op in graph.operations:
+        if op.type != "Const" or id(op) in returned or id(op) not in readers:
+            continue
+        value = format_value(op.attrs.get("value"))
+        if len(value) <= _INLINE_CONST_CHARS and not any(
+            opdef.function_attr_names(r.type) or r.graph is not graph for r in readers[id(op)]
+        ):
+            found[id(op)] = value
+    return found
+
+
+def _dot_label(op, inlined: dict) -> str:
+    """Three lines at most: ``name = expression`` (its Python spelling with the small constants
+    written in, or its constant value), its attributes, ``dtype[shape]  file:line``; escaped."""
+    template = spellings.template(op.type)
+    args = [inlined.get(id(t.op)) or _short(t) for t in op.inputs]
+    if op.type == "Const":
+        head = f"{op.name} = {_cut(format_value(op.attrs.get('value')))}"
+    elif op.type == "Placeholder":
+        head = op.name
+    elif opdef.function_attr_names(op.type):
+        head = f"{op.name} = {op.type}"  # its inputs are the labelled edges
+    elif template is not None and template.count("{") == len(op.inputs):
+        head = _cut(f"{op.name} = " + template.format(*args))
+    else:
+        head = _cut(f"{op.name} = {op.type}({', '.join(args)})")
+    lines = [head]
+    implied = {*_IMPLIED_ATTRS.get(op.type, ()), *opdef.function_attr_names(op.type)}
+    if op.type == "Const":
+        implied.add("value")
+    attrs = [f"{k}={format_value(op.attrs[k])}" for k in sorted(op.attrs) if k not in implied]
+    if attrs:
+        lines.append(_cut(", ".join(attrs)))
+    tail = ", ".join(format_type(t) for t in op.outputs)
+    if op.location:
+        tail = f"{tail}  {format_location(op.location)}".strip()
+    if tail:
+        lines.append(tail)
+    return "\\n".join(_dot_escape(line) for line in lines)
+
+
+def _input_roles(op, library) -> list[str]:
+    """What each input of ``op`` is to it: ``pred``/``capture`` (If), ``loop var k``/``capture`` (While)."""
+    if op.type == "If":
+        return ["pred"] + ["capture"] * (len(op.inputs) - 1)
+    if op.type == "While":
+        body = library.get(op.attrs.get("body"))
+        n = len(body.inputs) if body is not None else len(op.outputs)
+        return [f"loop var {i}" if i < n else "capture" for i in range(len(op.inputs))]
+    return [""] * len(op.inputs)
+
+
+def _edge_label(tensor, role: str) -> str:
+    out = f"out {tensor.value_index}" if len(tensor.op.outputs) > 1 else ""
+    return ", ".join(x for x in (out, role) if x)
+
+
+def _used(graph) -> set:
+    """ids of the tensors of ``graph`` that an op or the return reads."""
+    used = {id(t) for op in graph.operations for t in op.inputs}
+    used.update(id(t) for t in graph.outputs if hasattr(t, "op"))
+    return used
+
+
+def _passes_through(graph) -> bool:
+    """A sub-graph that computes nothing: it returns some of its inputs as they are."""
+    return all(op.type == "Placeholder" for op in graph.operations)
+
+
+class _Dot:
+    """Writes one DOT document: ``lines`` nest the clusters, ``edges`` come after them, at the top
+    level (an edge written inside a cluster would pull both of its nodes into that cluster)."""
+
+    def __init__(self, graph):
+        self.lines = [
+            f"digraph {_dot_quote(graph.name)} {{",
+            "  graph [fontname=monospace, fontsize=10, nodesep=0.2, ranksep=0.3, labeljust=l];",
+            '  node [fontname=monospace, fontsize=10, height=0.3, margin="0.08,0.03"];',
+            "  edge [fontname=monospace, fontsize=8, arrowsize=0.6];",
+        ]
+        self.edges: list[str] = []
+        self.done = {graph.name}  # library functions drawn (or being drawn): each once
+        self.graph(graph, "  ", inner=False)
+        self.lines.extend(self.edges)
+        self.lines.append("}")
+
+    def edge(self, source, target, label="", style=""):
+        attrs = [f"label={_dot_quote(label)}"] if label else []
+        if style:
+            attrs.append(style)
+        self.edges.append(f"  {source} -> {target}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+
+    def graph(self, graph, indent: str, inner: bool) -> None:
+        """The nodes of ``graph`` and their edges; ``inner`` for a sub-graph (its unused
+        placeholders are left out, its results go to the op that calls it)."""
+        used = _used(graph) if inner else None
+        inlined = _inlined_consts(graph)
+        for op in graph.operations:
+            if id(op) in inlined or (op.type == "Placeholder" and inner and id(op.outputs[0]) not in used):
                 continue
-            anchor = _dot_quote(f"{fn_name}/")
-            if fn_name not in done:
-                done.add(fn_name)
-                lines.append(f"{indent}subgraph {_dot_quote('cluster_' + fn_name)} {{")
-                lines.append(f"{indent}  label={_dot_quote(fn_name)};")
-                lines.append(f"{indent}  {anchor} [label={_dot_quote(fn_name)}, shape=plaintext];")
-                _dot_graph(sub, lines, indent + "  ", done)
-                lines.append(f"{indent}}}")
-            lines.append(f"{indent}{_dot_id(graph, op)} -> {anchor} [style=dotted, label={_dot_quote(attr)}];")
-    for i, t in enumerate(graph.outputs):
-        if hasattr(t, "op"):
-            node = _dot_quote(f"{graph.name}/output{i}")
-            lines.append(f'{indent}{node} [label="output {i}", shape=plaintext];')
-            lines.append(f"{indent}{_dot_id(graph, t.op)} -> {node};")
+            calls = [(attr, graph.library.get(fn), fn) for attr, fn in opdef.function_attrs(op)]
+            shape = "ellipse" if op.type == "Placeholder" else 'box, style="rounded,bold"' if calls else "box"
+            node = f"{_dot_id(graph, op)} [label=\"{_dot_label(op, inlined)}\", shape={shape}];"
+            drawn: set[int] = set()  # inputs drawn into a sub-graph, to the placeholders standing for them
+            clusters = [c for c in calls if c[1] is not None and c[2] not in self.done and not _passes_through(c[1])]
+            if clusters:
+                title = f"{op.name} = {op.type}" + (f"  {format_location(op.location)}" if op.location else "")
+                self.lines.append(f"{indent}subgraph {_dot_quote('cluster_op:' + graph.name + '/' + op.name)} {{")
+                self.lines.append(f'{indent}  label={_dot_quote(title)}; style="rounded"; color=gray40;')
+                self.lines.append(f"{indent}  {node}")
+            else:
+                self.lines.append(indent + node)
+            for attr, sub, fn in calls:
+                if sub is None or fn in self.done:
+                    continue
+                self.done.add(fn)
+                drawn |= self.subgraph(op, attr, sub, indent + "  ")
+            if clusters:
+                self.lines.append(f"{indent}}}")
+            roles = _input_roles(op, graph.library)
+            for k, t in enumerate(op.inputs):
+                if k not in drawn and id(t.op) not in inlined:
+                    self.edge(_dot_id(graph, t.op), _dot_id(graph, op), _edge_label(t, roles[k]))
+            for c in op.control_inputs:
+                self.edge(_dot_id(graph, c), _dot_id(graph, op), style="style=dashed")
+        if not inner:
+            outputs = [(i, t) for i, t in enumerate(graph.outputs) if hasattr(t, "op")]
+            if outputs:
+                node = _dot_quote(f"{graph.name}/return")
+                self.lines.append(f'{indent}{node} [label="return", shape=plaintext];')
+                for i, t in outputs:
+                    self.edge(_dot_id(graph, t.op), node, _edge_label(t, str(i) if len(graph.outputs) > 1 else ""))
+
+    def subgraph(self, op, attr, sub, indent) -> set[int]:
+        """``sub`` (the ``attr`` function of ``op``) as a cluster: the outer tensors flow into the
+        placeholders that stand for them, its results flow to ``op``'s node.  A sub-graph that
+        passes its inputs through is no cluster: those inputs flow to ``op`` (``else: unchanged``).
+        Returns the indices of the inputs of ``op`` drawn that way."""
+        outer = op.graph
+        first = 1 if op.type == "If" else 0  # op.inputs[first:] are sub.all_inputs, in order
+        roles = _input_roles(op, outer.library)
+        short = {"then_branch": "then", "else_branch": "else"}.get(attr, attr)
+        params = {id(p): k for k, p in enumerate(sub.all_inputs, start=first)}
+        drawn = set()
+        if _passes_through(sub):
+            for i, t in enumerate(sub.outputs):
+                k = params.get(id(t)) if hasattr(t, "op") else None
+                if k is not None and k < len(op.inputs):
+                    what = short if len(sub.outputs) == 1 else f"{short} {i}"
+                    label = _edge_label(op.inputs[k], f"{what}: unchanged")
+                    self.edge(_dot_id(outer, op.inputs[k].op), _dot_id(outer, op), label, "style=dotted")
+                    drawn.add(k)
+            return drawn
+        self.lines.append(f"{indent}subgraph {_dot_quote('cluster_fn:' + sub.name)} {{")
+        self.lines.append(f"{indent}  label={_dot_quote(attr + ': ' + sub.name)}; style=dashed; color=gray50;")
+        body = len(self.lines)
+        self.graph(sub, indent + "  ", inner=True)
+        if len(self.lines) == body:  # nothing drawn: keep the cluster visible
+            self.lines.append(f'{indent}  {_dot_quote(sub.name + "/")} [label="(empty)", shape=plaintext];')
+        self.lines.append(f"{indent}}}")
+        used = _used(sub)
+        for param in sub.all_inputs:
+            k = params[id(param)]
+            if k < len(op.inputs) and id(param) in used:
+                arg = op.inputs[k]
+                self.edge(_dot_id(outer, arg.op), _dot_id(sub, param.op), _edge_label(arg, roles[k] or "capture"),
+                          "style=dashed")
+                drawn.add(k)
+        for i, t in enumerate(sub.outputs):
+            if hasattr(t, "op"):
+                self.edge(_dot_id(sub, t.op), _dot_id(outer, op), short if len(sub.outputs) == 1 else f"{short} {i}",
+                          "style=dotted")
+        return drawn
 
 
 def to_dot(graph) -> str:
-    """A Graphviz ``digraph``: ops as boxes, data edges, dashed control edges, sub-graphs as clusters."""
-    lines = [f'digraph "{_dot_escape(graph.name)}" {{', "  node [fontname=monospace];"]
-    _dot_graph(graph, lines, "  ", {graph.name})
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """A Graphviz ``digraph``: ops as boxes, data edges, dashed control edges, ``If``/``While``
+    as clusters of their sub-graphs (nested for nested control flow); see the notes above."""
+    return "\n".join(_Dot(graph).lines) + "\n"

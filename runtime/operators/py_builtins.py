@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import builtins
 
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingWarning
 
 
 # Python containers, checked first: they are what converted code mostly sees.
@@ -59,6 +62,12 @@ def print_(*args, **kwargs):
     if _any_tensor(args):
         from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.print_(*args, **kwargs)
+    if current_graph() is not None:
+        warn_at_user(
+            "print() with no tensor arguments runs once, while tracing, and never when the graph runs; "
+            "use rt.print(...) to print at every call.",
+            TracingWarning,
+        )
     return builtins.print(*args, **kwargs)
 
 

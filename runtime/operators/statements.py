@@ -7,13 +7,59 @@ path in ``autograph.runtime.control_flow``.
 
 Kept deliberately small: these run once per statement (``if``) or once per
 iteration (loops) of converted code, so the Python path does no allocation
-and no introspection.
+and no introspection.  Only while a trace is active (one ``current_graph()``
+check per loop, not per iteration) does a Python loop count its iterations:
+past ``set_unroll_warning_threshold`` (100) it warns, once per loop site, that
+it is unrolling into the graph (``TracingWarning``).
 """
 
 from __future__ import annotations
 
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import warn_at_user
+from autograph.runtime.errors import TracingWarning
 from autograph.runtime.operators.logical import and_
 from autograph.runtime.core.tensor import Tensor
+
+_unroll_warning_threshold: int | None = 100
+
+
+def set_unroll_warning_threshold(n: int | None) -> int | None:
+    """Warn when a Python loop unrolls more than ``n`` iterations while tracing (``None``: never).
+
+    Returns the previous threshold (100 by default).  Exposed as
+    ``ag.set_unroll_warning_threshold``.
+    """
+    global _unroll_warning_threshold
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+        raise ValueError(f"the unroll warning threshold must be a non-negative int or None, got {n!r}")
+    previous, _unroll_warning_threshold = _unroll_warning_threshold, n
+    return previous
+
+
+def _counting(body):
+    """``body`` counting its calls (the iterations of a Python loop unrolling into a trace): the
+    first call past the threshold warns once, at the loop's line in the user's code."""
+    threshold = _unroll_warning_threshold
+    if threshold is None:
+        return body
+    count = 0
+
+    def counted(*item):
+        nonlocal count
+        count += 1
+        if count == threshold + 1:
+            warn_at_user(
+                f"a Python loop unrolled more than {threshold} iterations while tracing: every iteration "
+                "adds its operations to the graph again. If the bound is a Python value (a Python int "
+                "argument, a len() or shape), make it a tensor (pass np.int32(n), or loop over "
+                "rt.range(n)) to get one While op; raise or disable this warning with "
+                "ag.set_unroll_warning_threshold(n or None).",
+                TracingWarning,
+            )
+        return body(*item)
+
+    return counted
 
 
 def no_op():
@@ -55,17 +101,18 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         extra_test = opts.get("extra_test")
         if extra_test is not None:
             return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts)
+    run = body if current_graph() is None else _counting(body)
     cond = test()
     while True:
         if cond is True:
-            body()
+            run()
             cond = test()
         elif cond is False:
             return
         elif type(cond) in _PLAIN_VALUES:
             # A Python truth value other than a bool: loop natively while it stays plain.
             while cond:
-                body()
+                run()
                 cond = test()
                 if type(cond) not in _PLAIN_VALUES:
                     break
@@ -75,7 +122,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             from autograph.runtime.operators import graph_paths as control_flow
             return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
         elif cond:
-            body()
+            run()
             cond = test()
         else:
             return
@@ -88,6 +135,7 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
     The graph path gets one test, ``and_(extra_test(), test)``, and the
     other options.
     """
+    run = body if current_graph() is None else _counting(body)
     while True:
         keep_going = extra_test()
         if keep_going is not True:
@@ -99,13 +147,13 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
                 return
         cond = test()
         if cond is True:
-            body()
+            run()
         elif cond is False:
             return
         elif isinstance(cond, Tensor):
             break
         elif cond:
-            body()
+            run()
         else:
             return
 
@@ -142,6 +190,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
         from autograph.runtime.operators import graph_paths as control_flow
         return control_flow.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+    if current_graph() is not None:
+        body = _counting(body)  # the Python path unrolls into the trace: count its iterations
     if extra_test is None:
         for item in iter_:
             body(item)
