@@ -2060,7 +2060,6 @@ def steps_while(n, x):
     return steps
 
 
-@xfail("weak Python counter dtype depends on loop body")
 def test_issue8_python_counter_dtype_independent_of_loop_body():
     dtypes = {}
     for target in (steps_plain, steps_with_if, steps_while):

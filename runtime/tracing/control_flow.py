@@ -392,7 +392,7 @@ def _merge_dtype(label, a, b, where):
 class _Slot:
     """What build_while knows about one flat loop value."""
 
-    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak")
+    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled")
 
     # kind: 'tensor' (strongly typed loop variable), 'weak' (a Python number
     # or weak tensor that became a loop variable: its dtype may still widen),
@@ -405,6 +405,7 @@ class _Slot:
         self.init = init
         self.invariant = invariant
         self.fill = False  # the initial value is zeros (an unset return value)
+        self.settled = False  # a weak variable's dtype was checked against its uses
         self.dtype = None
         self.shape = None
         self.weak = False
@@ -525,16 +526,23 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     # Python values), so only a trace that reclassifies nothing checks them.
     # Lists are decided last, from a trace where everything else is settled:
     # their element dtype comes from what the body appends.
-    traced = [cond_graph, graph]
+    # Weak variables' dtypes are settled before lists too (a trace with the
+    # default dtype is traced again with the settled one).
     pending = [(s, b, a) for s, b, a in zip(slots, values, results) if not s.is_loop_var]
     reclassified = False
     for s, before, after in pending:
         if type(s.init) is not list:
-            reclassified |= _classify(s, before, after, where, stage_lists, traced)
-    if not reclassified:
-        for s, before, after in pending:
-            if type(s.init) is list:
-                reclassified |= _classify(s, before, after, where, stage_lists, traced)
+            reclassified |= _classify(s, before, after, where, stage_lists)
+    if reclassified:
+        return True
+    loop_vars = sum(1 for s in slots if s.is_loop_var)
+    cond_inputs = cond_graph.inputs[:loop_vars]
+    body_inputs = [v for s, v in zip(slots, values) if s.is_loop_var]
+    if _settle_weak_dtypes(slots, [(cond_graph, cond_inputs), (graph, body_inputs)]):
+        return True
+    for s, before, after in pending:
+        if type(s.init) is list:
+            reclassified |= _classify(s, before, after, where, stage_lists)
     if reclassified:
         return True
     changed = False
@@ -548,7 +556,7 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     return changed
 
 
-def _classify(s, before, after, where, stage_lists, traced) -> bool:
+def _classify(s, before, after, where, stage_lists) -> bool:
     """Decides what an 'open'/'pass' slot is from what the body made of it; True if it changed."""
     init = s.init
     if is_undefined(init):
@@ -586,7 +594,7 @@ def _classify(s, before, after, where, stage_lists, traced) -> bool:
         elif isinstance(after, Tensor):
             s.dtype = _weak_dtype(init, after)
         else:
-            s.dtype = _guess_weak_dtype(traced, init, after)
+            s.dtype = _weak_dtype(init, after)  # numpy's default; _settle_weak_dtypes may narrow it
         s.weak = not _is_strong(after)
         s.shape = s.invariant if s.invariant is not None else ()
         return True
@@ -606,22 +614,49 @@ def _strong_dtype(dtype, weak_dtype) -> np.dtype:
     return dtypes.result_type(dtype, KIND_NUMBERS[np.dtype(weak_dtype).kind])
 
 
-def _guess_weak_dtype(traced, init, after) -> np.dtype:
-    """The dtype of a Python number loop variable the body kept a Python number.
+def _settle_weak_dtypes(slots, traced) -> bool:
+    """Gives each weakly typed loop variable the dtype the loop gives it; True if one changed.
 
-    It takes the dtype a tensor gave it in the loop's condition or body (the
-    ``Const`` its value was converted to next to a tensor, e.g. ``i < n`` with
-    an int32 ``n``), else numpy's default for the Python type.
+    The rule (NEP 50, applied to loop variables) for a variable that starts
+    as a Python number and stays one (``steps = 0; ... steps += 1``): it
+    takes, among the dtypes of its own kind (integer, floating),
+
+    1. the dtype of the strongly typed tensor it is combined with in the
+       condition or the body, if that is one dtype (``i = 0; while i < n``
+       with an int32 ``n``: int32);
+    2. else the dtype of the strongly typed tensors the loop condition
+       computes with, if that is one dtype (a counter in ``while n > 1`` or
+       ``for _ in range(n)`` with an int32 ``n``: int32), whatever else the
+       body does;
+    3. else numpy's default for its Python type (int64, float64).
+
+    ``traced`` is ``[(cond graph, its loop placeholders), (body graph, ...)]``.
     """
-    default = _weak_dtype(init, after)
-    for graph in traced:
-        for op in graph.operations:
-            if op.type != "Const":
-                continue
-            value = op.attrs["value"]
-            if value.shape == () and value.dtype.kind == default.kind and value == init:
-                return value.dtype
-    return default
+    changed = False
+    loop_vars = [s for s in slots if s.is_loop_var]
+    cond_graph = traced[0][0]
+    for index, s in enumerate(loop_vars):
+        if not s.weak or s.settled or s.kind != "weak":
+            continue
+        s.settled = True
+        kind = np.dtype(s.dtype).kind
+        placeholders = [inputs[index] for _, inputs in traced]
+        targets = {
+            op.attrs["dtype"] for graph, _ in traced for op in graph.operations
+            if op.type == "Cast" and any(op.inputs[0] is p for p in placeholders)
+        }
+        targets = {t for t in targets if np.dtype(t).kind == kind}
+        if not targets:
+            targets = {
+                t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
+                if not t.weak and np.dtype(t.dtype).kind == kind
+            }
+        if len(targets) == 1:
+            (target,) = targets
+            if target != s.dtype:
+                s.dtype = target
+                changed = True
+    return changed
 
 
 def _check_list_change(s, before, after, where):
