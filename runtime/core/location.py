@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import warnings
 
 from autograph.runtime import errors
@@ -43,6 +44,35 @@ def _is_user_file(filename: str) -> bool:
             found = not os.path.abspath(filename).startswith(_OWN_DIRS)
         _IS_USER_FILE[filename] = found
     return found
+
+
+def without_library_frames(error: BaseException) -> BaseException:
+    """``error`` with autograph's own frames taken out of its traceback (the user's stay).
+
+    Called where an error leaves the library (``ag.function`` calls), as
+    TensorFlow and JAX do.  ``AUTOGRAPH_TRACEBACK_FILTERING=off`` in the
+    environment keeps every frame.
+    """
+    if os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "").lower() in ("off", "0", "false", "no"):
+        return error
+    kept, dropped = [], 0
+    tb = error.__traceback__
+    while tb is not None:
+        if _is_user_file(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        else:
+            dropped += 1
+        tb = tb.tb_next
+    if not dropped or not kept:
+        return error
+    rebuilt = None
+    for tb in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    note = (f"(autograph hid {dropped} of its own frames from this traceback; set "
+            "AUTOGRAPH_TRACEBACK_FILTERING=off to see them)")
+    if hasattr(error, "add_note") and note not in getattr(error, "__notes__", ()):
+        error.add_note(note)
+    return error.with_traceback(rebuilt)
 
 
 def user_frame(depth: int = 1) -> tuple[str, int] | None:

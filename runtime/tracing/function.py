@@ -60,7 +60,7 @@ from autograph.runtime.ops import apply
 from autograph.runtime.tracing import signature
 from autograph.runtime.errors import AutoGraphWarning, TracingError
 from autograph.runtime.core.graph import Graph, current_graph
-from autograph.runtime.core.location import user_location_text, warn_at_user
+from autograph.runtime.core.location import user_location_text, warn_at_user, without_library_frames
 from autograph.runtime.ops import state
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 
@@ -540,17 +540,20 @@ class Function:
     # -- calling -------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if current_graph() is not None:
-            return self._inline(args, kwargs)
-        if not kwargs:
-            key = signature.flat_key(args)
-            entry = None if key is None else self._fast.get(key)
-            if entry is not None:
-                cf, index = entry
-                if index is None:
-                    return cf._call_flat(args)
-                return cf._call_flat([args[i] for i in index])
-        return self._call_slow(args, kwargs)
+        try:
+            if current_graph() is not None:
+                return self._inline(args, kwargs)
+            if not kwargs:
+                key = signature.flat_key(args)
+                entry = None if key is None else self._fast.get(key)
+                if entry is not None:
+                    cf, index = entry
+                    if index is None:
+                        return cf._call_flat(args)
+                    return cf._call_flat([args[i] for i in index])
+            return self._call_slow(args, kwargs)
+        except Exception as error:  # leaving the library: show the user's frames
+            raise without_library_frames(error)
 
     def _call_slow(self, args, kwargs):
         key, leaves, bound = self._key_of(args, kwargs)
