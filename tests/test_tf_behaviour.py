@@ -172,7 +172,6 @@ def test_deleted_in_both_branches_python_condition():
         ag.convert(delete_in_both)(True)
 
 
-@xfail("del in a tensor if")
 def test_deleted_in_both_branches_tensor_condition():
     check_raises(delete_in_both, np.bool_(True), match=r"'r'")
 
@@ -483,7 +482,6 @@ def test_return_possibly_missing_python_value():
     assert ag.convert(return_maybe_missing)(7) is None
 
 
-@xfail("error message names an internal variable")
 def test_return_possibly_missing_tensor_names_the_return():
     # A tensor `if` whose one branch may fall off the end without returning:
     # the error should talk about the return, not an internal variable.
@@ -667,7 +665,6 @@ def test_loop_initializes_variable_tensor_bound():
     check_raises(loop_sets_var_in_both_branches, np.int32(2), match=r"'a'.*loop")
 
 
-@xfail("undefined-before-loop raises UnboundLocalError")
 def test_loop_variable_read_before_defined_tensor_bound():
     check_raises(loop_reads_var_set_in_earlier_iteration, np.int32(2), match=r"'a'")
 
@@ -1879,7 +1876,6 @@ def stores_weak_tensor(n):
     return c
 
 
-@xfail("escaped weakly typed tensor")
 def test_issue8_escaped_weak_tensor_used_later():
     _saved.clear()
     assert ag.function(stores_weak_tensor)(np.int32(3)) == 3

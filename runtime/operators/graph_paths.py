@@ -33,6 +33,7 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
 
@@ -68,10 +69,27 @@ def _here(construct: str) -> str:
 # --------------------------------------------------------------------------
 
 
+# generated names (the return lowering's) -> what messages call them
+_INTERNAL = re.compile(r"^(retval_|do_return)(_\d+)?$")
+_DESCRIBED = {"retval_": "the return value", "do_return": "the return flag"}
+
+
 def _names(symbol_names, state):
-    names = list(symbol_names or ())
+    """The state's labels for messages: its symbols as written, generated ones described."""
+    names = [_DESCRIBED[m.group(1)] if (m := _INTERNAL.match(n)) else n for n in symbol_names or ()]
     names += [f"<state {i}>" for i in range(len(names), len(state))]
     return names
+
+
+def _read_state(get_state, where):
+    """``get_state()``, with a variable the traced code deleted (``del x``) as a ``TracingError``."""
+    try:
+        return tuple(get_state())
+    except NameError as e:
+        raise TracingError(
+            f"a variable of {where} has no value after tracing it ({e}): a tensor if or loop cannot "
+            "delete (del) a variable on some paths. Assign it a value instead of deleting it."
+        ) from None
 
 
 def _is_state_leaf(value, staged: bool) -> bool:
@@ -233,7 +251,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         def run():
             set_state(_fresh(init))
             fn()
-            return tuple(get_state())[:nouts]
+            return _read_state(get_state, where)[:nouts]
 
         return run
 
@@ -258,7 +276,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         def body_fn(values):
             set_state(_pack_state(init, values, staged))
             body()
-            return _flatten_like(init, get_state(), names, where, staged)
+            return _flatten_like(init, _read_state(get_state, where), names, where, staged)
 
         return build_while(cond_fn, body_fn, flat, labels=labels, where=where,
                            invariants=_loop_invariants(opts, flat, labels, where),
@@ -295,7 +313,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
             index = values[0]
             set_state(_pack_state(init, values[1:], staged))
             body(sequence.item(index))
-            return [index + 1, *_flatten_like(init, get_state(), names, where, staged)]
+            return [index + 1, *_flatten_like(init, _read_state(get_state, where), names, where, staged)]
 
         invariants = _loop_invariants(opts, flat, labels, where)
         return build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,

@@ -14,6 +14,8 @@ import os
 import sys
 
 from autograph.runtime import errors
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.errors import TracingError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -41,6 +43,12 @@ class Undefined:
 
     def _fail(self, *args, **kwargs):
         name = object.__getattribute__(self, "symbol_name")
+        if current_graph() is not None:
+            raise TracingError(
+                f"'{name}' is used at {_user_location()} before it has a value on every path: while "
+                "tracing, both branches of a tensor if and the body of a tensor loop run, whatever the "
+                f"values. Assign '{name}' a value before the if/while/for that defines it."
+            )
         raise UnboundLocalError(
             f"local variable '{name}' is not defined on every path reaching its use at "
             f"{_user_location()}: it is assigned only in some branches or loop iterations. "

@@ -23,6 +23,7 @@ import numpy as np
 from autograph.runtime.core import dtypes
 
 from autograph.runtime.ops import apply
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
@@ -55,6 +56,8 @@ def promote(values) -> list:
     """
     if not any(is_weak(v) for v in values):
         return list(values)
+    if current_graph() is None:
+        apply.check_not_escaped(values, "an operation")
     strong = [dtype_of(v) for v in values if not is_weak(v)]
     if strong:
         target = dtypes.result_type(*strong, *[weak_number(v) for v in values if is_weak(v)])

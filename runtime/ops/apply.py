@@ -134,6 +134,19 @@ def _located(error: Exception, op_type: str, location: str | None) -> Exception:
     return ValueError(message)
 
 
+def check_not_escaped(values, what: str) -> None:
+    """Raises the error for a symbolic tensor used outside the trace that made it (no graph is being built)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            created = f" (created at {value.op.location})" if value.op.location else ""
+            raise TracingError(
+                f"{what}: tensor {value.name}{created} of a finished trace is used outside it, at "
+                f"{user_location_text()}. A symbolic tensor only exists while its function is traced, so "
+                "a tensor kept in a list, a global or an attribute cannot be used later; return it from "
+                "the function instead of keeping it."
+            )
+
+
 def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
     """Runs (eager) or adds (tracing) op ``op_type``; returns its output(s).
 
@@ -143,13 +156,7 @@ def apply_op(op_type: str, inputs, attrs=None, *, name=None, stateful=None):
     attrs = attrs or {}
     graph = current_graph()
     if graph is None:
-        if any(isinstance(x, Tensor) for x in inputs):
-            symbolic = next(x for x in inputs if isinstance(x, Tensor))
-            raise TracingError(
-                f"{op_type}: tensor {symbolic.name} of a finished trace is used outside it, at "
-                f"{user_location_text()}. A symbolic tensor only exists while its "
-                "function is traced; return it from the function instead of keeping it."
-            )
+        check_not_escaped(inputs, op_type)
         impl = backend.get()
         kernel, asarray = impl.kernel(op_type), impl.asarray
         try:
