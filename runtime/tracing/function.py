@@ -53,7 +53,7 @@ from autograph.runtime.backends.numpy import codegen as jit
 
 from autograph.runtime.core import opdef, shapes
 
-from autograph.runtime.exec import schedule
+from autograph.runtime.exec import parallel
 
 from autograph.runtime.ops import apply
 
@@ -206,7 +206,7 @@ class ConcreteFunction:
         if self._compiled is not None:
             self._run = self._compiled[0]
         else:
-            self._run = schedule.runner(graph, parallel=function.parallel)
+            self._run = parallel.runner(graph, parallel=function.parallel)
         self._copy_constant_outputs(graph)
 
     def _copy_constant_outputs(self, graph):
