@@ -61,7 +61,7 @@ from autograph.runtime.tracing import signature
 from autograph.runtime.errors import AutoGraphWarning, TracingError
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.location import user_location_text, warn_at_user
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -265,8 +265,8 @@ def _variables_used(graph):
     for g in _all_graphs(graph):
         for op in g.operations:
             handle = op.attrs.get("handle")
-            if isinstance(handle, state.VariableHandle) and handle.id in state._VARIABLES:
-                found[handle.id] = state._VARIABLES[handle.id]
+            if isinstance(handle, variables.VariableHandle) and handle.id in variables._VARIABLES:
+                found[handle.id] = variables._VARIABLES[handle.id]
     return tuple(found[k] for k in sorted(found))
 
 
@@ -614,7 +614,7 @@ class Function:
         for component in key:
             signature.leaf_specs(component, specs)
         graph = Graph(_identifier(self._name, "function"))
-        with state.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
+        with variables.creation_scope(self._tracing_count == 0, self._name) as created, graph.as_default():
             placeholders = iter(specs)
 
             def make_leaf(path):
@@ -696,7 +696,7 @@ class Function:
         if isinstance(value, (np.ndarray, np.generic)):
             outputs.append(apply.constant(value))
             return _Out(len(outputs) - 1)
-        if isinstance(value, state.Variable):
+        if isinstance(value, variables.Variable):
             outputs.append(value.read_value())
             return _Out(len(outputs) - 1)
         if isinstance(value, tuple):

@@ -30,7 +30,7 @@ import numpy as np
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 _SUPPORTED = frozenset(dtypes.SUPPORTED)
@@ -109,7 +109,7 @@ class Encoder:
                 f"trace (called at {user_location_text()}); symbolic tensors only exist while their "
                 "function is traced. Pass numpy values."
             )
-        if isinstance(value, state.Variable):
+        if isinstance(value, variables.Variable):
             return ("V", value.handle)
         if isinstance(value, CONSTANT_OBJECTS):
             return ("C", value)
