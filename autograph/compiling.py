@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import sys
 import types
 
 import gast
@@ -83,17 +84,127 @@ def compile_function(node, filename, freevars, flags=0):
         factory.body += templates.replace("global name", origin=node, name=node.name)
     factory.body.append(member)
     module = gast.Module(body=[factory], type_ignores=[])
-    tree = gast.gast_to_ast(module)
-    try:
-        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
-    except (TypeError, ValueError):
-        # A node without a source location (converters give every node one,
-        # so this is only a safety net): inherit the parent's.
-        ast.fix_missing_locations(tree)
-        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    module_code = compile(to_ast(module), filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _nested_code(module_code, factory_name)
     wanted = "<lambda>" if type(node) is gast.Lambda else node.name
     return _nested_code(factory_code, wanted)
+
+
+# -- gast -> ast, locations filled in ------------------------------------------------
+
+
+def to_ast(node):
+    """``ast.fix_missing_locations(gast.gast_to_ast(node))`` in one walk.
+
+    The same tree (``tests/test_compiling.py`` compares the two on every
+    golden file), built without ``gast``'s generic visitor: a table per
+    node class of the ``ast`` class and the fields to copy.  A node without
+    a location takes its parent's, as ``fix_missing_locations`` does (a few
+    generated statements, such as ``x, = vars_`` in ``set_state``, have none).
+    """
+    return _convert(node, 1, 0, 1, 0)
+
+
+# gast node classes whose gast_to_ast rule copies the location with ast.copy_location
+# (a None line or column is not copied); the others copy every location attribute set.
+_COPY_LOCATION = {gast.Name, gast.ExceptHandler}
+if sys.version_info < (3, 12):
+    _COPY_LOCATION |= {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef}
+_CLASSES: dict = {}  # gast class -> (ast class or None, fields to copy)
+_NAME_FIELDS = ("id", "ctx")
+
+
+def _class_of(kind):
+    found = _CLASSES.get(kind)
+    if found is None:
+        target = getattr(ast, kind.__name__, None)
+        fields = kind._fields
+        if kind is gast.Name:
+            fields = _NAME_FIELDS
+        elif sys.version_info < (3, 12) and kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            fields = tuple(f for f in fields if f != "type_params")
+        found = _CLASSES[kind] = (target, fields)
+    return found
+
+
+def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
+    kind = type(node)
+    target, fields = _class_of(kind)
+    if target is None:  # not a node of this Python's ast (gast_to_ast drops it too)
+        return None
+    new = target()
+    attributes = target._attributes
+    if attributes:
+        copy_location = kind in _COPY_LOCATION
+        for attr in attributes:
+            value = getattr(node, attr, _MISSING)
+            if value is not _MISSING and (value is not None or not copy_location or attr.startswith("end_")):
+                setattr(new, attr, value)
+        # ast.fix_missing_locations, for this node
+        if not hasattr(new, "lineno"):
+            new.lineno = lineno
+        else:
+            lineno = new.lineno
+        if getattr(new, "end_lineno", None) is None:
+            new.end_lineno = end_lineno
+        else:
+            end_lineno = new.end_lineno
+        if not hasattr(new, "col_offset"):
+            new.col_offset = col_offset
+        else:
+            col_offset = new.col_offset
+        if getattr(new, "end_col_offset", None) is None:
+            new.end_col_offset = end_col_offset
+        else:
+            end_col_offset = new.end_col_offset
+    location = (lineno, col_offset, end_lineno, end_col_offset)
+    if kind is gast.arguments:
+        for field in ("posonlyargs", "args", "kwonlyargs"):
+            setattr(new, field, [_arg(a, location) for a in getattr(node, field)])
+        for field in ("vararg", "kwarg"):
+            setattr(new, field, _arg(getattr(node, field), location))
+        new.kw_defaults = _value(node.kw_defaults, location)
+        new.defaults = _value(node.defaults, location)
+        return new
+    if kind is gast.ExceptHandler and node.name:
+        new.type = _value(node.type, location)
+        new.name = node.name.id
+        new.body = _value(node.body, location)
+        return new
+    for field in fields:
+        value = getattr(node, field, _MISSING)
+        if value is not _MISSING:
+            setattr(new, field, _value(value, location))
+    return new
+
+
+_MISSING = object()
+
+
+def _value(value, location):
+    if isinstance(value, gast.AST):
+        return _convert(value, *location)
+    if isinstance(value, list):
+        return [_convert(v, *location) if isinstance(v, gast.AST) else v for v in value]
+    return value
+
+
+def _arg(name, location):
+    """A parameter (a ``gast.Name``) as an ``ast.arg``, located as ``gast_to_ast`` and
+    ``fix_missing_locations`` would locate it."""
+    if name is None:
+        return None
+    new = ast.arg(arg=name.id, type_comment=name.type_comment)
+    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):  # ast.copy_location
+        value = getattr(name, attr, None)
+        if value is not None or (attr.startswith("end_") and hasattr(name, attr)):
+            setattr(new, attr, value)
+    for attr, inherited in zip(("lineno", "col_offset", "end_lineno", "end_col_offset"), location):
+        if getattr(new, attr, None) is None and (attr.startswith("end_") or not hasattr(new, attr)):
+            setattr(new, attr, inherited)
+    own = (new.lineno, new.col_offset, new.end_lineno, new.end_col_offset)
+    new.annotation = _value(name.annotation, own)
+    return new
 
 
 def _nested_code(code, name):
