@@ -107,74 +107,81 @@ def to_ast(node):
 
 # gast node classes whose gast_to_ast rule copies the location with ast.copy_location
 # (a None line or column is not copied); the others copy every location attribute set.
-_COPY_LOCATION = {gast.Name, gast.ExceptHandler}
+_COPY_LOCATION = {gast.Name, gast.ExceptHandler, gast.Assign}
 if sys.version_info < (3, 12):
     _COPY_LOCATION |= {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef}
-_CLASSES: dict = {}  # gast class -> (ast class or None, fields to copy)
+_CLASSES: dict = {}  # gast class -> (ast class or None, fields to copy, has a location, copy_location)
 _NAME_FIELDS = ("id", "ctx")
 
 
 def _class_of(kind):
-    found = _CLASSES.get(kind)
-    if found is None:
-        target = getattr(ast, kind.__name__, None)
-        fields = kind._fields
-        if kind is gast.Name:
-            fields = _NAME_FIELDS
-        elif sys.version_info < (3, 12) and kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
-            fields = tuple(f for f in fields if f != "type_params")
-        found = _CLASSES[kind] = (target, fields)
+    target = getattr(ast, kind.__name__, None)
+    fields = kind._fields
+    if kind is gast.Name:
+        fields = _NAME_FIELDS
+    elif kind is gast.Assign:  # gast_to_ast leaves out the type comment
+        fields = ("targets", "value")
+    elif sys.version_info < (3, 12) and kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+        fields = tuple(f for f in fields if f != "type_params")
+    located = target is not None and "lineno" in target._attributes
+    found = _CLASSES[kind] = (target, fields, located, kind in _COPY_LOCATION)
     return found
 
 
 def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
+    # Node fields live in the instance dicts of both gast and ast nodes: read and
+    # write them there (this walk visits every node of every converted function).
     kind = type(node)
-    target, fields = _class_of(kind)
+    target, fields, located, copy_location = _CLASSES.get(kind) or _class_of(kind)
     if target is None:  # not a node of this Python's ast (gast_to_ast drops it too)
         return None
     new = target()
-    attributes = target._attributes
-    if attributes:
-        copy_location = kind in _COPY_LOCATION
-        for attr in attributes:
-            value = getattr(node, attr, _MISSING)
-            if value is not _MISSING and (value is not None or not copy_location or attr.startswith("end_")):
-                setattr(new, attr, value)
-        # ast.fix_missing_locations, for this node
-        if not hasattr(new, "lineno"):
-            new.lineno = lineno
+    old, d = node.__dict__, new.__dict__
+    if located:  # gast_to_ast's copy of the location, then ast.fix_missing_locations
+        value = old.get("lineno", _MISSING)
+        if value is _MISSING or (value is None and copy_location):
+            d["lineno"] = lineno
         else:
-            lineno = new.lineno
-        if getattr(new, "end_lineno", None) is None:
-            new.end_lineno = end_lineno
+            d["lineno"] = lineno = value
+        value = old.get("col_offset", _MISSING)
+        if value is _MISSING or (value is None and copy_location):
+            d["col_offset"] = col_offset
         else:
-            end_lineno = new.end_lineno
-        if not hasattr(new, "col_offset"):
-            new.col_offset = col_offset
+            d["col_offset"] = col_offset = value
+        value = old.get("end_lineno")
+        if value is None:
+            d["end_lineno"] = end_lineno
         else:
-            col_offset = new.col_offset
-        if getattr(new, "end_col_offset", None) is None:
-            new.end_col_offset = end_col_offset
+            d["end_lineno"] = end_lineno = value
+        value = old.get("end_col_offset")
+        if value is None:
+            d["end_col_offset"] = end_col_offset
         else:
-            end_col_offset = new.end_col_offset
+            d["end_col_offset"] = end_col_offset = value
     location = (lineno, col_offset, end_lineno, end_col_offset)
     if kind is gast.arguments:
         for field in ("posonlyargs", "args", "kwonlyargs"):
-            setattr(new, field, [_arg(a, location) for a in getattr(node, field)])
+            d[field] = [_arg(a, location) for a in old[field]]
         for field in ("vararg", "kwarg"):
-            setattr(new, field, _arg(getattr(node, field), location))
-        new.kw_defaults = _value(node.kw_defaults, location)
-        new.defaults = _value(node.defaults, location)
+            d[field] = _arg(old[field], location)
+        d["kw_defaults"] = _value(old["kw_defaults"], location)
+        d["defaults"] = _value(old["defaults"], location)
         return new
     if kind is gast.ExceptHandler and node.name:
-        new.type = _value(node.type, location)
-        new.name = node.name.id
-        new.body = _value(node.body, location)
+        d["type"] = _value(node.type, location)
+        d["name"] = node.name.id
+        d["body"] = _value(node.body, location)
         return new
     for field in fields:
-        value = getattr(node, field, _MISSING)
-        if value is not _MISSING:
-            setattr(new, field, _value(value, location))
+        value = old.get(field, _MISSING)
+        if value is _MISSING:
+            continue
+        if type(value) is list:
+            d[field] = [_convert(v, *location) if isinstance(v, gast.AST) else v for v in value]
+        elif isinstance(value, gast.AST):
+            d[field] = _convert(value, *location)
+        else:
+            d[field] = value
     return new
 
 

@@ -295,12 +295,24 @@ def runner(graph, parallel: bool = True):
     The plan's sequential ``run``, or -- when ``parallel`` and the graph has
     independent heavy work -- the adaptive runner that also tries threads.
     """
-    if parallel:
+    plan = executor.plan(graph)
+    if parallel and _two_heavy_steps(plan):
         flow = dataflow(graph)
         if flow.worthwhile:
             return flow.adaptive.run
-        return flow.plan.run
-    return executor.plan(graph).run
+    return plan.run
+
+
+def _two_heavy_steps(plan) -> bool:
+    """Whether ``plan`` has two steps costly enough for a worker (without which no
+    ``Dataflow`` is worthwhile: most graphs are decided here, without building one)."""
+    heavy = 0
+    for step in plan.steps:
+        if op_cost(step.op) >= HEAVY_COST:
+            heavy += 1
+            if heavy == 2:
+                return True
+    return False
 
 
 def run_graph(graph, args, parallel: bool = True) -> list:

@@ -18,7 +18,9 @@ effects in the same order.  The pipeline, in order:
 
 Each pass runs on every sub-graph, inner graphs first (so a pass on a graph
 only ever meets already-processed children), and the round repeats until no
-pass changes anything (at most ``MAX_ROUNDS``).  ``optimize(graph,
+pass changes anything (at most ``MAX_ROUNDS``).  The list of sub-graphs and
+the library are brought up to date after a pass that changed something
+(it may have inlined, hoisted or dropped sub-graphs), not after the others.  ``optimize(graph,
 report=True)`` also returns a ``Report`` with the op counts before and after
 each pass; ``check=True`` runs ``graph.verify()`` after every pass.
 """
@@ -80,13 +82,18 @@ def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES)
     """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``."""
     g = graph_util.clone(graph)
     records = []
+    order = graph_util.graphs_postorder(g)
     for round_ in range(1, MAX_ROUNDS + 1):
         changed = False
         for name, run in passes:
             before = graph_util.count_ops(g) if report else 0
-            for sub in graph_util.graphs_postorder(g):
-                changed |= bool(run(sub))
-            graph_util.collect_library(g)
+            pass_changed = False
+            for sub in order:
+                pass_changed |= bool(run(sub))
+            if pass_changed:
+                changed = True
+                order = graph_util.graphs_postorder(g)
+                graph_util.collect_library(g, order)
             if report:
                 records.append(PassRecord(round_, name, before, graph_util.count_ops(g)))
             if check:
