@@ -1,4 +1,5 @@
-"""``compiling.to_ast`` builds the tree ``gast.gast_to_ast`` + ``ast.fix_missing_locations`` build."""
+"""``gast_conversion``: ``to_gast`` builds ``gast.ast_to_gast``'s tree, ``to_ast`` the tree
+``gast.gast_to_ast`` + ``ast.fix_missing_locations`` build (locations included)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pathlib
 import gast
 import pytest
 
-from autograph import api, compiling, context
+from autograph import api, context, gast_conversion
 
 FIXTURES = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("fixtures").rglob("*.py"))
 
@@ -16,7 +17,24 @@ FIXTURES = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("fixtu
 def _same_as_reference(module):
     reference = gast.gast_to_ast(module)
     ast.fix_missing_locations(reference)
-    assert ast.dump(compiling.to_ast(module), include_attributes=True) == ast.dump(reference, include_attributes=True)
+    assert ast.dump(gast_conversion.to_ast(module), include_attributes=True) == ast.dump(
+        reference, include_attributes=True
+    )
+
+
+def _dump_gast(node):
+    """A gast tree as text, every field and location attribute included."""
+    if isinstance(node, list):
+        return "[" + ", ".join(_dump_gast(n) for n in node) + "]"
+    if not isinstance(node, gast.AST):
+        return repr(node)
+    parts = [f"{f}={_dump_gast(getattr(node, f, '<missing>'))}" for f in node._fields]
+    parts += [f"{a}={getattr(node, a, '<missing>')!r}" for a in node._attributes]
+    return f"{type(node).__name__}({', '.join(parts)})"
+
+
+def _same_gast_as_reference(tree):
+    assert _dump_gast(gast_conversion.to_gast(tree)) == _dump_gast(gast.ast_to_gast(tree))
 
 
 def _module(node):
@@ -24,8 +42,9 @@ def _module(node):
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_to_ast_matches_gast_to_ast_on_fixtures_before_and_after_conversion(path):
+def test_conversions_match_gast_on_fixtures_before_and_after_conversion(path):
     try:
+        _same_gast_as_reference(ast.parse(path.read_text()))
         tree = gast.parse(path.read_text())
     except SyntaxError:
         pytest.skip("a fixture that does not parse")
@@ -38,7 +57,7 @@ def test_to_ast_matches_gast_to_ast_on_fixtures_before_and_after_conversion(path
         _same_as_reference(_module(converted))
 
 
-def test_to_ast_covers_parameters_handlers_patterns_and_comprehensions():
+def test_conversions_cover_parameters_handlers_patterns_and_comprehensions():
     source = (
         "def f(a, /, b: int = 1, *args: 'x', c, d=2, **kw) -> None:\n"
         "    try:\n        pass\n    except ValueError as e:\n        raise\n"
@@ -51,4 +70,5 @@ def test_to_ast_covers_parameters_handlers_patterns_and_comprehensions():
         "async def h(x):\n    return [i async for i in x]\n"
         "class C(B, metaclass=M):\n    x: int = 1\n"
     )
+    _same_gast_as_reference(ast.parse(source))
     _same_as_reference(gast.parse(source))
