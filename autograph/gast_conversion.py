@@ -120,6 +120,7 @@ if sys.version_info < (3, 12):
     _COPY_LOCATION |= {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef}
 _CLASSES: dict = {}  # gast class -> (ast class or None, fields to copy, has a location, copy_location)
 _NAME_FIELDS = ("id", "ctx")
+_SHARED: dict = {}  # ast class without fields or location -> its one instance
 
 
 def _class_of(kind):
@@ -143,6 +144,11 @@ def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
     target, fields, located, copy_location = _CLASSES.get(kind) or _class_of(kind)
     if target is None:  # not a node of this Python's ast (gast_to_ast drops it too)
         return None
+    if not fields and not located:  # Load, Store, Add, ...: one shared instance, as ast.parse does
+        shared = _SHARED.get(target)
+        if shared is None:
+            shared = _SHARED[target] = target()
+        return shared
     new = target()
     old, d = node.__dict__, new.__dict__
     if located:  # gast_to_ast's copy of the location, then ast.fix_missing_locations
