@@ -2,10 +2,11 @@
 
 ``python benchmarks/first_call.py [--trials N] [--profile] [--tf]``
 
-The function is ten lines with an ``if`` inside a ``while`` (a Collatz step
-count).  Every trial uses a *fresh* function -- its own module written to a
-temporary folder, so nothing is cached from the previous trial (conversion
-is cached per code object) -- and times its first call, ``g(np.int32(27))``.
+The function is ``programs.FIRST_CALL_SOURCE`` (the first-call row of
+``run.py``): ten lines with an ``if`` inside a ``while``.  Every trial uses a
+*fresh* function -- its own module written to a temporary folder, so nothing
+is cached from the previous trial (conversion is cached per code object) --
+and times its first call, ``g(np.float32(1.5), np.int32(20))``.
 The phases are timed exclusively (a phase nested in another is subtracted
 from it):
 
@@ -39,26 +40,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-SOURCE = textwrap.dedent(
-    """
-    def collatz_{index}(n):
-        steps = 0
-        while n != 1:
-            if n % 2 == 0:
-                n = n // 2
-            else:
-                n = 3 * n + 1
-            steps += 1
-        return steps
-    """
-)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import programs  # noqa: E402
+
+X, N = 1.5, 20
+EXPECTED = programs.np_first_call(np.float32(X), np.int32(N))
 
 PHASES = ("convert", "trace", "optimize", "plan", "run")
 
@@ -111,15 +104,16 @@ def _instrument():
 
 
 def _fresh_function(folder, index):
-    """``collatz`` from a module of its own, under a name of its own (a new code object:
-    nothing cached)."""
-    path = os.path.join(folder, f"first_call_{index}.py")
+    """The benchmarked function from a module of its own, under a name of its own (a new
+    code object: nothing cached)."""
+    name = f"first_call_{index}"
+    path = os.path.join(folder, name + ".py")
     with open(path, "w") as f:
-        f.write(SOURCE.format(index=index))
-    spec = importlib.util.spec_from_file_location(f"first_call_{index}", path)
+        f.write(programs.FIRST_CALL_SOURCE.format(name=name))
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return getattr(module, f"collatz_{index}")
+    return getattr(module, name)
 
 
 def _first_call(ag, fn):
@@ -127,9 +121,9 @@ def _first_call(ag, fn):
         CLOCK.totals[name] = 0.0
     start = time.perf_counter()
     with CLOCK.phase("trace"):
-        result = ag.function(fn)(np.int32(27))
+        result = ag.function(fn)(np.float32(X), np.int32(N))
     total = time.perf_counter() - start
-    assert int(result) == 111, result
+    assert result == EXPECTED, result
     return total, dict(CLOCK.totals)
 
 
@@ -144,9 +138,9 @@ def _tf_first_call(trials):
         for i in range(trials + 1):
             fn = _fresh_function(folder, f"tf{i}")
             start = time.perf_counter()
-            result = tf.function(fn)(tf.constant(27, dtype=tf.int32))
+            result = tf.function(fn)(tf.constant(X, dtype=tf.float32), tf.constant(N, dtype=tf.int32))
             times.append(time.perf_counter() - start)
-            assert int(result) == 111
+            assert np.float32(result.numpy()) == EXPECTED, result
     return statistics.median(times[1:])  # the first also pays TensorFlow's own warm-up
 
 
@@ -176,7 +170,7 @@ def main(argv=None):
             profile = cProfile.Profile()
             fn = _fresh_function(folder, "profiled")
             profile.enable()
-            ag.function(fn)(np.int32(27))
+            ag.function(fn)(np.float32(X), np.int32(N))
             profile.disable()
     median = statistics.median(totals)
     print(f"first call of ag.function (median of {args.trials} fresh functions): {median * 1e3:.2f} ms "
