@@ -205,7 +205,8 @@ def test_run_loop_matches_the_while_kernel(n, limit):
     assert_same(expected, run_while_op(g, op, n, 1.25))
 
 
-def test_run_loop_compiles_hot_loops_once():
+def test_run_loop_compiles_hot_loops_once(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)  # hot after HOT_ITERATIONS iterations
     g, op = loop_graph()
     body = g.library[op.attrs["body"]]
     run_while_op(g, op, 5, 1.0)
@@ -217,14 +218,30 @@ def test_run_loop_compiles_hot_loops_once():
     assert body.__dict__["_compiled_loops"][False][1] is compiled
 
 
-def test_run_loop_falls_back_when_the_body_cannot_compile():
+def test_run_loop_compiles_only_after_interpreting_about_as_long_as_compiling(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 1e9)
+    g, op = loop_graph()
+    body = g.library[op.attrs["body"]]
+    expected = executor.run_graph(g, [np.int32(100), np.float32(1.0)])
+    assert_same(expected, run_while_op(g, op, 100, 1.0))
+    assert "_compiled_loops" not in body.__dict__  # 100 iterations, but not yet worth a compilation
+    spent = body._interpreted_seconds
+    assert spent > 0
+    monkeypatch.setattr(tiering, "HOT_SECONDS", spent)  # the time is kept across executions
+    assert_same(expected, run_while_op(g, op, 100, 1.0))
+    assert body.__dict__["_compiled_loops"][False][1] is not None
+
+
+def test_run_loop_falls_back_when_the_body_cannot_compile(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)
     g, op = loop_graph(body_extra=lambda i, s: rt.py_function(lambda v: v, [s], "float32"))
     expected = executor.run_graph(g, [np.int32(50), np.float32(2.0)])
     assert_same(expected, run_while_op(g, op, 50, 2.0))
     assert g.library[op.attrs["body"]].__dict__["_compiled_loops"][False][1] is None
 
 
-def test_run_loop_errors_in_compiled_iterations_name_the_op():
+def test_run_loop_errors_in_compiled_iterations_name_the_op(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)
     def check(i, s):
         return rt.py_function(_fail_at_40, [i, s], "float32", shape=())
 

@@ -1,10 +1,17 @@
 """Loop tiering: a ``While`` loop interpreted first, compiled once it runs hot.
 
-``run_loop`` is the ``While`` rule's loop (``exec/interpreter.py``): the
-first ``HOT_ITERATIONS`` iterations run ``cond``/``body`` through their
-plans; a loop that keeps going continues in code compiled by the default
-backend's ``compile_loop`` (numpy: ``backends/numpy/codegen.py``; same
-results by construction, a fraction of the per-iteration cost).  If that
+``run_loop`` is the ``While`` rule's loop (``exec/interpreter.py``): it
+runs ``cond``/``body`` through their plans, and a loop that has run hot
+continues in code compiled by the default backend's ``compile_loop``
+(numpy: ``backends/numpy/codegen.py``; same results by construction, a
+fraction of the per-iteration cost).  Hot means both: at least
+``HOT_ITERATIONS`` iterations in this execution, and at least
+``HOT_SECONDS`` spent interpreting the loop, over all its executions --
+about what compiling it costs, so that a short loop run once (a function's
+first call, say) is not compiled for its last few iterations, while a loop
+run often, or for long, is compiled after at most about as much time as
+compiling takes (the ski-rental bound: never more than twice the best
+choice made in hindsight).  If that
 compilation fails for any reason the loop stays interpreted, after one
 ``AutoGraphWarning``.  A loop of a graph loaded with
 ``LoadOptions(max_iterations=N)`` raises ``ResourceLimitError`` rather than
@@ -13,6 +20,8 @@ run an iteration past ``N``.
 
 from __future__ import annotations
 
+import time
+
 from autograph.runtime.core import backend
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import AutoGraphError, AutoGraphWarning, ResourceLimitError
@@ -20,15 +29,17 @@ from autograph.runtime.errors import AutoGraphError, AutoGraphWarning, ResourceL
 from autograph.runtime.exec import interpreter as executor
 
 HOT_ITERATIONS = 16
+HOT_SECONDS = 0.5e-3
 
 
 def run_loop(cond, body, args, maximum_iterations=None) -> list:
     """The ``While`` loop over library graphs ``cond``/``body``; returns the final loop variables.
 
-    ``args`` are the loop variables then the invariant captures.  The first
-    ``HOT_ITERATIONS`` iterations are interpreted; a loop still running then
-    continues in code compiled by ``compile_loop`` (if the graphs
-    compile), with the remaining iteration budget.
+    ``args`` are the loop variables then the invariant captures.  Once the
+    loop is hot (module docstring) it continues in code compiled by
+    ``compile_loop`` (if the graphs compile), with the remaining iteration
+    budget.  The time spent interpreting is kept on ``body``
+    (``_interpreted_seconds``).
     """
     n = len(body.outputs)
     loop_vars, invariant = list(args[:n]), list(args[n:])
@@ -38,17 +49,26 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
     if capped:
         maximum_iterations = load_limit
     count = 0
-    while maximum_iterations is None or count < maximum_iterations:
-        if count == HOT_ITERATIONS:
-            compiled = _compiled_loop(cond, body, maximum_iterations is not None)
-            if compiled is not None:
-                remaining = None if maximum_iterations is None else maximum_iterations - count
-                loop_vars = compiled(loop_vars + invariant, remaining)
-                break
-        if not cond_run(loop_vars + invariant)[0]:
-            return loop_vars
-        loop_vars = body_run(loop_vars + invariant)
-        count += 1
+    interpreted = body.__dict__.get("_interpreted_seconds", 0.0)
+    start = time.perf_counter()
+    stop = None  # when the compiled loop took over
+    try:
+        while maximum_iterations is None or count < maximum_iterations:
+            if count >= HOT_ITERATIONS and stop is None:
+                now = time.perf_counter()
+                if interpreted + (now - start) >= HOT_SECONDS:
+                    stop = now
+                    compiled = _compiled_loop(cond, body, maximum_iterations is not None)
+                    if compiled is not None:
+                        remaining = None if maximum_iterations is None else maximum_iterations - count
+                        loop_vars = compiled(loop_vars + invariant, remaining)
+                        break
+            if not cond_run(loop_vars + invariant)[0]:
+                return loop_vars
+            loop_vars = body_run(loop_vars + invariant)
+            count += 1
+    finally:
+        body._interpreted_seconds = interpreted + ((time.perf_counter() if stop is None else stop) - start)
     if capped and cond_run(loop_vars + invariant)[0]:
         raise ResourceLimitError(
             f"the While over {cond.name!r}/{body.name!r} of a loaded graph would run more than "
