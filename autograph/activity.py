@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, qual_names
+from autograph import anno, ast_util, qual_names
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
@@ -64,7 +64,7 @@ def container_of(node):
 def _mutations(node) -> set:
     """The containers a simple statement mutates through a method call (``l.append(x)``)."""
     found = set()
-    for child in gast.walk(node):
+    for child in ast_util.walk(node):
         if type(child) is not gast.Call:
             continue
         func = child.func
@@ -323,7 +323,7 @@ class _ScopeWalker:
 
 
 def _pattern_names(pattern, defs):
-    for node in gast.walk(pattern):
+    for node in ast_util.walk(pattern):
         for field in ("name", "rest"):
             value = getattr(node, field, None)
             if type(value) is str:
@@ -332,7 +332,7 @@ def _pattern_names(pattern, defs):
 
 def _class_free(node) -> set:
     """Names a nested class body mentions (conservatively: all of them)."""
-    return {n.id for n in gast.walk(node) if type(n) is gast.Name}
+    return {n.id for n in ast_util.walk(node) if type(n) is gast.Name}
 
 
 def analyze(node) -> set:

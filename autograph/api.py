@@ -42,8 +42,10 @@ class _Conversion:
         return self._source
 
 
-# original code object -> {options: its conversion}.  Weak: a function that is
-# dropped (a notebook cell's lambda) frees its conversions and generated code.
+# original code object -> {(options, file name, qualified name): its conversion}.  Weak:
+# a function that is dropped (a notebook cell's lambda) frees its conversions and
+# generated code.  Code objects compare by their contents, not by file or qualified
+# name: the same function in two files is two conversions, each with its own file:line.
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 # generated code object -> its conversion, weakly (so to_code works on converted functions).
 _CONVERSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -63,17 +65,19 @@ def convert_node(node, filename, options, namespace=None, freevars=(), name="<fu
 
 def _conversion(function, options) -> _Conversion:
     code = function.__code__
-    conversion = _CACHE.get(code, {}).get(options)
+    key = (options, code.co_filename, function.__qualname__)
+    conversion = _CACHE.get(code, {}).get(key)
     if conversion is None:
         with _LOCK:
-            conversion = _CACHE.get(code, {}).get(options)
+            conversion = _CACHE.get(code, {}).get(key)
             if conversion is None:
-                conversion = _convert_code(function, code, options)
+                conversion = _convert_code(function, code, options, key)
     return conversion
 
 
-def _convert_code(function, code, options) -> _Conversion:
-    """Converts ``function`` (whose code is ``code``) and caches the result (the caller holds ``_LOCK``)."""
+def _convert_code(function, code, options, key) -> _Conversion:
+    """Converts ``function`` (whose code is ``code``) and caches the result under ``key``
+    (the caller holds ``_LOCK``)."""
     node = loading.load(function)
     try:
         node = convert_node(
@@ -94,7 +98,7 @@ def _convert_code(function, code, options) -> _Conversion:
         ) from e
     calls.register_converted_code(compiled)
     conversion = _Conversion(compiled, node)
-    _CACHE.setdefault(code, {})[options] = conversion
+    _CACHE.setdefault(code, {})[key] = conversion
     _CONVERSIONS[compiled] = weakref.ref(conversion)
     return conversion
 

@@ -53,26 +53,37 @@ def transform_blocks(node, fn, into_functions=True):
 
 def walk_scope(node):
     """Every node of ``node``'s own scope, in source order (not entering nested scopes)."""
-    stack = list(_children(node))
-    stack.reverse()
+    stack = _children_reversed(node)
     while stack:
         current = stack.pop()
         yield current
         if type(current) not in SCOPES:
-            children = list(_children(current))
-            children.reverse()
-            stack.extend(children)
+            stack.extend(_children_reversed(current))
 
 
-def _children(node):
+def walk(node):
+    """``node`` and every node under it, parents before children (``gast.walk``'s nodes,
+    in depth-first order: for analyses that collect into sets)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(_children_reversed(current))
+
+
+def _children_reversed(node) -> list:
+    """The direct child nodes of ``node``, last first (fields are read from the node's
+    dict: every pass walks every node, so this is the converters' innermost loop)."""
+    children = []
+    values = node.__dict__
     for field in node._fields:
-        value = getattr(node, field)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, gast.AST):
-                    yield item
+        value = values.get(field)
+        if type(value) is list:
+            children.extend([item for item in value if isinstance(item, gast.AST)])
         elif isinstance(value, gast.AST):
-            yield value
+            children.append(value)
+    children.reverse()
+    return children
 
 
 def functions(node):
@@ -151,14 +162,15 @@ def _located_like(node, origin):
 
 def map_children(node, fn):
     """Replaces each direct child ``c`` of ``node`` (in fields and lists) by ``fn(c)``."""
+    values = node.__dict__
     for field in node._fields:
-        value = getattr(node, field)
+        value = values.get(field)
         if type(value) is list:
             for index, item in enumerate(value):
                 if isinstance(item, gast.AST):
                     value[index] = fn(item)
         elif isinstance(value, gast.AST):
-            setattr(node, field, fn(value))
+            values[field] = fn(value)
     return node
 
 
@@ -189,7 +201,7 @@ def rewrite_body(function, visit):
 
 def contains_type(node, types) -> bool:
     """True if ``node`` or a descendant is an instance of ``types``."""
-    for child in gast.walk(node):
+    for child in walk(node):
         if isinstance(child, types):
             return True
     return False

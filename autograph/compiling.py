@@ -28,7 +28,7 @@ import types
 import gast
 
 import autograph.runtime.operators as operators
-from autograph import templates
+from autograph import gast_conversion, templates
 from autograph.context import AG_NAME
 
 _AG_CELL = types.CellType(operators)
@@ -40,9 +40,7 @@ del _feature
 
 def to_source(node) -> str:
     """The source text of a converted node, printed with ``ast.unparse``."""
-    tree = gast.gast_to_ast(node)
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+    return ast.unparse(gast_conversion.to_ast(node))
 
 
 def _strip(node):
@@ -83,14 +81,7 @@ def compile_function(node, filename, freevars, flags=0):
         factory.body += templates.replace("global name", origin=node, name=node.name)
     factory.body.append(member)
     module = gast.Module(body=[factory], type_ignores=[])
-    tree = gast.gast_to_ast(module)
-    try:
-        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
-    except (TypeError, ValueError):
-        # A node without a source location (converters give every node one,
-        # so this is only a safety net): inherit the parent's.
-        ast.fix_missing_locations(tree)
-        module_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    module_code = compile(gast_conversion.to_ast(module), filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _nested_code(module_code, factory_name)
     wanted = "<lambda>" if type(node) is gast.Lambda else node.name
     return _nested_code(factory_code, wanted)

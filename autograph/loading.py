@@ -17,8 +17,7 @@ import ast
 import collections
 import linecache
 
-import gast
-
+from autograph import gast_conversion
 from autograph.runtime import errors
 
 
@@ -120,7 +119,7 @@ def find_node(function):
 
 def load(function):
     """The ``gast`` node of a live function's definition."""
-    return gast.ast_to_gast(find_node(function))
+    return gast_conversion.to_gast(find_node(function))
 
 
 def parse_file(path):

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import gast
 
+from autograph import ast_util
+
 
 def names_in(node) -> set:
     """Every identifier the tree mentions: names, arguments, attributes, defs."""
     found = set()
-    for child in gast.walk(node):
+    for child in ast_util.walk(node):
         kind = type(child)
         if kind is gast.Name:
             found.add(child.id)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno
+from autograph import anno, ast_util
 
 
 def root(qn: str) -> str:
@@ -58,7 +58,7 @@ def qn_of(node):
 
 def resolve(tree):
     """Annotates every name, attribute chain and subscript in ``tree`` with its QN."""
-    for node in gast.walk(tree):
+    for node in ast_util.walk(tree):
         if type(node) in (gast.Name, gast.Attribute, gast.Subscript) and not anno.has(node, anno.QN):
             qn_of(node)
     return tree

@@ -111,15 +111,16 @@ class _Cloner:
             return self._substitute_expr(node.id, node.ctx)
         new = kind.__new__(kind)
         replacements = self.replacements
+        old, fields = node.__dict__, new.__dict__  # gast nodes keep their fields in their dicts
         for field in node._fields:
-            value = getattr(node, field)
+            value = old[field]
             if isinstance(value, list):
                 value = self.clone_list(value, field)
             elif isinstance(value, gast.AST):
                 value = self.clone(value)
             elif type(value) is str and value in replacements and field in ("name", "arg"):
                 value = replacements[value]
-            setattr(new, field, value)
+            fields[field] = value
         if kind in (gast.Nonlocal, gast.Global):
             names = []
             for name in node.names:

@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import programs  # noqa: E402
 
 import autograph.runtime as rt  # noqa: E402
-from autograph.runtime.exec import schedule  # noqa: E402
+from autograph.runtime.exec import parallel  # noqa: E402
 
 
 def _ag():
@@ -188,12 +188,12 @@ def bench_parallel(quick):
     f = function("two_chains")
     graph = f.get_concrete_function(a, b).execution_graph
     args = [a, b]
-    flow = schedule.dataflow(graph)
+    flow = parallel.dataflow(graph)
     assert flow.worthwhile, "the two chains should be scheduled in parallel"
-    for _ in range(2 * schedule.Adaptive.TRIALS):  # let the adaptive runner measure both modes first
+    for _ in range(2 * parallel.Adaptive.TRIALS):  # let the adaptive runner measure both modes first
         f(a, b)
     pool = concurrent.futures.ThreadPoolExecutor(1)
-    baseline, numpy_threads, sequential, parallel, chosen = compare([
+    baseline, numpy_threads, sequential, threaded, chosen = compare([
         lambda: programs.np_two_chains(a, b),
         lambda: programs.np_two_chains_threaded(a, b, pool),  # the reference: what two threads give here
         lambda: flow.plan.run(args),
@@ -201,18 +201,18 @@ def bench_parallel(quick):
         lambda: f(a, b),  # ag.function's default: the adaptive runner
     ], repeats)
     pool.shutdown()
-    out = row("two independent chains, 4e6 float32 (parallel)", baseline, parallel, None,
-              f"parallel/sequential = {parallel / sequential:.2f}, adaptive/sequential = {chosen / sequential:.2f}, "
+    out = row("two independent chains, 4e6 float32 (parallel)", baseline, threaded, None,
+              f"parallel/sequential = {threaded / sequential:.2f}, adaptive/sequential = {chosen / sequential:.2f}, "
               f"numpy 2 threads/1 thread = {numpy_threads / baseline:.2f}")
     out["sequential_s"] = sequential
-    out["parallel_over_sequential"] = parallel / sequential
+    out["parallel_over_sequential"] = threaded / sequential
     out["adaptive_over_sequential"] = chosen / sequential
     out["numpy_two_threads_over_one"] = numpy_threads / baseline
     small = np.ones(16, np.float32)
     small_graph = f.get_concrete_function(small, small).execution_graph
     seq_small, par_small = compare([
-        lambda: schedule.run_graph(small_graph, [small, small], parallel=False),
-        lambda: schedule.run_graph(small_graph, [small, small], parallel=True),
+        lambda: parallel.run_graph(small_graph, [small, small], parallel=False),
+        lambda: parallel.run_graph(small_graph, [small, small], parallel=True),
     ], 5, 2000)
     out["small_graph_parallel_over_sequential"] = par_small / seq_small
     return out

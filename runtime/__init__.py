@@ -103,8 +103,9 @@ bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
 from autograph.runtime.tracing.cond_while import cond, while_loop
 from autograph.runtime.ops.random_ops import random
-from autograph.runtime.ops.state import Variable, py_function
-from autograph.runtime.ops.state import print  # noqa: A004 - rt.print, as tf.print
+from autograph.runtime.ops.variables import Variable
+from autograph.runtime.ops.effects import py_function
+from autograph.runtime.ops.effects import print  # noqa: A004 - rt.print, as tf.print
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
 # submodule of the same name; reach the module with

@@ -268,6 +268,25 @@ def test_conversion_is_cached_per_code_object_and_options():
     assert ag.convert(converted) is converted
 
 
+def test_the_same_function_in_two_files_keeps_its_own_file(tmp_path):
+    # Code objects compare equal across files: the conversion cache must not mix them up.
+    source = "def same(x):\n    if x > 0:\n        return 1 // (x - x)\n    return 0\n"
+    functions = []
+    for name in ("first.py", "second.py"):
+        path = tmp_path / name
+        path.write_text(source)
+        namespace = {}
+        exec(compile(source, str(path), "exec"), namespace)
+        functions.append(namespace["same"])
+    assert functions[0].__code__ == functions[1].__code__
+    for fn, name in zip(functions, ("first.py", "second.py")):
+        converted = ag.convert(fn)
+        assert converted.__code__.co_filename == str(tmp_path / name)
+        with pytest.raises(ZeroDivisionError) as info:
+            converted(1)
+        assert traceback.extract_tb(info.value.__traceback__)[-1].filename == str(tmp_path / name)
+
+
 def test_nested_function_defined_in_converted_code_runs_directly():
     def outer(xs):
         def keep(x):

@@ -8,7 +8,7 @@ from test_rt_jit import trace
 
 import autograph.runtime as rt
 from autograph.runtime.core import backend, opdef
-from autograph.runtime.exec import interpreter as executor, schedule
+from autograph.runtime.exec import interpreter as executor, parallel
 from autograph.runtime.ops import apply
 from autograph.runtime.errors import ExecutionError
 
@@ -114,8 +114,8 @@ def test_outputs_are_never_freed():
 
 def test_the_parallel_runner_shares_the_executors_plan():
     g = trace(chain, ("float32", (BIG,)))
-    assert schedule.dataflow(g).plan is executor.plan(g)
-    assert schedule.runner(g, parallel=False) == executor.plan(g).run
+    assert parallel.dataflow(g).plan is executor.plan(g)
+    assert parallel.runner(g, parallel=False) == executor.plan(g).run
 
 
 def test_a_step_writing_into_a_buffer_waits_for_its_other_readers():
@@ -125,7 +125,7 @@ def test_a_step_writing_into_a_buffer_waits_for_its_other_readers():
 
     x = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     g = trace(f, ("float32", x.shape))
-    plan, flow = executor.plan(g), schedule.dataflow(g)
+    plan, flow = executor.plan(g), parallel.dataflow(g)
     types = [s.op.type for s in plan.steps]
     sin, mul = types.index("Sin"), types.index("Mul")
     assert plan.steps[mul].donor is not None

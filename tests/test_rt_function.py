@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from autograph import runtime as rt
+from autograph.runtime.tracing import options as rt_options
 from autograph.runtime.tracing.function import ConcreteFunction, Function, RetracingWarning
 
 Point = collections.namedtuple("Point", "x y")
@@ -653,3 +654,16 @@ def test_user_exception_inside_a_branch_keeps_its_type():
     else:
         raise AssertionError("no exception")
     assert f(np.float32(-1)) == -1
+
+
+def test_options_are_one_record_shared_by_methods():
+    class Model:
+        @rt.function(jit_compile=False, optimize=False, max_traces=3)
+        def f(self, x):
+            return x + 1
+
+    m = Model()
+    assert Model.f.options == rt_options.Options(optimize=False, max_traces=3)
+    assert m.f.options is Model.f.options
+    with pytest.raises(TypeError, match="unknown option.*bogus; the options are: input_signature"):
+        rt.function(lambda x: x, bogus=1)

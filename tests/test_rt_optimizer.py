@@ -603,3 +603,22 @@ def test_optimized_graphs_keep_weak_typing():
     assert optimized.outputs[0].weak
     assert "weak float64[] = Const() {value=6.0}" in optimized.to_text()
     same_results(g, optimized, [np.float64(1.5)])
+
+
+def test_a_round_that_only_drops_dead_root_ops_is_the_last():
+    def f(x):
+        rt.exp(x)  # dead: nothing uses it
+        return rt.sin(x)
+
+    g = trace(f, F3)
+    o, report = optimize(g, report=True, check=True)
+    assert {r.round for r in report.records} == {1}
+    assert types(o) == ["Sin"]
+    same_results(g, o, [X3])
+
+
+def test_a_round_with_other_changes_is_followed_by_another():
+    g = trace(lambda x: rt.sin(x * 1.0), F3)  # simplify rewrites x * 1.0
+    o, report = optimize(g, report=True, check=True)
+    assert max(r.round for r in report.records) == 2
+    assert types(o) == ["Sin"]

@@ -9,7 +9,7 @@ from test_rt_jit import trace
 
 import autograph.runtime as rt
 from autograph.runtime.backends.numpy import codegen as jit
-from autograph.runtime.exec import interpreter as executor, schedule
+from autograph.runtime.exec import interpreter as executor, memory, parallel
 from autograph.runtime.optimizer import optimize
 
 UNARY = [rt.negative, abs, rt.sin, rt.cos, rt.tanh, rt.square]
@@ -93,30 +93,30 @@ def test_random_graphs(prog, n):
         same(expected, executor.run_graph(o, args))
         same(expected, jit.compile_graph(o)[0](args))
         same(expected, jit.compile_graph(g)[0](args))
-        same(expected, schedule.dataflow(o).run(args))
+        same(expected, parallel.dataflow(o).run(args))
 
 
-LARGE = executor.INPLACE_MIN_ELEMENTS
+LARGE = memory.INPLACE_MIN_ELEMENTS
 
 
 def without_donation(prog, args):
     """The interpreter's results with buffer donation turned off (a fresh graph, planned so)."""
-    old = executor.INPLACE_MIN_ELEMENTS
-    executor.INPLACE_MIN_ELEMENTS = float("inf")
+    old = memory.INPLACE_MIN_ELEMENTS
+    memory.INPLACE_MIN_ELEMENTS = float("inf")
     try:
         return executor.run_graph(build(prog, LARGE), args)
     finally:
-        executor.INPLACE_MIN_ELEMENTS = old
+        memory.INPLACE_MIN_ELEMENTS = old
 
 
 def every_step_heavy(graph):
     """A ``Dataflow`` of ``graph`` that hands every step it can to the worker threads."""
-    old = schedule.HEAVY_COST
-    schedule.HEAVY_COST = 1
+    old = parallel.HEAVY_COST
+    parallel.HEAVY_COST = 1
     try:
-        return schedule.Dataflow(executor.plan(graph))
+        return parallel.Dataflow(executor.plan(graph))
     finally:
-        schedule.HEAVY_COST = old
+        parallel.HEAVY_COST = old
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -129,11 +129,11 @@ def test_random_graphs_on_large_arrays_donate_buffers_safely(prog, n):
     with np.errstate(all="ignore"):
         expected = without_donation(prog, args)
         same(expected, executor.run_graph(g, args))
-        same(expected, schedule.dataflow(g).run(args))
+        same(expected, parallel.dataflow(g).run(args))
         same(expected, every_step_heavy(g).run(args))
         o = optimize(g, check=True)
         same(expected, executor.run_graph(o, args))
-        same(expected, schedule.dataflow(o).run(args))
+        same(expected, parallel.dataflow(o).run(args))
         same(expected, jit.compile_graph(o)[0](args))
     for a, b in zip(args, keep):
         np.testing.assert_array_equal(a, b)

@@ -10,7 +10,7 @@ import pytest
 from test_rt_jit import GRAPHS, X3, trace
 
 import autograph.runtime as rt
-from autograph.runtime.exec import interpreter as executor, schedule
+from autograph.runtime.exec import interpreter as executor, parallel, tiering
 from autograph.runtime.errors import ExecutionError
 
 BIG = 1 << 16
@@ -29,7 +29,7 @@ def test_schedule_matches_the_executor(name, fn, specs, args):
     g = trace(fn, *specs)
     expected = executor.run_graph(g, list(args))
     assert_same(expected, executor.plan(g).run(list(args)))
-    assert_same(expected, schedule.dataflow(g).run(list(args)))
+    assert_same(expected, parallel.dataflow(g).run(list(args)))
 
 
 def chain(x):
@@ -77,17 +77,17 @@ def two_chains(a, b):
 def test_independent_heavy_chains_run_in_parallel():
     a = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     g = trace(two_chains, ("float32", a.shape), ("float32", a.shape))
-    assert schedule.dataflow(g).worthwhile
-    assert schedule.runner(g) == schedule.dataflow(g).adaptive.run
+    assert parallel.dataflow(g).worthwhile
+    assert parallel.runner(g) == parallel.dataflow(g).adaptive.run
     expected = executor.run_graph(g, [a, a[::-1].copy()])
     for _ in range(3):
-        assert_same(expected, schedule.run_graph(g, [a, a[::-1].copy()]))
+        assert_same(expected, parallel.run_graph(g, [a, a[::-1].copy()]))
 
 
 def test_chains_are_handed_out_as_whole_segments():
     a = ("float32", (1 << 18,))
     g = trace(two_chains, a, a)
-    flow = schedule.dataflow(g)
+    flow = parallel.dataflow(g)
     types = [s.op.type for s in flow.plan.steps]
     heads = [i for i, segment in enumerate(flow.segments) if len(segment) > 1]
     assert len(heads) == 2
@@ -102,12 +102,12 @@ def test_chains_are_handed_out_as_whole_segments():
 
 def test_small_or_sequential_graphs_stay_sequential():
     small = trace(two_chains, ("float32", (16,)), ("float32", (16,)))
-    assert not schedule.dataflow(small).worthwhile
-    assert schedule.runner(small) == executor.plan(small).run
+    assert not parallel.dataflow(small).worthwhile
+    assert parallel.runner(small) == executor.plan(small).run
     a = ("float32", (1 << 18,))
     one_chain = trace(lambda x: rt.sin(rt.exp(rt.sin(x))), a)
-    assert not schedule.dataflow(one_chain).worthwhile
-    assert schedule.runner(one_chain) == executor.plan(one_chain).run
+    assert not parallel.dataflow(one_chain).worthwhile
+    assert parallel.runner(one_chain) == executor.plan(one_chain).run
 
 
 def test_parallel_run_keeps_side_effects_in_order():
@@ -121,11 +121,11 @@ def test_parallel_run_keeps_side_effects_in_order():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape))
-    assert schedule.dataflow(g).worthwhile
+    assert parallel.dataflow(g).worthwhile
     for _ in range(3):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            schedule.dataflow(g).run([big, big])
+            parallel.dataflow(g).run([big, big])
         assert buf.getvalue().split() == ["first", "second", "third"]
 
 
@@ -137,7 +137,7 @@ def test_parallel_errors_name_the_op():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape), ("int32", big.shape))
-    flow = schedule.dataflow(g)
+    flow = parallel.dataflow(g)
     assert flow.worthwhile
     bad = np.full(big.shape, 1 << 20, np.int32)
     with pytest.raises(ExecutionError, match="GatherV2.*out of bounds"):
@@ -162,7 +162,7 @@ def test_stateful_heavy_ops_stay_on_the_calling_thread():
 
     big = np.zeros(1 << 18, np.float32)
     g = trace(f, ("float32", big.shape), ("float32", big.shape))
-    schedule.dataflow(g).run([big, big])
+    parallel.dataflow(g).run([big, big])
     assert seen == [True]
 
 
@@ -171,7 +171,7 @@ def test_wrong_number_of_arguments_is_the_executors_error():
     with pytest.raises(TypeError, match="takes 1 input"):
         executor.plan(g).run([X3, X3])
     with pytest.raises(TypeError, match="takes 1 input"):
-        schedule.dataflow(g).run([X3, X3])
+        parallel.dataflow(g).run([X3, X3])
 
 
 # -- tiered loops ------------------------------------------------------------------
@@ -194,18 +194,19 @@ def run_while_op(g, op, n, x):
     cond, body = g.library[op.attrs["cond"]], g.library[op.attrs["body"]]
     values = {id(g.inputs[0]): np.int32(n), id(g.inputs[1]): np.float32(x)}
     args = [values.get(id(t)) if id(t) in values else t.op.attrs["value"] for t in op.inputs]
-    return schedule.run_loop(cond, body, args, op.attrs.get("maximum_iterations"))
+    return tiering.run_loop(cond, body, args, op.attrs.get("maximum_iterations"))
 
 
-@pytest.mark.parametrize("n", [0, 5, schedule.HOT_ITERATIONS, schedule.HOT_ITERATIONS + 1, 500])
-@pytest.mark.parametrize("limit", [None, 3, schedule.HOT_ITERATIONS + 4])
+@pytest.mark.parametrize("n", [0, 5, tiering.HOT_ITERATIONS, tiering.HOT_ITERATIONS + 1, 500])
+@pytest.mark.parametrize("limit", [None, 3, tiering.HOT_ITERATIONS + 4])
 def test_run_loop_matches_the_while_kernel(n, limit):
     g, op = loop_graph(limit)
     expected = executor.run_graph(g, [np.int32(n), np.float32(1.25)])
     assert_same(expected, run_while_op(g, op, n, 1.25))
 
 
-def test_run_loop_compiles_hot_loops_once():
+def test_run_loop_compiles_hot_loops_once(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)  # hot after HOT_ITERATIONS iterations
     g, op = loop_graph()
     body = g.library[op.attrs["body"]]
     run_while_op(g, op, 5, 1.0)
@@ -217,14 +218,30 @@ def test_run_loop_compiles_hot_loops_once():
     assert body.__dict__["_compiled_loops"][False][1] is compiled
 
 
-def test_run_loop_falls_back_when_the_body_cannot_compile():
+def test_run_loop_compiles_only_after_interpreting_about_as_long_as_compiling(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 1e9)
+    g, op = loop_graph()
+    body = g.library[op.attrs["body"]]
+    expected = executor.run_graph(g, [np.int32(100), np.float32(1.0)])
+    assert_same(expected, run_while_op(g, op, 100, 1.0))
+    assert "_compiled_loops" not in body.__dict__  # 100 iterations, but not yet worth a compilation
+    spent = body._interpreted_seconds
+    assert spent > 0
+    monkeypatch.setattr(tiering, "HOT_SECONDS", spent)  # the time is kept across executions
+    assert_same(expected, run_while_op(g, op, 100, 1.0))
+    assert body.__dict__["_compiled_loops"][False][1] is not None
+
+
+def test_run_loop_falls_back_when_the_body_cannot_compile(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)
     g, op = loop_graph(body_extra=lambda i, s: rt.py_function(lambda v: v, [s], "float32"))
     expected = executor.run_graph(g, [np.int32(50), np.float32(2.0)])
     assert_same(expected, run_while_op(g, op, 50, 2.0))
     assert g.library[op.attrs["body"]].__dict__["_compiled_loops"][False][1] is None
 
 
-def test_run_loop_errors_in_compiled_iterations_name_the_op():
+def test_run_loop_errors_in_compiled_iterations_name_the_op(monkeypatch):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)
     def check(i, s):
         return rt.py_function(_fail_at_40, [i, s], "float32", shape=())
 
@@ -242,9 +259,9 @@ def _fail_at_40(i, s):
 
 def test_sequential_runner_matches_the_executor_on_loops():
     g, _ = loop_graph()
-    assert schedule.runner(g, parallel=False) == executor.plan(g).run
+    assert parallel.runner(g, parallel=False) == executor.plan(g).run
     assert_same(executor.run_graph(g, [np.int32(300), np.float32(0.5)]),
-                schedule.runner(g, parallel=False)([np.int32(300), np.float32(0.5)]))
+                parallel.runner(g, parallel=False)([np.int32(300), np.float32(0.5)]))
 
 
 def test_rt_function_runs_hot_loops_compiled_with_identical_results():
@@ -275,8 +292,8 @@ class _StubRunners:
 
 def test_adaptive_runner_tries_both_modes_then_keeps_the_faster():
     stub = _StubRunners()
-    runner = schedule.Adaptive(stub.run, stub.run_parallel)
-    trials = schedule.Adaptive.TRIALS
+    runner = parallel.Adaptive(stub.run, stub.run_parallel)
+    trials = parallel.Adaptive.TRIALS
     for _ in range(2 * trials):
         runner.run([1])
     assert stub.calls.count("parallel") == stub.calls.count("sequential") == trials
@@ -284,16 +301,16 @@ def test_adaptive_runner_tries_both_modes_then_keeps_the_faster():
     assert runner.choice() is True
     runner.times = ([1.0] * trials, [2.0] * trials)  # sequential measured faster
     assert runner.choice() is False
-    runner.calls = schedule.Adaptive.RECHECK  # time to re-measure the other mode
+    runner.calls = parallel.Adaptive.RECHECK  # time to re-measure the other mode
     assert runner.choice() is True
 
 
 def test_runner_uses_the_adaptive_policy_only_for_heavy_parallel_graphs():
     a = ("float32", (1 << 18,))
     g = trace(two_chains, a, a)
-    assert schedule.runner(g) == schedule.dataflow(g).adaptive.run
-    assert schedule.runner(g, parallel=False) == executor.plan(g).run
+    assert parallel.runner(g) == parallel.dataflow(g).adaptive.run
+    assert parallel.runner(g, parallel=False) == executor.plan(g).run
     x = np.linspace(-1, 1, 1 << 18).astype(np.float32)
     expected = executor.run_graph(g, [x, x])
-    for _ in range(2 * schedule.Adaptive.TRIALS + 1):
-        assert_same(expected, schedule.run_graph(g, [x, x]))
+    for _ in range(2 * parallel.Adaptive.TRIALS + 1):
+        assert_same(expected, parallel.run_graph(g, [x, x]))

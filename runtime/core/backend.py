@@ -15,7 +15,7 @@ An op type's meaning (inference, weak typing, statefulness, cost) is its
   graph as one function of the backend (numpy: ``backends/numpy/codegen.py``);
 * ``compile_loop`` -- optional ``compile_loop(cond, body, bounded) ->
   (function, source)``: a ``While`` loop compiled, for the scheduler's loop
-  tiering (``exec/schedule.run_loop``).  Both raise an ``AutoGraphError``
+  tiering (``exec/tiering.run_loop``).  Both raise an ``AutoGraphError``
   (numpy: ``JitUnsupported``) for a graph they cannot compile.
 
 A backend package builds its record (``backends/numpy/__init__.py``:

@@ -179,7 +179,7 @@ def _fold(op, definition, specs, known) -> None:
 
 
 def _check_variable_attrs(op, where) -> None:
-    from autograph.runtime.ops.state import lookup_variable
+    from autograph.runtime.ops.variables import lookup_variable
 
     var = lookup_variable(op.attrs["handle"])
     if op.attrs["dtype"] != var.dtype or op.attrs["shape"] != var.shape:

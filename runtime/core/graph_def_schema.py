@@ -372,7 +372,7 @@ def _random_stream(value, where, field, session):
 
 
 def _variable_kind(value, where, field, session):
-    from autograph.runtime.ops.state import VariableHandle
+    from autograph.runtime.ops.variables import VariableHandle
 
     if not isinstance(value, VariableHandle):
         _fail(where, f"field {field!r} must be a variable record {{\"variable\": {{...}}}}, got {value!r:.60}; "

@@ -1,1 +1,7 @@
-"""Execution: running a graph on values (the plan, the interpreter, the parallel runner, loop tiering)."""
+"""Execution: running a graph on values.
+
+``plan.py`` the plan (slots, schedule, steps), ``memory.py`` last uses and
+buffer donation, ``interpreter.py`` the rules and the loop that runs a plan,
+``parallel.py`` the runner that puts independent heavy steps on threads,
+``tiering.py`` ``While`` loops interpreted, then compiled once hot.
+"""

@@ -8,8 +8,8 @@
 * ``indexing``: ``StridedSlice`` and ``t[...]``.
 
 Importing this package registers every op type (the families above, and
-``control_flow``: ``If``/``While``/``Assert``; ``state``: variables,
-``print``, ``py_function``; ``random_ops``).  Each function runs eagerly on
+``control_flow``: ``If``/``While``/``Assert``; ``variables``: variables;
+``effects``: ``print``, ``py_function``; ``random_ops``).  Each function runs eagerly on
 the default backend when no graph is being traced and adds an op otherwise
 (``apply.apply_op``).  ``rt.cond``/``rt.while_loop`` are tracing's
 (``tracing/cond_while.py``).
@@ -73,4 +73,4 @@ from autograph.runtime.ops.reduction import (
     reduce_prod,
     reduce_sum,
 )
-from autograph.runtime.ops import control_flow, random_ops, state  # noqa: F401 - register their op types
+from autograph.runtime.ops import control_flow, effects, random_ops, state, variables  # noqa: F401 - register their op types

@@ -18,7 +18,15 @@ effects in the same order.  The pipeline, in order:
 
 Each pass runs on every sub-graph, inner graphs first (so a pass on a graph
 only ever meets already-processed children), and the round repeats until no
-pass changes anything (at most ``MAX_ROUNDS``).  ``optimize(graph,
+pass changes anything (at most ``MAX_ROUNDS``).  The list of sub-graphs and
+the library are brought up to date after a pass that changed something
+(it may have inlined, hoisted or dropped sub-graphs), not after the others.
+A round in which the only change was ``prune`` dropping dead ops of the root
+graph (``prune.DEAD_OPS``: no sub-graph argument, no op of a sub-graph) is
+the last: the passes before ``prune`` changed nothing with those ops present,
+and their rules read only live ops -- inputs, attributes, sub-graphs -- never
+who else uses a root tensor, so another round would change nothing either
+(tracing leaves such dead ops behind in most graphs).  ``optimize(graph,
 report=True)`` also returns a ``Report`` with the op counts before and after
 each pass; ``check=True`` runs ``graph.verify()`` after every pass.
 """
@@ -80,17 +88,27 @@ def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES)
     """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``."""
     g = graph_util.clone(graph)
     records = []
+    order = graph_util.graphs_postorder(g)
     for round_ in range(1, MAX_ROUNDS + 1):
         changed = False
+        settled = True  # nothing changed but dead ops of the root, dropped by prune
         for name, run in passes:
             before = graph_util.count_ops(g) if report else 0
-            for sub in graph_util.graphs_postorder(g):
-                changed |= bool(run(sub))
-            graph_util.collect_library(g)
+            pass_changed = False
+            for sub in order:
+                result = run(sub)
+                if result:
+                    pass_changed = True
+                    if not (result is prune.DEAD_OPS and sub is g):
+                        settled = False
+            if pass_changed:
+                changed = True
+                order = graph_util.graphs_postorder(g)
+                graph_util.collect_library(g, order)
             if report:
                 records.append(PassRecord(round_, name, before, graph_util.count_ops(g)))
             if check:
                 g.verify()
-        if not changed:
+        if not changed or (settled and passes[-1][1] is prune.run):
             break
     return (g, Report(tuple(records))) if report else g

@@ -28,14 +28,29 @@ from autograph.runtime.core.tensor import Tensor
 _SUFFIX = re.compile(r"_\d+$")
 
 
+# op type -> its definition's ``function_attrs`` (every pass asks for every op: looked up once)
+_FUNCTION_ATTRS: dict[str, tuple[str, ...]] = {}
+
+
+def _function_attrs(op_type) -> tuple[str, ...]:
+    names = _FUNCTION_ATTRS.get(op_type)
+    if names is None:
+        names = _FUNCTION_ATTRS[op_type] = opdef.function_attr_names(op_type)
+    return names
+
+
 def subgraphs(op) -> list[Graph]:
     """The library graphs ``op`` calls, in the order of its definition's ``function_attrs``."""
-    return [op.graph.library[op.attrs[a]] for a in opdef.function_attr_names(op.type)]
+    names = _function_attrs(op.type)
+    if not names:
+        return []
+    library, attrs = op.graph.library, op.attrs
+    return [library[attrs[a]] for a in names]
 
 
 def is_functional(op) -> bool:
     """True for ops that call library functions (``If``, ``While``)."""
-    return bool(opdef.function_attr_names(op.type))
+    return bool(_function_attrs(op.type))
 
 
 def graph_is_stateful(graph) -> bool:
@@ -112,8 +127,9 @@ def graphs_postorder(root) -> list[Graph]:
 
     def visit(g):
         for op in g.operations:
-            for sub in subgraphs(op):
-                visit(sub)
+            if _function_attrs(op.type):
+                for sub in subgraphs(op):
+                    visit(sub)
         order.append(g)
 
     visit(root)
@@ -127,9 +143,12 @@ def count_ops(root) -> int:
     )
 
 
-def collect_library(root) -> None:
-    """Drops library entries that no op of ``root`` (transitively) calls any more."""
-    live = {g.name for g in graphs_postorder(root) if g is not root}
+def collect_library(root, order=None) -> None:
+    """Drops library entries that no op of ``root`` (transitively) calls any more.
+
+    ``order``: ``graphs_postorder(root)`` if the caller has it.
+    """
+    live = {g.name for g in (graphs_postorder(root) if order is None else order) if g is not root}
     for name in [n for n in root.library if n not in live]:
         del root.library[name]
 
@@ -160,7 +179,7 @@ def _copy_into(src, dst, outer_tmap) -> None:
             tmap[id(old)] = new
         ops[id(op)] = copy
         dst.operations.append(copy)
-        for attr in opdef.function_attr_names(op.type):
+        for attr in _function_attrs(op.type):
             sub = src.library[op.attrs[attr]]
             sub_copy = Graph(sub.name, outer=dst)  # ``outer`` follows the calling op
             _copy_into(sub, sub_copy, tmap)

@@ -69,14 +69,22 @@ def _while_arguments(op) -> bool:
 ARGUMENTS = {"If": _if_arguments, "While": _while_arguments}
 
 
-def run(graph) -> bool:
-    """Drops dead ops of ``graph`` and unused sub-graph arguments; True if it changed."""
+DEAD_OPS = "dead ops"
+"""What ``run`` returns (a true value) when it only dropped dead ops, no sub-graph argument."""
+
+
+def run(graph):
+    """Drops dead ops of ``graph`` and unused sub-graph arguments; true if it changed
+    (``DEAD_OPS`` if it only dropped ops)."""
     changed = False
     for op in graph.operations:
         rule = ARGUMENTS.get(op.type)
         if rule is not None:
             changed |= rule(op)
-    return _prune_ops(graph) or changed
+    if changed:
+        _prune_ops(graph)
+        return True
+    return DEAD_OPS if _prune_ops(graph) else False
 
 
 def _prune_ops(graph) -> bool:

@@ -30,7 +30,7 @@ import numpy as np
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 _SUPPORTED = frozenset(dtypes.SUPPORTED)
@@ -82,7 +82,7 @@ class Encoder:
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype not in _SUPPORTED:
                 problem = f"has dtype {value.dtype}, which the runtime does not support"
-                raise TypeError(self.owner._bad_arg(path, value, problem))
+                raise TypeError(self.owner.bad_arg(path, value, problem))
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
         kind = type(value)
@@ -105,11 +105,11 @@ class Encoder:
             return ("A", value.dtype, value.shape)
         if isinstance(value, Tensor):
             raise TracingError(
-                f"{self.owner._label()}: argument {path!r} is the symbolic tensor {value.name} of a finished "
+                f"{self.owner.label}: argument {path!r} is the symbolic tensor {value.name} of a finished "
                 f"trace (called at {user_location_text()}); symbolic tensors only exist while their "
                 "function is traced. Pass numpy values."
             )
-        if isinstance(value, state.Variable):
+        if isinstance(value, variables.Variable):
             return ("V", value.handle)
         if isinstance(value, CONSTANT_OBJECTS):
             return ("C", value)
@@ -118,8 +118,8 @@ class Encoder:
         if callable(value):  # functools.partial, objects with __call__: static, keyed by identity
             return ("C", _Identity(value, shown=value))
         if isinstance(value, complex):
-            raise TypeError(self.owner._bad_arg(path, value, "is a complex number, which the runtime does not support"))
-        raise TypeError(self.owner._bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
+            raise TypeError(self.owner.bad_arg(path, value, "is a complex number, which the runtime does not support"))
+        raise TypeError(self.owner.bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
 
 
 def sorted_keys(d):

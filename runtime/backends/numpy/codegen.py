@@ -36,7 +36,7 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
   values the op passes in;
-* elementwise ops on large arrays (``executor.donations``, static shapes)
+* elementwise ops on large arrays (``memory.donations``, static shapes)
   write into the buffer of a temporary that is dead by then, an operand
   (``np.multiply(exp, const, out=exp)``) or an earlier one, so chains
   allocate fewer arrays;
@@ -65,7 +65,7 @@ import numpy as np
 
 from autograph.runtime.backends.numpy.kernels import KERNELS
 from autograph.runtime.core import spellings
-from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.exec import interpreter as executor, memory, plan
 from autograph.runtime.errors import AutoGraphError
 
 _counter = itertools.count()
@@ -93,7 +93,7 @@ def compile_loop(cond, body, bounded: bool = True):
     captures (``body.all_inputs``), runs at most ``limit`` iterations and
     returns the final loop variables: the ``While`` kernel's loop, compiled.
     With ``bounded=False`` there is no iteration counter and ``limit`` must
-    be None.  ``schedule.run_loop`` uses it for hot loops.
+    be None.  ``tiering.run_loop`` uses it for hot loops.
     """
     gen = _Codegen(body.name)
     return gen.load(gen.generate_loop(cond, body, bounded))
@@ -127,7 +127,7 @@ MAX_INLINE_DEPTH = 24
 _RESERVED = frozenset(keyword.kwlist) | {"np", "args", "abs", "e", "_fail"}
 
 
-_ufunc = executor.ufunc_of
+_ufunc = memory.ufunc_of
 
 
 class _Codegen:
@@ -235,8 +235,8 @@ class _Codegen:
 
     def block(self, graph, depth: int) -> list[str]:
         """Emits ``graph``'s needed ops (placeholders already named); returns output expressions."""
-        needed = executor.needed_ops(graph)
-        reuse = executor.donations(graph, needed)
+        needed = plan.needed_ops(graph)
+        reuse = memory.donations(graph, needed)
         self.inlined |= _inlinable(graph, needed)
         for op in graph.operations:
             if id(op) not in needed or op.type == "Placeholder":

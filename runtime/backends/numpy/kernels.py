@@ -23,7 +23,7 @@ import numpy as np
 
 from autograph.runtime.core import shapes
 from autograph.runtime.errors import ExecutionError, mark_user_error
-from autograph.runtime.ops import math, random_ops, reduction, state
+from autograph.runtime.ops import math, random_ops, reduction, variables
 from autograph.runtime.ops.apply import eager_result
 
 # -- elementwise math and reductions (runtime/ops/math.py, reduction.py) ---------------
@@ -155,9 +155,9 @@ def _normal(shape, mean, stddev, *, dtype, seed, seed2, stream):
     return eager_result(np.asarray(mean + stddev * unit).astype(dtype))
 
 
-# -- variables, print, py_function (runtime/ops/state.py) -----------------------------
+# -- variables, print, py_function (runtime/ops/variables.py, effects.py) --------------------------
 # A variable's storage is its ``_value`` array; these kernels are the only code
-# outside ``state.Variable`` that reads or replaces it.
+# outside ``variables.Variable`` that reads or replaces it.
 
 
 # Each kernel holds the variable's lock from its read to its write, so an
@@ -165,7 +165,7 @@ def _normal(shape, mean, stddev, *, dtype, seed, seed2, stream):
 
 
 def _read_variable(*, handle, dtype, shape):
-    var = state.lookup_variable(handle)
+    var = variables.lookup_variable(handle)
     with var._lock:
         value = var._value.copy()
     return eager_result(value)
@@ -184,19 +184,19 @@ def _store(var, new):
 
 
 def _assign_variable(value, *, handle, dtype, shape):
-    var = state.lookup_variable(handle)
+    var = variables.lookup_variable(handle)
     with var._lock:
         return _store(var, value)
 
 
 def _assign_add_variable(value, *, handle, dtype, shape):
-    var = state.lookup_variable(handle)
+    var = variables.lookup_variable(handle)
     with var._lock:
         return _store(var, np.add(var._value, value, dtype=var.dtype))
 
 
 def _assign_sub_variable(value, *, handle, dtype, shape):
-    var = state.lookup_variable(handle)
+    var = variables.lookup_variable(handle)
     with var._lock:
         return _store(var, np.subtract(var._value, value, dtype=var.dtype))
 

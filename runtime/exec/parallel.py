@@ -1,34 +1,22 @@
-"""Running an executor ``Plan`` faster: parallel branches and hot loops compiled.
+"""The parallel runner: independent heavy steps of a plan on worker threads.
 
-The schedule itself -- topological order, slots, last uses, buffer
-donation -- is the executor's ``Plan`` (``executor.plan``).  This module adds
-what only some graphs need:
-
-* **parallel branches** -- numpy releases the GIL inside its kernels and its
-  elementwise kernels are single-threaded, so independent heavy steps (two
-  chains over different large arrays, the halves of a wide expression) can
-  run on a small thread pool.  ``Dataflow`` annotates a plan's steps with
-  their successors and how many predecessors each waits for: data inputs,
-  control inputs (so side effects keep their order) and, for a step that
-  writes into a donated buffer, every other reader of that buffer.  The
-  calling thread runs ready steps and hands a heavy one (static cost --
-  output elements times a per-op weight -- of at least ``HEAVY_COST``) to a
-  worker when other work can run meanwhile.  Only plans with two
-  independent heavy steps (``Dataflow.worthwhile``) take this path; others
-  stay on the sequential ``Plan.run``, with no thread overhead.  Whether
-  threads win also depends on the machine's load, so ``Adaptive`` measures
-  both modes and keeps to the faster one.
-* **loop tiering** -- ``run_loop`` is the ``While`` kernel's loop: the first
-  ``HOT_ITERATIONS`` iterations run ``cond``/``body`` through their plans; a
-  loop that keeps going continues in code compiled by ``jit.compile_loop``
-  (same results by construction, a fraction of the per-iteration cost).
-  If that compilation fails for any reason the loop stays interpreted,
-  after one ``AutoGraphWarning``.  A loop of a graph loaded with
-  ``LoadOptions(max_iterations=N)`` raises ``ResourceLimitError`` rather
-  than run an iteration past ``N``.
+numpy releases the GIL inside its kernels and its elementwise kernels are
+single-threaded, so independent heavy steps (two chains over different
+large arrays, the halves of a wide expression) can run on a small thread
+pool.  ``Dataflow`` annotates a plan's steps (``exec/plan.py``) with their
+successors and how many predecessors each waits for: data inputs, control
+inputs (so side effects keep their order) and, for a step that writes into
+a donated buffer, every other reader of that buffer.  The calling thread
+runs ready steps and hands a heavy one (static cost -- output elements
+times a per-op weight -- of at least ``HEAVY_COST``) to a worker when other
+work can run meanwhile.  Only plans with two independent heavy steps
+(``Dataflow.worthwhile``) take this path; others stay on the sequential
+``Plan.run``, with no thread overhead.  Whether threads win also depends on
+the machine's load, so ``Adaptive`` measures both modes and keeps to the
+faster one.
 
 Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
-``run_graph``, ``run_loop``, ``dataflow``.
+``run_graph``, ``dataflow``.
 """
 
 from __future__ import annotations
@@ -40,25 +28,19 @@ import statistics
 import threading
 import time
 
-from autograph.runtime.core import backend, opdef
-from autograph.runtime.errors import AutoGraphError
+from autograph.runtime.core import opdef
 
 from autograph.runtime.exec import interpreter as executor
 
-from autograph.runtime.core.location import warn_at_user
-from autograph.runtime.errors import AutoGraphWarning, ResourceLimitError
-from autograph.runtime.ops import apply
-
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
-HOT_ITERATIONS = 16
 
 # the static cost of a step is its op definition's (``opdef.cost_of``)
 op_cost = opdef.cost_of
 
 
 class Dataflow:
-    """The dependency structure of an executor ``Plan``, for running it with threads.
+    """The dependency structure of a ``Plan``, for running it with threads.
 
     Per step (same indices as ``plan.steps``): ``npreds`` (how many steps it
     waits for), ``succs`` (the steps waiting for it), ``heavy`` (worth a
@@ -313,79 +295,26 @@ def runner(graph, parallel: bool = True):
     The plan's sequential ``run``, or -- when ``parallel`` and the graph has
     independent heavy work -- the adaptive runner that also tries threads.
     """
-    if parallel:
+    plan = executor.plan(graph)
+    if parallel and _two_heavy_steps(plan):
         flow = dataflow(graph)
         if flow.worthwhile:
             return flow.adaptive.run
-        return flow.plan.run
-    return executor.plan(graph).run
+    return plan.run
+
+
+def _two_heavy_steps(plan) -> bool:
+    """Whether ``plan`` has two steps costly enough for a worker (without which no
+    ``Dataflow`` is worthwhile: most graphs are decided here, without building one)."""
+    heavy = 0
+    for step in plan.steps:
+        if op_cost(step.op) >= HEAVY_COST:
+            heavy += 1
+            if heavy == 2:
+                return True
+    return False
 
 
 def run_graph(graph, args, parallel: bool = True) -> list:
     """Runs ``graph`` like ``executor.run_graph``, with threads when it pays."""
     return runner(graph, parallel)(args)
-
-
-def run_loop(cond, body, args, maximum_iterations=None) -> list:
-    """The ``While`` loop over library graphs ``cond``/``body``; returns the final loop variables.
-
-    ``args`` are the loop variables then the invariant captures.  The first
-    ``HOT_ITERATIONS`` iterations are interpreted; a loop still running then
-    continues in code compiled by ``jit.compile_loop`` (if the graphs
-    compile), with the remaining iteration budget.
-    """
-    n = len(body.outputs)
-    loop_vars, invariant = list(args[:n]), list(args[n:])
-    cond_run, body_run = executor.plan(cond).run, executor.plan(body).run
-    load_limit = _load_limit(body)
-    capped = load_limit is not None and (maximum_iterations is None or load_limit < maximum_iterations)
-    if capped:
-        maximum_iterations = load_limit
-    count = 0
-    while maximum_iterations is None or count < maximum_iterations:
-        if count == HOT_ITERATIONS:
-            compiled = _compiled_loop(cond, body, maximum_iterations is not None)
-            if compiled is not None:
-                remaining = None if maximum_iterations is None else maximum_iterations - count
-                loop_vars = compiled(loop_vars + invariant, remaining)
-                break
-        if not cond_run(loop_vars + invariant)[0]:
-            return loop_vars
-        loop_vars = body_run(loop_vars + invariant)
-        count += 1
-    if capped and cond_run(loop_vars + invariant)[0]:
-        raise ResourceLimitError(
-            f"the While over {cond.name!r}/{body.name!r} of a loaded graph would run more than "
-            f"max_iterations={load_limit} iterations; load the graph with a larger "
-            "LoadOptions(max_iterations=...) if it is trusted"
-        )
-    return loop_vars
-
-
-def _load_limit(body):
-    """The iteration limit of a graph loaded with ``LoadOptions(max_iterations=...)``, or None."""
-    options = getattr(body, "load_options", None)
-    return None if options is None else options.max_iterations
-
-
-def _compiled_loop(cond, body, bounded: bool):
-    """The default backend's ``compile_loop(cond, body, bounded)``, cached on ``body`` (None if it
-    cannot compile: no loop compiler, or an ``AutoGraphError`` such as ``JitUnsupported``)."""
-    key = (id(cond), len(cond.operations), len(body.operations), bounded)
-    cache = body.__dict__.setdefault("_compiled_loops", {})
-    found = cache.get(bounded)
-    if found is None or found[0] != key:
-        compile_loop = backend.get().compile_loop
-        try:
-            fn = None if compile_loop is None else compile_loop(cond, body, bounded)[0]
-        except AutoGraphError:
-            fn = None
-        except Exception as e:  # noqa: BLE001 - the compiled tier is an optimization: never fatal
-            warn_at_user(
-                f"autograph could not compile the hot While loop over {cond.name!r}/{body.name!r} "
-                f"({type(e).__name__}: {e}); it keeps running in the interpreter. Please report this bug.",
-                AutoGraphWarning,
-            )
-            fn = None
-        found = cache[bounded] = (key, fn)
-    return found[1]

@@ -1,0 +1,107 @@
+"""Loop tiering: a ``While`` loop interpreted first, compiled once it runs hot.
+
+``run_loop`` is the ``While`` rule's loop (``exec/interpreter.py``): it
+runs ``cond``/``body`` through their plans, and a loop that has run hot
+continues in code compiled by the default backend's ``compile_loop``
+(numpy: ``backends/numpy/codegen.py``; same results by construction, a
+fraction of the per-iteration cost).  Hot means both: at least
+``HOT_ITERATIONS`` iterations in this execution, and at least
+``HOT_SECONDS`` spent interpreting the loop, over all its executions --
+about what compiling it costs, so that a short loop run once (a function's
+first call, say) is not compiled for its last few iterations, while a loop
+run often, or for long, is compiled after at most about as much time as
+compiling takes (the ski-rental bound: never more than twice the best
+choice made in hindsight).  If that
+compilation fails for any reason the loop stays interpreted, after one
+``AutoGraphWarning``.  A loop of a graph loaded with
+``LoadOptions(max_iterations=N)`` raises ``ResourceLimitError`` rather than
+run an iteration past ``N``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from autograph.runtime.core import backend
+from autograph.runtime.core.location import warn_at_user
+from autograph.runtime.errors import AutoGraphError, AutoGraphWarning, ResourceLimitError
+
+from autograph.runtime.exec import interpreter as executor
+
+HOT_ITERATIONS = 16
+HOT_SECONDS = 0.5e-3
+
+
+def run_loop(cond, body, args, maximum_iterations=None) -> list:
+    """The ``While`` loop over library graphs ``cond``/``body``; returns the final loop variables.
+
+    ``args`` are the loop variables then the invariant captures.  Once the
+    loop is hot (module docstring) it continues in code compiled by
+    ``compile_loop`` (if the graphs compile), with the remaining iteration
+    budget.  The time spent interpreting is kept on ``body``
+    (``_interpreted_seconds``).
+    """
+    n = len(body.outputs)
+    loop_vars, invariant = list(args[:n]), list(args[n:])
+    cond_run, body_run = executor.plan(cond).run, executor.plan(body).run
+    load_limit = _load_limit(body)
+    capped = load_limit is not None and (maximum_iterations is None or load_limit < maximum_iterations)
+    if capped:
+        maximum_iterations = load_limit
+    count = 0
+    interpreted = body.__dict__.get("_interpreted_seconds", 0.0)
+    start = time.perf_counter()
+    stop = None  # when the compiled loop took over
+    try:
+        while maximum_iterations is None or count < maximum_iterations:
+            if count >= HOT_ITERATIONS and stop is None:
+                now = time.perf_counter()
+                if interpreted + (now - start) >= HOT_SECONDS:
+                    stop = now
+                    compiled = _compiled_loop(cond, body, maximum_iterations is not None)
+                    if compiled is not None:
+                        remaining = None if maximum_iterations is None else maximum_iterations - count
+                        loop_vars = compiled(loop_vars + invariant, remaining)
+                        break
+            if not cond_run(loop_vars + invariant)[0]:
+                return loop_vars
+            loop_vars = body_run(loop_vars + invariant)
+            count += 1
+    finally:
+        body._interpreted_seconds = interpreted + ((time.perf_counter() if stop is None else stop) - start)
+    if capped and cond_run(loop_vars + invariant)[0]:
+        raise ResourceLimitError(
+            f"the While over {cond.name!r}/{body.name!r} of a loaded graph would run more than "
+            f"max_iterations={load_limit} iterations; load the graph with a larger "
+            "LoadOptions(max_iterations=...) if it is trusted"
+        )
+    return loop_vars
+
+
+def _load_limit(body):
+    """The iteration limit of a graph loaded with ``LoadOptions(max_iterations=...)``, or None."""
+    options = getattr(body, "load_options", None)
+    return None if options is None else options.max_iterations
+
+
+def _compiled_loop(cond, body, bounded: bool):
+    """The default backend's ``compile_loop(cond, body, bounded)``, cached on ``body`` (None if it
+    cannot compile: no loop compiler, or an ``AutoGraphError`` such as ``JitUnsupported``)."""
+    key = (id(cond), len(cond.operations), len(body.operations), bounded)
+    cache = body.__dict__.setdefault("_compiled_loops", {})
+    found = cache.get(bounded)
+    if found is None or found[0] != key:
+        compile_loop = backend.get().compile_loop
+        try:
+            fn = None if compile_loop is None else compile_loop(cond, body, bounded)[0]
+        except AutoGraphError:
+            fn = None
+        except Exception as e:  # noqa: BLE001 - the compiled tier is an optimization: never fatal
+            warn_at_user(
+                f"autograph could not compile the hot While loop over {cond.name!r}/{body.name!r} "
+                f"({type(e).__name__}: {e}); it keeps running in the interpreter. Please report this bug.",
+                AutoGraphWarning,
+            )
+            fn = None
+        found = cache[bounded] = (key, fn)
+    return found[1]

@@ -1,0 +1,134 @@
+"""Effects: ``rt.print`` and ``rt.py_function``, ops that act outside the graph.
+
+Both op types are registered ``stateful=True`` (see ``ops/state.py``):
+they run in program order at every execution of the graph, and the
+executor and the optimizer never drop them even when their results are
+unused.
+
+* ``print`` -- ``Print`` prints at every execution (Python's ``print`` in a
+  traced function prints once, at trace time).  Non-tensor arguments are
+  formatted when the op is created and kept as strings in the attrs.
+* ``py_function`` -- ``PyFunc`` calls a Python function on numpy values at
+  execution time.  Its ``func`` attr is a Python callable, so a graph
+  holding one cannot be loaded back from a graph def.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.opdef import register
+from autograph.runtime.ops.apply import apply_op
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.ops.variables import Variable
+
+__all__ = ["print", "py_function"]
+
+
+# --------------------------------------------------------------------------
+# print
+# --------------------------------------------------------------------------
+
+def _stream_name(output_stream) -> str:
+    if output_stream is None or output_stream == "stdout" or output_stream is sys.stdout:
+        return "stdout"
+    if output_stream == "stderr" or output_stream is sys.stderr:
+        return "stderr"
+    raise ValueError(
+        f"rt.print: output_stream must be 'stdout' or 'stderr' (or sys.stdout / sys.stderr), got "
+        f"{output_stream!r}"
+    )
+
+
+def _contains_tensor(value) -> bool:
+    if isinstance(value, (Tensor, Variable)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_contains_tensor(v) for v in value.values())
+    return False
+
+
+def print(*values, sep=" ", end="\n", output_stream=None):  # noqa: A001 - rt.print mirrors print
+    """Prints ``values`` like Python's ``print``, at every execution of the graph.
+
+    Tensors, variables and numpy values are printed with their value at run
+    time; other Python values are formatted once, when the op is created.
+    """
+    parts = []
+    inputs = []
+    for value in values:
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, (Tensor, np.ndarray, np.generic)):
+            parts.append(None)
+            inputs.append(value)
+        elif _contains_tensor(value):
+            raise TypeError(
+                f"rt.print at {user_location_text()}: cannot print a {type(value).__name__} "
+                "holding tensors; pass the tensors as separate arguments: rt.print(a, b)"
+            )
+        else:
+            parts.append(str(value))
+    attrs = {"parts": tuple(parts), "sep": str(sep), "end": str(end), "stream": _stream_name(output_stream)}
+    apply_op("Print", inputs, attrs)
+    return None
+
+
+def _infer_print(inputs, attrs):
+    return []
+
+
+register("Print", infer=_infer_print, stateful=True)
+
+
+# --------------------------------------------------------------------------
+# py_function
+# --------------------------------------------------------------------------
+
+
+def _infer_pyfunc(inputs, attrs):
+    return list(zip(attrs["Tout"], attrs["output_shapes"]))
+
+
+register("PyFunc", infer=_infer_pyfunc, stateful=True)
+
+
+def py_function(func, inp, Tout, shape=None, name=None):
+    """Calls ``func(*numpy values of inp)`` at every execution; returns its results as tensors.
+
+    ``Tout`` is a dtype (one output), a list of dtypes (a list of outputs)
+    or ``None`` (no output).  ``shape`` (one shape, or a list matching
+    ``Tout``) declares the static shape of the outputs; unknown otherwise.
+    """
+    if not callable(func):
+        raise TypeError(f"rt.py_function: func must be callable, got {func!r}")
+    single = Tout is not None and not isinstance(Tout, (list, tuple))
+    touts = () if Tout is None else tuple(dtypes.as_dtype(d) for d in ([Tout] if single else Tout))
+    if shape is None:
+        out_shapes = (None,) * len(touts)
+    elif single:
+        out_shapes = (shapes.as_shape(shape),)
+    else:
+        out_shapes = tuple(shapes.as_shape(s) for s in shape)
+        if len(out_shapes) != len(touts):
+            raise ValueError(f"rt.py_function: {len(out_shapes)} shapes given for {len(touts)} outputs")
+    inputs = [v.read_value() if isinstance(v, Variable) else v for v in inp]
+    attrs = {
+        "func": func,
+        "Tout": touts,
+        "output_shapes": out_shapes,
+        "single": single,
+        "func_name": name or getattr(func, "__name__", type(func).__name__),
+    }
+    result = apply_op("PyFunc", inputs, attrs)
+    if single:
+        return result
+    if not touts:
+        return None
+    return list(result) if isinstance(result, tuple) else [result]

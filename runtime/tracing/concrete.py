@@ -1,0 +1,192 @@
+"""Concrete functions: one traced graph of a ``Function``, ready to run.
+
+A ``ConcreteFunction`` holds the graph as traced and the graph that runs
+(``execution_graph``: optimized unless ``optimize=False``), and how it runs:
+the interpreter's plan (or the parallel runner, ``exec/parallel.py``), or,
+with ``jit_compile=True``, the whole graph compiled by the default backend's
+``compile`` (``core/backend.py``; numpy: ``backends/numpy/codegen.py``).  A
+graph the backend cannot compile runs in the interpreter, after one
+``AutoGraphWarning``.
+
+Outputs: the traced function's result is flattened into ``graph.outputs``
+plus a *template* of its structure, in which ``_Out(i)`` marks output
+``i`` (``trace.py`` builds it); a run turns the flat output values back
+into that structure (``_make_packer``), as numpy values -- 0-d results as
+numpy scalars -- with Python constants passed through.  Outputs that are
+``Const`` values are copied at each call, so a caller editing a returned
+array in place cannot change the next call's result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import errors, optimizer
+from autograph.runtime.core import backend
+from autograph.runtime.core.location import warn_at_user
+from autograph.runtime.errors import AutoGraphWarning
+from autograph.runtime.exec import parallel
+from autograph.runtime.ops import variables
+from autograph.runtime.tracing import signature
+
+class _Out:
+    """Marks output number ``index`` in a structure template."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+def _to_numpy(value, dtype):
+    """One output value as returned to the caller: numpy, 0-d arrays as numpy scalars."""
+    if type(value) is np.ndarray:
+        return value[()] if value.ndim == 0 else value
+    if isinstance(value, np.generic):
+        return value
+    array = np.asarray(value, dtype=dtype)
+    return array[()] if array.ndim == 0 else array
+
+
+def _map_leaves(value, leaf_type, fn):
+    """``value`` with each ``leaf_type`` leaf inside tuples, namedtuples, lists and dicts
+    replaced by ``fn(leaf)``; other values kept."""
+    if isinstance(value, leaf_type):
+        return fn(value)
+    if isinstance(value, tuple):
+        items = [_map_leaves(v, leaf_type, fn) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_map_leaves(v, leaf_type, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, leaf_type, fn) for k, v in value.items()}
+    return value
+
+
+def _fill(template, leaf):
+    """``template`` with each ``_Out`` marker replaced by ``leaf(index)``; other values kept."""
+    return _map_leaves(template, _Out, lambda out: leaf(out.index))
+
+
+def _make_packer(template, out_dtypes):
+    """A function turning the flat list of output values into the returned structure."""
+    if isinstance(template, _Out):  # the common case of one returned tensor: no walk
+        index = template.index
+        dtype = out_dtypes[index]
+        return lambda values: _to_numpy(values[index], dtype)
+    return lambda values: _fill(template, lambda i: _to_numpy(values[i], out_dtypes[i]))
+
+
+class ConcreteFunction:
+    """One traced graph of a ``Function``, for one input signature.
+
+    ``graph`` is the graph as traced; ``execution_graph`` is the one that
+    runs (optimized unless ``optimize=False``).  Calling it takes the same
+    arguments as the ``Function``; they must fit the signature it was
+    traced for.
+    """
+
+    def __init__(self, function, key, graph, template, structured_input_signature):
+        self._function = function
+        self._key = key
+        self.graph = graph
+        self.structured_outputs = _fill(template, graph.outputs.__getitem__)
+        self.structured_input_signature = structured_input_signature
+        self.execution_graph = graph
+        self._compiled = None
+        self._variables = _variables_used(graph)
+        out_dtypes = [t.dtype for t in graph.outputs]
+        self._pack = _make_packer(template, out_dtypes)
+        self._run = None
+        self._prepare(function)
+
+    def _prepare(self, function):
+        options = function.options
+        graph = optimizer.optimize(self.graph) if options.optimize else self.graph
+        self.execution_graph = graph
+        if options.jit_compile:
+            self._compiled = _compile(graph, function.binding.label)
+        if self._compiled is not None:
+            self._run = self._compiled[0]
+        else:
+            self._run = parallel.runner(graph, parallel=options.parallel)
+        self._copy_constant_outputs(graph)
+
+    def _copy_constant_outputs(self, graph):
+        """Returns copies of outputs that are ``Const`` values (folding makes many), so a
+        caller editing a returned array in place cannot change the next call's result."""
+        constants = [i for i, t in enumerate(graph.outputs) if t.op.type == "Const" and t.shape]
+        if not constants:
+            return
+        run = self._run
+
+        def run_copying(args):
+            values = list(run(args))
+            for i in constants:
+                values[i] = values[i].copy()
+            return values
+
+        self._run = run_copying
+
+    def _call_flat(self, leaves):
+        """Runs the graph on the array leaves; returns the structured numpy result."""
+        return self._pack(self._run(leaves))
+
+    def __call__(self, *args, **kwargs):
+        function = self._function
+        key, leaves, _ = function._key_of(args, kwargs)
+        if not signature.keys_match(self._key, key):
+            raise TypeError(
+                f"{function.binding.label}: this concrete function was traced for "
+                f"{function.binding.describe_key(self._key)}, but got {function.binding.describe_key(key)}; call the "
+                "Function itself to trace for new arguments"
+            )
+        return self._call_flat(leaves)
+
+    def compiled_source(self) -> str:
+        """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""
+        if self._compiled is None:
+            compile_graph = backend.get().compile
+            if compile_graph is None:
+                raise errors.AutoGraphError(f"the {backend.get().name} backend has no compiler (Backend.compile)")
+            return compile_graph(self.execution_graph)[1]
+        return self._compiled[1]
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.graph.name} {self._function.binding.describe_key(self._key)}>"
+
+
+def _all_graphs(graph):
+    yield graph
+    seen = {id(graph)}
+    for sub in list(graph.library.values()):
+        if id(sub) not in seen:
+            seen.add(id(sub))
+            yield sub
+
+
+def _variables_used(graph):
+    """Strong references to the variables the graph's ops refer to (keeps them alive)."""
+    found = {}
+    for g in _all_graphs(graph):
+        for op in g.operations:
+            handle = op.attrs.get("handle")
+            if isinstance(handle, variables.VariableHandle) and handle.id in variables._VARIABLES:
+                found[handle.id] = variables._VARIABLES[handle.id]
+    return tuple(found[k] for k in sorted(found))
+
+
+def _compile(graph, label):
+    """``(function, source)`` of ``graph`` compiled by the default backend, or None (after a
+    warning) when it has no compiler or cannot compile this graph."""
+    be = backend.get()
+    if be.compile is None:
+        problem = f"the {be.name} backend has no compiler"
+    else:
+        try:
+            return be.compile(graph)
+        except errors.AutoGraphError as e:  # numpy: JitUnsupported
+            problem = str(e)
+    warn_at_user(f"{label}: jit_compile=True could not compile the graph ({problem}); "
+                 "running the interpreter instead", AutoGraphWarning)
+    return None
