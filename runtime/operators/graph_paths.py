@@ -6,7 +6,7 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 
 * ``if_stmt`` traces both branches into sub-graphs and emits an ``If``;
   ``while_stmt`` and ``for_stmt`` trace the condition and body and emit a
-  ``While`` (``tracing.control_flow.build_cond`` / ``build_while`` hold the rules:
+  ``While`` (``tracing.branches.build_cond`` / ``tracing.loops.build_while`` hold the rules:
   dtypes, shapes, Python values, undefined variables, staged lists);
 * ``for_stmt`` loops over the first dimension of a tensor, over
   ``range_(t)`` (a ``TensorRange``) or ``rt.range`` (counted, not
@@ -39,13 +39,12 @@ import numpy as np
 
 from autograph.runtime.core import nest
 from autograph.runtime import ops
-from autograph.runtime.core import dtypes, opdef
+from autograph.runtime.core import dtypes
 from autograph.runtime.ops import apply, spellings
 from autograph.runtime.tracing import staged_list
-from autograph.runtime.ops import control_flow as _control_flow_ops  # noqa: F401 - registers If, While and Assert
-from autograph.runtime.tracing.control_flow import (
-    as_predicate, build_cond, build_while, expand_return_placeholder, is_return_placeholder, is_undefined,
-)
+from autograph.runtime.tracing.branches import build_cond, expand_return_placeholder
+from autograph.runtime.tracing.loops import build_while
+from autograph.runtime.tracing.values import as_predicate, is_return_placeholder, is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location, user_location_text
 from autograph.runtime.core.graph import current_graph

@@ -23,7 +23,7 @@ a ``While`` output when its initial value and the body's result are (the
 loop variable stays a Python number on every path).
 
 Running them is the executor's rule (``exec/interpreter.py``): they have no
-kernel.  Building them is tracing's: ``tracing/control_flow.py`` holds the
+kernel.  Building them is tracing's: ``tracing/branches.py`` and ``tracing/loops.py`` hold the
 tracing rules (dtypes, shapes, Python values, undefined variables) that
 ``rt.cond`` / ``rt.while_loop`` (``tracing/cond_while.py``) and the operators
 of converted code (``runtime/operators/graph_paths.py``) share.

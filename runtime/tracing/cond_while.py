@@ -2,7 +2,7 @@
 
 Eagerly (outside a trace), or with a Python predicate, they run plain
 Python control flow on numpy values.  While tracing they build ``If`` /
-``While`` ops (``ops/control_flow.py``) with ``tracing.control_flow``'s
+``While`` ops (``ops/control_flow.py``) with ``tracing.branches``' and ``tracing.loops``'
 ``build_cond`` / ``build_while``, the same rules the operators of converted
 code use.
 """
@@ -16,7 +16,9 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.tracing.control_flow import UndefinedReturnValue, build_cond, build_while
+from autograph.runtime.tracing.branches import build_cond
+from autograph.runtime.tracing.loops import build_while
+from autograph.runtime.tracing.values import UndefinedReturnValue
 
 __all__ = ["cond", "while_loop", "UndefinedReturnValue"]
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from autograph.runtime import ops
 
-from autograph.runtime.core import dtypes, opdef, shapes
+from autograph.runtime.core import dtypes, shapes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.errors import TracingError

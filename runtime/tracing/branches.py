@@ -1,0 +1,160 @@
+"""Tracing a tensor ``if``: both branches into sub-graphs, one ``If`` op (``build_cond``).
+
+The rules (outputs on both paths, dtypes, Python values, unset return
+values) are stated in ``autograph.runtime.tracing``'s docstring.
+"""
+
+from __future__ import annotations
+
+from autograph.runtime.core import dtypes, nest
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.tensor import is_weak, weak_number
+from autograph.runtime.errors import TracingError
+from autograph.runtime.tracing import staged_list
+from autograph.runtime.tracing.values import (
+    as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
+    trace_subgraph, unify_captures, weak_dtype, zeros_like_value,
+)
+
+__all__ = ["build_cond", "expand_return_placeholder"]
+
+
+def _stack_differing_lists(then_out, else_out, then_g, else_g):
+    """Top-level lists that differ in length between branches become stacked tensors."""
+    then_out, else_out = list(then_out), list(else_out)
+    for i, (a, b) in enumerate(zip(then_out, else_out)):
+        if type(a) is list and type(b) is list and len(a) != len(b):
+            like = a if a else b
+            with then_g.as_default():
+                then_out[i] = staged_list.stack(a, like=like)
+            with else_g.as_default():
+                else_out[i] = staged_list.stack(b, like=like)
+    return then_out, else_out
+
+
+def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
+    """Traces both branches and emits an ``If``; returns the merged outputs.
+
+    ``true_fn``/``false_fn`` return a sequence with one (possibly nested)
+    entry per name in ``labels``; the result has the same entries, with
+    tensors for the outputs of the ``If`` and the Python values both branches
+    agree on.  ``where`` (``"the if at f.py:3"``) is used in error messages.
+    With ``stage_lists``, top-level lists of different lengths become stacked
+    tensors (a list appended to in one branch only).
+    """
+    outer = current_graph()
+    pred = as_predicate(pred, where)
+    then_g, then_out = trace_subgraph("if_true", outer, lambda g: list(true_fn()))
+    else_g, else_out = trace_subgraph("if_false", outer, lambda g: list(false_fn()))
+    if stage_lists:
+        then_out, else_out = _stack_differing_lists(then_out, else_out, then_g, else_g)
+
+    results = []
+    then_flat, else_flat, slots = [], [], []  # slots: (entry, leaf index, dtype)
+    for index, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
+        a, b = expand_return_placeholder(a, b), expand_return_placeholder(b, a)
+        diff = nest.mismatch(a, b)
+        missing = nest.missing_key(a, b) if diff is not None else None
+        if missing is not None:
+            path, in_true = missing
+            only, other = ("true", "false") if in_true else ("false", "true")
+            raise TracingError(
+                f"'{label}{path}' is set only in the {only} branch of {where}; a tensor if must give a dict "
+                f"the same keys on both paths. Set {label}{path} before the if, or in the {other} branch too."
+            )
+        if diff is not None:
+            raise TracingError(
+                f"'{label}' has a different structure in the two branches of {where}: {diff} (true "
+                "branch vs false branch). Make both branches give it the same structure."
+            )
+        leaves_a, leaves_b = nest.flatten(a), nest.flatten(b)
+        merged = list(leaves_a)
+        for j, (path, x, y) in enumerate(zip(nest.leaf_paths(a), leaves_a, leaves_b)):
+            merged_type = _merge_dtype(label + path, x, y, where)
+            if merged_type is not None:
+                dtype, weak = merged_type
+                then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
+                else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
+                slots.append((index, j))
+        results.append((a, merged))
+
+    then_g.outputs, else_g.outputs = then_flat, else_flat
+    captured = unify_captures([then_g, else_g])
+    then_name = outer.add_function(then_g, "if_true")
+    else_name = outer.add_function(else_g, "if_false")
+    outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
+    for (index, j), tensor in zip(slots, outputs):
+        results[index][1][j] = tensor
+    return [nest.pack_as(structure, merged) for structure, merged in results]
+
+
+def expand_return_placeholder(value, like):
+    """An unset return value shaped like the nested value ``like`` (one placeholder per leaf).
+
+    A function may return a tuple on one path; where the return value is
+    still unset it takes that structure, each leaf filled with zeros.
+    """
+    if is_return_placeholder(value) and nest.is_nested(like):
+        return nest.pack_as(like, [value] * len(nest.flatten(like)))
+    return value
+
+
+def _branch_tensor(graph, value, other, dtype, weak):
+    """The branch graph's output for ``value`` (zeros for a still unset return value)."""
+    if is_return_placeholder(value):
+        with graph.as_default():
+            return zeros_like_value(other, dtype, weak)
+    return to_tensor_in(graph, value, dtype, weak)
+
+
+def _merge_dtype(label, a, b, where):
+    """``(dtype, weak)`` of the ``If`` output merging ``a`` and ``b``; None if ``a`` passes through.
+
+    Two weakly typed values merge weakly typed (numpy's dtype for both); a
+    weak value next to a strong one takes the strong one's dtype (NEP 50).
+    """
+    if a is b:  # the same value in both branches (a tensor from outside them, or a Python value)
+        return None
+    unset_a, unset_b = is_return_placeholder(a), is_return_placeholder(b)
+    if unset_a and unset_b:
+        return None
+    if unset_a or unset_b:
+        other = b if unset_a else a
+        if is_strong(other):
+            return other.dtype, False
+        if is_weak(other):
+            return weak_dtype(other), True
+    undefined_a, undefined_b = is_undefined(a), is_undefined(b)
+    if undefined_a and undefined_b:
+        return None
+    if undefined_a or undefined_b:
+        only = "false" if undefined_a else "true"
+        raise TracingError(
+            f"'{label}' must be defined in both branches of {where}; it is defined only in the {only} "
+            f"branch. Assign {label} before the if or in both branches."
+        )
+    if not is_strong(a) and not is_strong(b):
+        if same_python(a, b):
+            return None
+        if is_weak(a) and is_weak(b):
+            return weak_dtype(a, b), True
+        raise TracingError(
+            f"'{label}' is {describe_value(a)} in the true branch but {describe_value(b)} in the false "
+            f"branch of {where}; a tensor if can only merge tensors and numbers. Compute {label} outside "
+            "the if, or make it a tensor in both branches."
+        )
+    if not all(is_strong(v) or is_weak(v) for v in (a, b)):
+        raise TracingError(
+            f"'{label}' is {describe_value(a)} in the true branch but {describe_value(b)} in the false "
+            f"branch of {where}; a tensor if can only merge tensors and numbers. Give {label} a tensor or "
+            "a number in both branches."
+        )
+    strong = [v.dtype for v in (a, b) if is_strong(v)]
+    if len(strong) == 2 and strong[0] != strong[1]:
+        raise TracingError(
+            f"'{label}' is {strong[0].name} in the true branch but {strong[1].name} in the false branch of "
+            f"{where}; both branches must give it the same dtype. Cast one of them, e.g. "
+            f"rt.cast({label}, '{strong[1].name}')."
+        )
+    weak = [weak_number(v) for v in (a, b) if is_weak(v)]
+    return dtypes.result_type(strong[0], *weak), False

@@ -1,0 +1,174 @@
+"""Values of traced control flow: what kind of leaf a value is, and the sub-graph bookkeeping.
+
+Shared by ``branches`` (``If``) and ``loops`` (``While``); the rules they
+follow are stated once, in ``autograph.runtime.tracing``'s docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import ops
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.graph import Graph, current_graph
+from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import apply
+
+
+def is_undefined(value) -> bool:
+    """True for the operators' ``Undefined`` placeholder of an unbound variable."""
+    return type(value).__name__ == "Undefined"
+
+
+class UndefinedReturnValue:
+    """The initial value of the return variable of a function that returns on every path.
+
+    The return lowering initializes ``retval_`` with it when every path of the
+    original function ends in a ``return``: the value is then always replaced
+    before the function returns, so a tensor ``if``/loop may give it any
+    value where it is still unset.  Control flow fills it with zeros of the
+    dtype and shape the other branch (or the loop body) gives it, instead of
+    raising the error an ``Undefined`` variable gets.  It is recognized by
+    class name, so the operators may define their own.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UndefinedReturnValue()"
+
+
+def is_return_placeholder(value) -> bool:
+    return type(value).__name__ == "UndefinedReturnValue"
+
+
+def zeros_like_value(value, dtype, weak=False):
+    """A Const of zeros shaped like ``value`` (unknown dimensions become 0) in the current graph."""
+    shape = shapes.as_shape(getattr(value, "shape", ())) if not is_python_number(value) else ()
+    shape = () if shape is None else tuple(0 if d is None else d for d in shape)
+    return apply.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
+
+
+def is_numeric_array(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf"
+
+
+def is_strong(value) -> bool:
+    """A strongly typed tensor or numpy value."""
+    return (isinstance(value, Tensor) and not value.weak) or is_numeric_array(value)
+
+
+def same_python(a, b) -> bool:
+    """True if two non-tensor values are the same for control flow purposes."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (bool, int, float, str, bytes, type(None))):
+        return bool(a == b)
+    return False
+
+
+def describe_value(value) -> str:
+    if isinstance(value, Tensor):
+        weak = "weakly typed " if value.weak else ""
+        return f"a {weak}{value.dtype.name}{shapes.format_shape(value.shape)} tensor"
+    if is_undefined(value):
+        return "undefined"
+    if is_numeric_array(value):
+        return f"the numpy {value.dtype.name} value {value!r}"
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"the Python {type(value).__name__} {text}"
+
+
+def weak_dtype(*values) -> np.dtype:
+    """The dtype of weakly typed values combined: numpy's for Python numbers, a weak tensor's own."""
+    return dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in values])
+
+
+def to_tensor_in(graph, value, dtype, weak=False):
+    """``value`` as a tensor of ``graph`` with ``dtype`` (capturing, casting or making a Const).
+
+    ``weak``: a Python number becomes a weakly typed Const, a cast keeps weak typing.
+    """
+    with graph.as_default():
+        if isinstance(value, Tensor):
+            value = apply.capture(graph, value)
+            if value.dtype != dtype:
+                value = ops.cast(value, dtype, weak=weak and value.weak)
+            return value
+        return apply.constant(value, dtype, weak=weak and is_python_number(value))
+
+
+def as_predicate(value, where: str):
+    """``value`` as a scalar bool tensor of the current graph, with Python truth semantics."""
+    if is_undefined(value):
+        raise TracingError(
+            f"the condition of {where} reads the variable '{value.symbol_name}', which is not defined "
+            f"there. Assign it before {where.split(' at ')[0]}."
+        )
+    if isinstance(value, Tensor):
+        value = apply.capture(current_graph(), value)
+        if value.shape is not None and any(d != 1 for d in value.shape):
+            raise TracingError(
+                f"the condition of {where} is a tensor of shape {shapes.format_shape(value.shape)} "
+                f"({value.name}); it must hold a single value. Reduce it with rt.reduce_any(...) or "
+                "rt.reduce_all(...)."
+            )
+        if value.dtype != dtypes.bool_:
+            value = ops.not_equal(value, 0)
+        return value
+    if is_numeric_array(value) and value.size != 1:
+        raise TracingError(
+            f"the condition of {where} is a numpy array of shape {value.shape}; it must hold a single "
+            "value. Reduce it with .any() or .all()."
+        )
+    return apply.constant(bool(value), dtypes.bool_)
+
+
+# --------------------------------------------------------------------------
+# Sub-graph bookkeeping
+# --------------------------------------------------------------------------
+
+
+def unify_captures(graphs) -> list:
+    """Makes every graph capture the same outer tensors in the same order; returns them."""
+    order, seen = [], set()
+    for g in graphs:
+        for outer_tensor, _ in g.captures:
+            if id(outer_tensor) not in seen:
+                seen.add(id(outer_tensor))
+                order.append(outer_tensor)
+    position = {id(t): i for i, t in enumerate(order)}
+    for g in graphs:
+        have = {id(outer_tensor) for outer_tensor, _ in g.captures}
+        for t in order:
+            if id(t) not in have:
+                apply.capture(g, t)
+        g.captures.sort(key=lambda pair: position[id(pair[0])])
+    return order
+
+
+def drop_new_functions(outer, before: set) -> None:
+    """Forgets library functions added by a trace that is thrown away."""
+    for name in [n for n in outer.library if n not in before]:
+        del outer.library[name]
+
+
+def trace_subgraph(name, outer, fn, *args):
+    """Runs ``fn(*args)`` with a new sub-graph of ``outer`` as the current graph."""
+    graph = Graph(name, outer=outer)
+    with graph.as_default():
+        result = fn(graph, *args)
+    return graph, result
+
+
+def emit(op_type, inputs, attrs, graphs):
+    stateful = any(g.is_stateful() for g in graphs)
+    result = apply.apply_op(op_type, inputs, attrs, stateful=stateful)
+    if isinstance(result, tuple):
+        return list(result)
+    return [result]
