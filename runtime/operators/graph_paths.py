@@ -8,8 +8,8 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
   ``while_stmt`` and ``for_stmt`` trace the condition and body and emit a
   ``While`` (``tracing.branches.build_cond`` / ``tracing.loops.build_while`` hold the rules:
   dtypes, shapes, Python values, undefined variables, staged lists);
-* ``for_stmt`` loops over the first dimension of a tensor, over
-  ``range_(t)`` (a ``TensorRange``) or ``rt.range`` (counted, not
+* ``for_stmt`` loops (``operators/iterables.py``) over the first dimension of a tensor, over
+  ``range_(t)`` (a ``iterables.TensorRange``) or ``rt.range`` (counted, not
   materialized), ``enumerate_`` and ``zip_`` of those, or a Python range or
   list handed over mid-loop, with a hidden counter; ``extra_test`` (lowered
   ``break`` and ``return`` flags) joins the loop condition;
@@ -33,29 +33,25 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
 from __future__ import annotations
 
 import operator
-import re
 
-import numpy as np
-
-from autograph.runtime.core import nest
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
-from autograph.runtime.ops import apply, spellings
-from autograph.runtime.tracing import staged_list
-from autograph.runtime.tracing.branches import build_cond, expand_return_placeholder
-from autograph.runtime.tracing.loops import build_while
-from autograph.runtime.tracing.values import as_predicate, is_return_placeholder, is_undefined
-from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location, user_location_text
-from autograph.runtime.core.graph import current_graph
-from autograph.runtime.ops import state
-from autograph.runtime.ops._common import static_value
 from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import iterables, state
+from autograph.runtime.operators.iterables import len_, python_number as _python_number
+from autograph.runtime.ops import apply, spellings
+from autograph.runtime.ops import state as effects
+from autograph.runtime.tracing import staged_list
+from autograph.runtime.tracing.branches import build_cond
+from autograph.runtime.tracing.loops import build_while
+from autograph.runtime.tracing.values import as_predicate
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_",
     "range_", "len_", "int_", "float_", "abs_", "enumerate_", "zip_", "print_",
-    "list_append", "list_pop", "aug_setitem", "TensorRange",
+    "list_append", "list_pop", "aug_setitem",
 ]
 
 
@@ -66,165 +62,6 @@ def _here(construct: str) -> str:
 # --------------------------------------------------------------------------
 # State: the variables a statement changes, flattened to loop values
 # --------------------------------------------------------------------------
-
-
-# generated names (the return lowering's) -> what messages call them
-_INTERNAL = re.compile(r"^(retval_|do_return)(_\d+)?$")
-_DESCRIBED = {"retval_": "the return value", "do_return": "the return flag"}
-
-
-def _names(symbol_names, state):
-    """The state's labels for messages: its symbols as written, generated ones described."""
-    names = [_DESCRIBED[m.group(1)] if (m := _INTERNAL.match(n)) else n for n in symbol_names or ()]
-    names += [f"<state {i}>" for i in range(len(names), len(state))]
-    return names
-
-
-def _read_state(get_state, where):
-    """``get_state()``, with a variable the traced code deleted (``del x``) as a ``TracingError``."""
-    try:
-        return tuple(get_state())
-    except NameError as e:
-        raise TracingError(
-            f"a variable of {where} has no value after tracing it ({e}): a tensor if or loop cannot "
-            "delete (del) a variable on some paths. Assign it a value instead of deleting it."
-        ) from None
-
-
-def _is_state_leaf(value, staged: bool) -> bool:
-    """Top-level state entries that are one loop value: a staged list, or a non-container."""
-    return (staged and type(value) is list) or is_undefined(value) or not nest.is_nested(value)
-
-
-class _Restage(Exception):
-    """A loop body changed the kind of state entry ``index``: trace the loop again.
-
-    Either a top-level list changed its length (it is staged next time), or
-    an unset return value became a nested value (``entry``: the unset value
-    in that structure).
-    """
-
-    def __init__(self, index, entry=None):
-        super().__init__(index)
-        self.index = index
-        self.entry = entry
-
-
-def _flatten_state(state, names, staged):
-    flat, labels = [], []
-    for index, (name, entry) in enumerate(zip(names, state)):
-        if _is_state_leaf(entry, index in staged):
-            flat.append(entry)
-            labels.append(name)
-        else:
-            flat.extend(nest.flatten(entry))
-            labels.extend(name + path for path in nest.leaf_paths(entry))
-    return flat, labels
-
-
-def _flatten_like(init, new, names, where, staged):
-    """Flattens the state ``new`` a body produced, checking it against ``init``'s structure.
-
-    A top-level list whose length the body changes (or that an inner tensor
-    ``if`` staged) raises ``_Restage``: the loop is traced again with that
-    list staged (one tensor of its elements).
-    """
-    new = tuple(new)
-    if len(new) != len(init):
-        raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
-    flat = []
-    for index, (name, before, after) in enumerate(zip(names, init, new)):
-        if is_return_placeholder(before) and nest.is_nested(after):
-            raise _Restage(index, expand_return_placeholder(before, after))
-        if _is_state_leaf(before, index in staged):
-            flat.append(after)
-            continue
-        if type(before) is list and (type(after) is not list or len(before) != len(after)):
-            raise _Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
-        diff = nest.mismatch(before, after)
-        missing = nest.missing_key(before, after) if diff is not None else None
-        if missing is not None:
-            path, existed = missing
-            change = "deletes" if existed else "creates"
-            raise TracingError(
-                f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
-                f"{name}{path} before the loop (with the dtype the loop gives it)."
-            )
-        if diff is not None:
-            raise TracingError(
-                f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
-                "variable must keep its structure; build it with its final structure before the loop."
-            )
-        flat.extend(nest.flatten(after))
-    return flat
-
-
-def _pack_state(init, flat, staged):
-    flat = list(flat)
-    out, index = [], 0
-    for position, entry in enumerate(init):
-        if _is_state_leaf(entry, position in staged):
-            out.append(flat[index])
-            index += 1
-        else:
-            count = len(nest.flatten(entry))
-            out.append(nest.pack_as(entry, flat[index:index + count]))
-            index += count
-    return tuple(out)
-
-
-def _trace_loop(trace, init):
-    """``trace(init, staged)`` with no list staged first, then again as each ``_Restage`` says.
-
-    Lists are loop state item by item (a list that keeps its length stays a
-    list); only a list the body grows or shrinks becomes a staged list.
-    Returns ``(final values, init, staged)``.
-    """
-    outer = current_graph()
-    staged = frozenset()
-    while True:
-        before = set(outer.library)
-        try:
-            return trace(init, staged), init, staged
-        except _Restage as restage:
-            for name in [n for n in outer.library if n not in before]:
-                del outer.library[name]
-            if restage.entry is None:
-                staged = staged | {restage.index}
-            else:
-                init = init[:restage.index] + (restage.entry,) + init[restage.index + 1:]
-
-
-def _fresh(state):
-    """The state with its lists and dicts copied: tracing a body never mutates the user's containers."""
-    return tuple(nest.copy_containers(v) for v in state)
-
-
-def _write_back(init, final):
-    """``final`` as the state to bind, written into ``init``'s containers (their identity is kept)."""
-    return tuple(nest.write_back(before, after) for before, after in zip(init, final))
-
-
-def _loop_invariants(opts, flat, labels, where):
-    """``opts['shape_invariants']`` (pairs ``(value, shape)`` or a dict ``{name: shape}``) per flat value."""
-    spec = (opts or {}).get("shape_invariants")
-    if not spec:
-        return None
-    result = [None] * len(flat)
-    pairs = spec.items() if isinstance(spec, dict) else spec
-    for key, shape in pairs:
-        if isinstance(key, str):
-            matches = [i for i, label in enumerate(labels) if label == key]
-        else:
-            matches = [i for i, value in enumerate(flat) if value is key]
-        if not matches:
-            raise TracingError(
-                f"a shape invariant of {where} is given for {key!r}, which is not a variable the loop "
-                f"changes (those are {', '.join(labels) or 'none'}). Give invariants only for loop variables."
-            )
-        for i in matches:
-            result[i] = shape
-    return result
 
 
 # --------------------------------------------------------------------------
@@ -244,62 +81,62 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         return body() if cond else orelse()
     where = _here("the if")
     init = tuple(get_state())
-    names = _names(symbol_names, init)
+    names = state.labels(symbol_names, init)
 
     def branch(fn):
         def run():
-            set_state(_fresh(init))
+            set_state(state.fresh(init))
             fn()
-            return _read_state(get_state, where)[:nouts]
+            return state.read_state(get_state, where)[:nouts]
 
         return run
 
     outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
-    set_state(_write_back(init[:nouts], outputs) + init[nouts:])
+    set_state(state.write_back(init[:nouts], outputs) + init[nouts:])
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """Graph path of ``while``: a ``While`` op whose loop variables are the state."""
     where = _here("the while loop")
     init = tuple(get_state())
-    names = _names(symbol_names, init)
+    names = state.labels(symbol_names, init)
     opts = opts or {}
 
     def trace(init, staged):
-        flat, labels = _flatten_state(init, names, staged)
+        flat, labels = state.flatten_state(init, names, staged)
 
         def cond_fn(values):
-            set_state(_pack_state(init, values, staged))
+            set_state(state.pack_state(init, values, staged))
             return test()
 
         def body_fn(values):
-            set_state(_pack_state(init, values, staged))
+            set_state(state.pack_state(init, values, staged))
             body()
-            return _flatten_like(init, _read_state(get_state, where), names, where, staged)
+            return state.flatten_like(init, state.read_state(get_state, where), names, where, staged)
 
         return build_while(cond_fn, body_fn, flat, labels=labels, where=where,
-                           invariants=_loop_invariants(opts, flat, labels, where),
+                           invariants=state.loop_invariants(opts, flat, labels, where),
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, init, staged = _trace_loop(trace, init)
-    set_state(_write_back(init, _pack_state(init, final, staged)))
+    final, init, staged = state.trace_loop(trace, init)
+    set_state(state.write_back(init, state.pack_state(init, final, staged)))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """Graph path of ``for``: a ``While`` over a hidden counter that indexes the iterable."""
     where = _here("the for loop")
-    sequence = _as_sequence(iter_, where)
+    sequence = iterables.as_sequence(iter_, where)
     length = sequence.length()
     counter0 = apply.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
     init = tuple(get_state())
-    names = _names(symbol_names, init)
+    names = state.labels(symbol_names, init)
     opts = opts or {}
 
     def trace(init, staged):
-        flat, labels = _flatten_state(init, names, staged)
+        flat, labels = state.flatten_state(init, names, staged)
 
         def cond_fn(values):
-            set_state(_pack_state(init, values[1:], staged))
+            set_state(state.pack_state(init, values[1:], staged))
             more = ops.less(values[0], length)
             if extra_test is None:
                 return more
@@ -310,168 +147,22 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
         def body_fn(values):
             index = values[0]
-            set_state(_pack_state(init, values[1:], staged))
+            set_state(state.pack_state(init, values[1:], staged))
             body(sequence.item(index))
-            return [index + 1, *_flatten_like(init, _read_state(get_state, where), names, where, staged)]
+            return [index + 1, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
 
-        invariants = _loop_invariants(opts, flat, labels, where)
+        invariants = state.loop_invariants(opts, flat, labels, where)
         return build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
                            invariants=None if invariants is None else [None, *invariants],
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, init, staged = _trace_loop(trace, init)
-    set_state(_write_back(init, _pack_state(init, final[1:], staged)))
+    final, init, staged = state.trace_loop(trace, init)
+    set_state(state.write_back(init, state.pack_state(init, final[1:], staged)))
 
 
 # --------------------------------------------------------------------------
 # What a tensor for loop iterates over
 # --------------------------------------------------------------------------
-
-
-def _static_int(tensor):
-    """A Python int for a tensor whose value is known while tracing (a Const), else the tensor."""
-    value = static_value(tensor)
-    return tensor if value is None else int(value)
-
-
-class _TensorItems:
-    """The rows of a tensor (its first dimension)."""
-
-    def __init__(self, tensor, where):
-        if tensor.shape is not None and len(tensor.shape) == 0:
-            raise TracingError(
-                f"{where} iterates over the scalar tensor {tensor.name}; only tensors with at least one "
-                "dimension can be iterated (over their first dimension)."
-            )
-        self.tensor = tensor
-        self.index_dtype = dtypes.int32
-
-    def length(self):
-        return len_(self.tensor)
-
-    def item(self, index):
-        return ops.gather(self.tensor, index, axis=0)
-
-
-class TensorRange:
-    """``range(start, stop, step)`` with tensor bounds: what ``range_`` returns for a ``for`` loop."""
-
-    __ag_staged_iterable__ = True
-
-    def __init__(self, start, stop, step, dtype=None, python_ints=True):
-        for value in (start, stop, step):
-            kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
-            if kind not in "iub":
-                raise TracingError(
-                    f"range() at {user_location_text()} got {value!r}, which is not an integer; "
-                    "cast it with int() first."
-                )
-        if type(step) is int and step == 0:
-            raise ValueError("range() arg 3 must not be zero")
-        self.start, self.stop, self.step = start, stop, step
-        # Python's range() yields Python ints (weakly typed); iterating rt.range gives numpy values
-        self.python_ints = python_ints
-        strong = [v.dtype for v in (start, stop, step) if isinstance(v, Tensor)]
-        weak = [v for v in (start, stop, step) if not isinstance(v, Tensor)]
-        if dtype is not None:
-            self.index_dtype = dtypes.as_dtype(dtype)
-        elif strong:
-            self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak])
-        else:
-            self.index_dtype = dtypes.int64
-
-    def __repr__(self):
-        return f"TensorRange({self.start!r}, {self.stop!r}, {self.step!r})"
-
-    def __iter__(self):
-        raise TracingError(
-            f"{self!r} is a range with tensor bounds; only a converted `for` loop can iterate over it. "
-            "Convert the function, or use rt.while_loop."
-        )
-
-    def length(self):
-        """``len(range(start, stop, step))``: a Python int when the bounds are, else a scalar tensor."""
-        start, stop, step = self.start, self.stop, self.step
-        if not any(isinstance(v, Tensor) for v in (start, stop, step)):
-            return len(range(start, stop, step))
-        span = stop if type(start) is int and start == 0 else stop - start
-        if type(step) is int:
-            if step == 1:
-                count = span
-            elif step > 0:
-                count = (span + (step - 1)) // step
-            else:
-                count = (span + (step + 1)) // step
-        else:
-            count = ops.where(step > 0, (span + step - 1) // step, (span + step + 1) // step)
-        return ops.maximum(count, 0)
-
-    def item(self, index):
-        value = index
-        if not (type(self.step) is int and self.step == 1):
-            value = value * self.step
-        if not (type(self.start) is int and self.start == 0):
-            value = value + self.start
-        if self.python_ints:
-            return _python_number(value, value.dtype)
-        if value.weak:
-            return ops.cast(value, value.dtype)
-        return value
-
-
-class _Enumerate:
-    __ag_staged_iterable__ = True
-
-    def __init__(self, sequence, start):
-        self.sequence, self.start = sequence, start
-        self.index_dtype = sequence.index_dtype
-
-    def length(self):
-        return self.sequence.length()
-
-    def item(self, index):
-        position = index if type(self.start) is int and self.start == 0 else index + self.start
-        return _python_number(position, position.dtype), self.sequence.item(index)
-
-
-class _Zip:
-    __ag_staged_iterable__ = True
-
-    def __init__(self, sequences):
-        self.sequences = sequences
-        self.index_dtype = dtypes.result_type(*[s.index_dtype for s in sequences])
-
-    def length(self):
-        lengths = [s.length() for s in self.sequences]
-        result = lengths[0]
-        for other in lengths[1:]:
-            if isinstance(result, int) and isinstance(other, int):
-                result = min(result, other)
-            else:
-                result = ops.minimum(result, other)
-        return result
-
-    def item(self, index):
-        return tuple(s.item(index) for s in self.sequences)
-
-
-def _as_sequence(iterable, where):
-    if isinstance(iterable, Tensor):
-        if iterable.op.type == "Range" and dtypes.is_integer(iterable.dtype):
-            # rt.range(...): count instead of materializing the range and gathering from it
-            return TensorRange(*[_static_int(t) for t in iterable.op.inputs], dtype=iterable.dtype,
-                               python_ints=False)
-        return _TensorItems(iterable, where)
-    if isinstance(iterable, (TensorRange, _Enumerate, _Zip)):
-        return iterable
-    if isinstance(iterable, range):
-        return TensorRange(iterable.start, iterable.stop, iterable.step)
-    if type(iterable) in (list, tuple) and iterable:
-        return _TensorItems(staged_list.stack(list(iterable), label="iterable", where=where), where)
-    raise TracingError(
-        f"{where} iterates over {type(iterable).__name__} {iterable!r} together with tensors; a tensor loop "
-        "can iterate over tensors, range() and non-empty lists of numbers or tensors."
-    )
 
 
 # --------------------------------------------------------------------------
@@ -599,38 +290,14 @@ def assert_(cond, message=None):
 
 
 def range_(*args):
-    """``range(...)`` with a tensor bound: a ``TensorRange`` that ``for_stmt`` loops over."""
+    """``range(...)`` with a tensor bound: a ``iterables.TensorRange`` that ``for_stmt`` loops over."""
     if not 1 <= len(args) <= 3:
         raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
     if len(args) == 1:
-        return TensorRange(0, args[0], 1)
+        return iterables.TensorRange(0, args[0], 1)
     if len(args) == 2:
-        return TensorRange(args[0], args[1], 1)
-    return TensorRange(*args)
-
-
-def len_(obj):
-    """``len(t)``: the static first dimension if known, else a weakly typed scalar ``int32`` tensor."""
-    if isinstance(obj, (TensorRange, _Enumerate, _Zip)):
-        return obj.length()
-    if not isinstance(obj, Tensor):
-        return len(obj)
-    if obj.shape is not None:
-        if len(obj.shape) == 0:
-            raise TracingError(
-                f"len() of the scalar tensor {obj.name} at {user_location_text()}: a scalar has no "
-                "length. Use it directly, or reshape it."
-            )
-        if obj.shape[0] is not None:
-            return obj.shape[0]
-    return _python_number(ops.shape(obj)[0], dtypes.int32)
-
-
-def _python_number(x, dtype):
-    """``x`` as the weakly typed tensor Python's ``int()``/``float()``/``len()`` would give (a Python number)."""
-    if x.weak and x.dtype == dtype:
-        return x
-    return ops.cast(x, dtype, weak=True)
+        return iterables.TensorRange(args[0], args[1], 1)
+    return iterables.TensorRange(*args)
 
 
 def int_(x, base=None):
@@ -673,21 +340,21 @@ def extremum(args, which):
 
 def enumerate_(iterable, start=0):
     """``enumerate(t)``: pairs ``(index, row)`` that ``for_stmt`` loops over."""
-    return _Enumerate(_as_sequence(iterable, _here("enumerate()")), start)
+    return iterables.Enumerate(iterables.as_sequence(iterable, _here("enumerate()")), start)
 
 
-def zip_(*iterables, strict=False):
+def zip_(*sources, strict=False):
     """``zip(a, b, ...)`` with tensors: tuples of rows that ``for_stmt`` loops over."""
     where = _here("zip()")
     if strict:
         raise TracingError(f"{where}: zip(strict=True) over tensors is not supported; check lengths first.")
-    return _Zip([_as_sequence(x, where) for x in iterables])
+    return iterables.Zip([iterables.as_sequence(x, where) for x in sources])
 
 
 def print_(*args, sep=" ", end="\n", file=None, flush=False):
     """``print(...)`` with tensors: ``rt.print``, which prints at every execution of the graph."""
     del flush
-    return state.print(*args, sep=sep, end=end, output_stream=file)
+    return effects.print(*args, sep=sep, end=end, output_stream=file)
 
 
 # --------------------------------------------------------------------------

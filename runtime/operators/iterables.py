@@ -1,0 +1,193 @@
+"""What a tensor ``for`` loop iterates over: rows of a tensor, tensor ranges, ``enumerate``/``zip`` of those.
+
+``as_sequence`` turns an iterable into an object with ``length()``,
+``item(index)`` and ``index_dtype``; ``for_stmt``'s graph path loops over it
+with a hidden counter.  A staged iterable's class sets
+``__ag_staged_iterable__ = True`` (datasets will register here too).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import ops
+from autograph.runtime.core import dtypes
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops._common import static_value
+from autograph.runtime.tracing import staged_list
+
+
+def len_(obj):
+    """``len(t)``: the static first dimension if known, else a weakly typed scalar ``int32`` tensor."""
+    if isinstance(obj, (TensorRange, Enumerate, Zip)):
+        return obj.length()
+    if not isinstance(obj, Tensor):
+        return len(obj)
+    if obj.shape is not None:
+        if len(obj.shape) == 0:
+            raise TracingError(
+                f"len() of the scalar tensor {obj.name} at {user_location_text()}: a scalar has no "
+                "length. Use it directly, or reshape it."
+            )
+        if obj.shape[0] is not None:
+            return obj.shape[0]
+    return python_number(ops.shape(obj)[0], dtypes.int32)
+
+
+def python_number(x, dtype):
+    """``x`` as the weakly typed tensor Python's ``int()``/``float()``/``len()`` would give (a Python number)."""
+    if x.weak and x.dtype == dtype:
+        return x
+    return ops.cast(x, dtype, weak=True)
+
+
+def _here(construct: str) -> str:
+    return f"{construct} at {user_location_text()}"
+
+
+def static_int(tensor):
+    """A Python int for a tensor whose value is known while tracing (a Const), else the tensor."""
+    value = static_value(tensor)
+    return tensor if value is None else int(value)
+
+
+class TensorItems:
+    """The rows of a tensor (its first dimension)."""
+
+    def __init__(self, tensor, where):
+        if tensor.shape is not None and len(tensor.shape) == 0:
+            raise TracingError(
+                f"{where} iterates over the scalar tensor {tensor.name}; only tensors with at least one "
+                "dimension can be iterated (over their first dimension)."
+            )
+        self.tensor = tensor
+        self.index_dtype = dtypes.int32
+
+    def length(self):
+        return len_(self.tensor)
+
+    def item(self, index):
+        return ops.gather(self.tensor, index, axis=0)
+
+
+class TensorRange:
+    """``range(start, stop, step)`` with tensor bounds: what ``range_`` returns for a ``for`` loop."""
+
+    __ag_staged_iterable__ = True
+
+    def __init__(self, start, stop, step, dtype=None, python_ints=True):
+        for value in (start, stop, step):
+            kind = value.dtype.kind if isinstance(value, Tensor) else np.asarray(value).dtype.kind
+            if kind not in "iub":
+                raise TracingError(
+                    f"range() at {user_location_text()} got {value!r}, which is not an integer; "
+                    "cast it with int() first."
+                )
+        if type(step) is int and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+        # Python's range() yields Python ints (weakly typed); iterating rt.range gives numpy values
+        self.python_ints = python_ints
+        strong = [v.dtype for v in (start, stop, step) if isinstance(v, Tensor)]
+        weak = [v for v in (start, stop, step) if not isinstance(v, Tensor)]
+        if dtype is not None:
+            self.index_dtype = dtypes.as_dtype(dtype)
+        elif strong:
+            self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak])
+        else:
+            self.index_dtype = dtypes.int64
+
+    def __repr__(self):
+        return f"TensorRange({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"{self!r} is a range with tensor bounds; only a converted `for` loop can iterate over it. "
+            "Convert the function, or use rt.while_loop."
+        )
+
+    def length(self):
+        """``len(range(start, stop, step))``: a Python int when the bounds are, else a scalar tensor."""
+        start, stop, step = self.start, self.stop, self.step
+        if not any(isinstance(v, Tensor) for v in (start, stop, step)):
+            return len(range(start, stop, step))
+        span = stop if type(start) is int and start == 0 else stop - start
+        if type(step) is int:
+            if step == 1:
+                count = span
+            elif step > 0:
+                count = (span + (step - 1)) // step
+            else:
+                count = (span + (step + 1)) // step
+        else:
+            count = ops.where(step > 0, (span + step - 1) // step, (span + step + 1) // step)
+        return ops.maximum(count, 0)
+
+    def item(self, index):
+        value = index
+        if not (type(self.step) is int and self.step == 1):
+            value = value * self.step
+        if not (type(self.start) is int and self.start == 0):
+            value = value + self.start
+        if self.python_ints:
+            return python_number(value, value.dtype)
+        if value.weak:
+            return ops.cast(value, value.dtype)
+        return value
+
+
+class Enumerate:
+    __ag_staged_iterable__ = True
+
+    def __init__(self, sequence, start):
+        self.sequence, self.start = sequence, start
+        self.index_dtype = sequence.index_dtype
+
+    def length(self):
+        return self.sequence.length()
+
+    def item(self, index):
+        position = index if type(self.start) is int and self.start == 0 else index + self.start
+        return python_number(position, position.dtype), self.sequence.item(index)
+
+
+class Zip:
+    __ag_staged_iterable__ = True
+
+    def __init__(self, sequences):
+        self.sequences = sequences
+        self.index_dtype = dtypes.result_type(*[s.index_dtype for s in sequences])
+
+    def length(self):
+        lengths = [s.length() for s in self.sequences]
+        result = lengths[0]
+        for other in lengths[1:]:
+            if isinstance(result, int) and isinstance(other, int):
+                result = min(result, other)
+            else:
+                result = ops.minimum(result, other)
+        return result
+
+    def item(self, index):
+        return tuple(s.item(index) for s in self.sequences)
+
+
+def as_sequence(iterable, where):
+    if isinstance(iterable, Tensor):
+        if iterable.op.type == "Range" and dtypes.is_integer(iterable.dtype):
+            # rt.range(...): count instead of materializing the range and gathering from it
+            return TensorRange(*[static_int(t) for t in iterable.op.inputs], dtype=iterable.dtype,
+                               python_ints=False)
+        return TensorItems(iterable, where)
+    if isinstance(iterable, (TensorRange, Enumerate, Zip)):
+        return iterable
+    if isinstance(iterable, range):
+        return TensorRange(iterable.start, iterable.stop, iterable.step)
+    if type(iterable) in (list, tuple) and iterable:
+        return TensorItems(staged_list.stack(list(iterable), label="iterable", where=where), where)
+    raise TracingError(
+        f"{where} iterates over {type(iterable).__name__} {iterable!r} together with tensors; a tensor loop "
+        "can iterate over tensors, range() and non-empty lists of numbers or tensors."
+    )

@@ -1,0 +1,176 @@
+"""The state of a statement while it is traced: flattened to loop values, copied, written back.
+
+The state model itself (what is state, and what cannot be represented) is
+stated once, in ``autograph.runtime.operators``' docstring; these are its
+mechanics for the graph paths of ``if_stmt``, ``while_stmt`` and
+``for_stmt``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograph.runtime.core import nest
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.errors import TracingError
+from autograph.runtime.tracing.branches import expand_return_placeholder
+from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
+
+
+# generated names (the return lowering's) -> what messages call them
+_INTERNAL = re.compile(r"^(retval_|do_return)(_\d+)?$")
+_DESCRIBED = {"retval_": "the return value", "do_return": "the return flag"}
+
+
+def labels(symbol_names, state):
+    """The state's labels for messages: its symbols as written, generated ones described."""
+    names = [_DESCRIBED[m.group(1)] if (m := _INTERNAL.match(n)) else n for n in symbol_names or ()]
+    names += [f"<state {i}>" for i in range(len(names), len(state))]
+    return names
+
+
+def read_state(get_state, where):
+    """``get_state()``, with a variable the traced code deleted (``del x``) as a ``TracingError``."""
+    try:
+        return tuple(get_state())
+    except NameError as e:
+        raise TracingError(
+            f"a variable of {where} has no value after tracing it ({e}): a tensor if or loop cannot "
+            "delete (del) a variable on some paths. Assign it a value instead of deleting it."
+        ) from None
+
+
+def is_state_leaf(value, staged: bool) -> bool:
+    """Top-level state entries that are one loop value: a staged list, or a non-container."""
+    return (staged and type(value) is list) or is_undefined(value) or not nest.is_nested(value)
+
+
+class Restage(Exception):
+    """A loop body changed the kind of state entry ``index``: trace the loop again.
+
+    Either a top-level list changed its length (it is staged next time), or
+    an unset return value became a nested value (``entry``: the unset value
+    in that structure).
+    """
+
+    def __init__(self, index, entry=None):
+        super().__init__(index)
+        self.index = index
+        self.entry = entry
+
+
+def flatten_state(state, names, staged):
+    flat, labels = [], []
+    for index, (name, entry) in enumerate(zip(names, state)):
+        if is_state_leaf(entry, index in staged):
+            flat.append(entry)
+            labels.append(name)
+        else:
+            flat.extend(nest.flatten(entry))
+            labels.extend(name + path for path in nest.leaf_paths(entry))
+    return flat, labels
+
+
+def flatten_like(init, new, names, where, staged):
+    """Flattens the state ``new`` a body produced, checking it against ``init``'s structure.
+
+    A top-level list whose length the body changes (or that an inner tensor
+    ``if`` staged) raises ``Restage``: the loop is traced again with that
+    list staged (one tensor of its elements).
+    """
+    new = tuple(new)
+    if len(new) != len(init):
+        raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
+    flat = []
+    for index, (name, before, after) in enumerate(zip(names, init, new)):
+        if is_return_placeholder(before) and nest.is_nested(after):
+            raise Restage(index, expand_return_placeholder(before, after))
+        if is_state_leaf(before, index in staged):
+            flat.append(after)
+            continue
+        if type(before) is list and (type(after) is not list or len(before) != len(after)):
+            raise Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
+        diff = nest.mismatch(before, after)
+        missing = nest.missing_key(before, after) if diff is not None else None
+        if missing is not None:
+            path, existed = missing
+            change = "deletes" if existed else "creates"
+            raise TracingError(
+                f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
+                f"{name}{path} before the loop (with the dtype the loop gives it)."
+            )
+        if diff is not None:
+            raise TracingError(
+                f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
+                "variable must keep its structure; build it with its final structure before the loop."
+            )
+        flat.extend(nest.flatten(after))
+    return flat
+
+
+def pack_state(init, flat, staged):
+    flat = list(flat)
+    out, index = [], 0
+    for position, entry in enumerate(init):
+        if is_state_leaf(entry, position in staged):
+            out.append(flat[index])
+            index += 1
+        else:
+            count = len(nest.flatten(entry))
+            out.append(nest.pack_as(entry, flat[index:index + count]))
+            index += count
+    return tuple(out)
+
+
+def trace_loop(trace, init):
+    """``trace(init, staged)`` with no list staged first, then again as each ``Restage`` says.
+
+    Lists are loop state item by item (a list that keeps its length stays a
+    list); only a list the body grows or shrinks becomes a staged list.
+    Returns ``(final values, init, staged)``.
+    """
+    outer = current_graph()
+    staged = frozenset()
+    while True:
+        before = set(outer.library)
+        try:
+            return trace(init, staged), init, staged
+        except Restage as restage:
+            for name in [n for n in outer.library if n not in before]:
+                del outer.library[name]
+            if restage.entry is None:
+                staged = staged | {restage.index}
+            else:
+                init = init[:restage.index] + (restage.entry,) + init[restage.index + 1:]
+
+
+def fresh(state):
+    """The state with its lists and dicts copied: tracing a body never mutates the user's containers."""
+    return tuple(nest.copy_containers(v) for v in state)
+
+
+def write_back(init, final):
+    """``final`` as the state to bind, written into ``init``'s containers (their identity is kept)."""
+    return tuple(nest.write_back(before, after) for before, after in zip(init, final))
+
+
+def loop_invariants(opts, flat, labels, where):
+    """``opts['shape_invariants']`` (pairs ``(value, shape)`` or a dict ``{name: shape}``) per flat value."""
+    spec = (opts or {}).get("shape_invariants")
+    if not spec:
+        return None
+    result = [None] * len(flat)
+    pairs = spec.items() if isinstance(spec, dict) else spec
+    for key, shape in pairs:
+        if isinstance(key, str):
+            matches = [i for i, label in enumerate(labels) if label == key]
+        else:
+            matches = [i for i, value in enumerate(flat) if value is key]
+        if not matches:
+            raise TracingError(
+                f"a shape invariant of {where} is given for {key!r}, which is not a variable the loop "
+                f"changes (those are {', '.join(labels) or 'none'}). Give invariants only for loop variables."
+            )
+        for i in matches:
+            result[i] = shape
+    return result
