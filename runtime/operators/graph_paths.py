@@ -95,31 +95,46 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     set_state(state.write_back(init[:nouts], outputs) + init[nouts:])
 
 
-def while_stmt(test, body, get_state, set_state, symbol_names, opts):
-    """Graph path of ``while``: a ``While`` op whose loop variables are the state."""
-    where = _here("the while loop")
+def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step):
+    """A ``While`` over the state, after the ``lead`` loop values (``for_stmt``'s hidden counter).
+
+    ``test(lead_values)`` gives the condition and ``step(lead_values)`` runs the
+    body and gives the next lead values; ``set_state`` has bound the state first.
+    """
     init = tuple(get_state())
     names = state.labels(symbol_names, init)
     opts = opts or {}
+    k = len(lead)
 
     def trace(init, staged):
         flat, labels = state.flatten_state(init, names, staged)
 
         def cond_fn(values):
-            set_state(state.pack_state(init, values, staged))
-            return test()
+            set_state(state.pack_state(init, values[k:], staged))
+            return test(values[:k])
 
         def body_fn(values):
-            set_state(state.pack_state(init, values, staged))
-            body()
-            return state.flatten_like(init, state.read_state(get_state, where), names, where, staged)
+            set_state(state.pack_state(init, values[k:], staged))
+            new_lead = step(values[:k])
+            return [*new_lead, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
 
-        return build_while(cond_fn, body_fn, flat, labels=labels, where=where,
-                           invariants=state.loop_invariants(opts, flat, labels, where),
+        invariants = state.loop_invariants(opts, flat, labels, where)
+        return build_while(cond_fn, body_fn, [*lead, *flat], labels=[*lead_labels, *labels], where=where,
+                           invariants=None if invariants is None else [None] * k + invariants,
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
     final, init, staged = state.trace_loop(trace, init)
-    set_state(state.write_back(init, state.pack_state(init, final, staged)))
+    set_state(state.write_back(init, state.pack_state(init, final[k:], staged)))
+
+
+def while_stmt(test, body, get_state, set_state, symbol_names, opts):
+    """Graph path of ``while``: a ``While`` op whose loop variables are the state."""
+
+    def step(lead):
+        body()
+        return []
+
+    _loop(_here("the while loop"), get_state, set_state, symbol_names, opts, [], [], lambda lead: test(), step)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -128,36 +143,21 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     sequence = iterables.as_sequence(iter_, where)
     length = sequence.length()
     counter0 = apply.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
-    init = tuple(get_state())
-    names = state.labels(symbol_names, init)
-    opts = opts or {}
 
-    def trace(init, staged):
-        flat, labels = state.flatten_state(init, names, staged)
+    def test(lead):
+        more = ops.less(lead[0], length)
+        if extra_test is None:
+            return more
+        extra = extra_test()
+        if isinstance(extra, Tensor):
+            return ops.logical_and(more, as_predicate(extra, where))
+        return more if extra else apply.constant(False)
 
-        def cond_fn(values):
-            set_state(state.pack_state(init, values[1:], staged))
-            more = ops.less(values[0], length)
-            if extra_test is None:
-                return more
-            extra = extra_test()
-            if isinstance(extra, Tensor):
-                return ops.logical_and(more, as_predicate(extra, where))
-            return more if extra else apply.constant(False)
+    def step(lead):
+        body(sequence.item(lead[0]))
+        return [lead[0] + 1]
 
-        def body_fn(values):
-            index = values[0]
-            set_state(state.pack_state(init, values[1:], staged))
-            body(sequence.item(index))
-            return [index + 1, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
-
-        invariants = state.loop_invariants(opts, flat, labels, where)
-        return build_while(cond_fn, body_fn, [counter0, *flat], labels=["<loop counter>", *labels], where=where,
-                           invariants=None if invariants is None else [None, *invariants],
-                           maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
-
-    final, init, staged = state.trace_loop(trace, init)
-    set_state(state.write_back(init, state.pack_state(init, final[1:], staged)))
+    _loop(where, get_state, set_state, symbol_names, opts, [counter0], ["<loop counter>"], test, step)
 
 
 # --------------------------------------------------------------------------
