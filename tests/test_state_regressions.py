@@ -235,3 +235,19 @@ def augassign_after_if_in_loop(n):
 
 def test_augassign_after_if_in_loop():
     check(augassign_after_if_in_loop, i32(2))
+
+
+class _History:
+    def __init__(self):
+        self.items = []
+
+    def record(self, xs):
+        for x in xs:
+            self.items.append(x)
+        return len(self.items)
+
+
+def test_attribute_list_grown_in_tensor_loop_is_a_clear_error():
+    history = _History()
+    with pytest.raises(ag.TracingError, match=r"the list 'self\.items' changes length .*Build it in a local"):
+        ag.function(history.record)(np.array([1.0, 2.0], np.float32))

@@ -89,6 +89,14 @@ def flatten_like(init, new, names, where, staged):
             flat.append(after)
             continue
         if type(before) is list and (type(after) is not list or len(before) != len(after)):
+            if not name.isidentifier():
+                # Only a local list is staged: converted code rebinds it at every append
+                # (l = ag__.list_append(l, x)); an attribute's list keeps its own methods.
+                raise TracingError(
+                    f"the list '{name}' changes length in the body of {where}; a tensor loop can stage (grow) "
+                    f"only a list held in a local variable. Build it in a local, e.g. `items = []` before "
+                    f"the loop, `items.append(...)` in it, and `{name} = items` after it."
+                )
             raise Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
         diff = nest.mismatch(before, after)
         missing = nest.missing_key(before, after) if diff is not None else None
