@@ -37,7 +37,11 @@ What each closure declares comes from the analyses (never re-derived):
 * *state* (``get_state``/``set_state``, ``symbol_names``): names the
   statement binds that are live after it (loops: also live at the loop
   head, i.e. read before written in an iteration or by the test), plus
-  attribute chains it assigns (``self.total``);
+  attribute chains it assigns (``self.total``, read and restored through
+  ``ag__.getattr_``/``setattr_``) and the containers it mutates (``x`` for
+  ``x['a'] = v`` or ``x.append(v)``); an ``if``'s state then lists, after
+  its ``nouts`` outputs, the names its branches use that are dead after it
+  (so that a traced else branch starts where the true branch did);
 * ``nonlocal`` in a body: the names it binds whose enclosing value matters
   (live after, read before written, or captured by a closure); the other
   names it binds stay local to the body;
@@ -514,11 +518,11 @@ class _FunctionConverter:
         return []
 
     def if_stmt(self, node):
-        names, attributes = self._symbols(node)
+        names, composites = self._symbols(node)
         live_out = anno.get(node, anno.LIVE_OUT)
         live_in = anno.get(node, anno.LIVE_IN)
         always = self.scope.always_live
-        outputs = _ordered_state(names & live_out, attributes)
+        outputs = _ordered_state(names & live_out, composites)
         visible = names & (live_out | live_in | always)
         # The names a branch reads or writes in the enclosing scope but that are dead
         # after the if: state too (not outputs), so each branch starts from the same values.
@@ -547,10 +551,10 @@ class _FunctionConverter:
     def while_stmt(self, node):
         if node.orelse:
             raise AssertionError("loop else clauses are lowered by break_statements")
-        names, attributes = self._symbols(node)
+        names, composites = self._symbols(node)
         live_in = anno.get(node, anno.LIVE_IN)
         live_out = anno.get(node, anno.LIVE_OUT)
-        state = _ordered_state(names & live_in, attributes)
+        state = _ordered_state(names & live_in, composites)
         visible = names & (live_in | live_out | self.scope.always_live)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         code = []
@@ -579,12 +583,12 @@ class _FunctionConverter:
     def for_stmt(self, node):
         if node.orelse:
             raise AssertionError("loop else clauses are lowered by break_statements")
-        names, attributes = self._symbols(node)
+        names, composites = self._symbols(node)
         live_in = anno.get(node, anno.LIVE_IN)
         live_out = anno.get(node, anno.LIVE_OUT)
         always = self.scope.always_live
         target = node.target
-        state = _ordered_state(names & live_in, attributes)
+        state = _ordered_state(names & live_in, composites)
         visible = names & (live_in | live_out | always)
         inits, placeholders = self._undefined_inits(node, visible, live_in)
         body_statements = node.body
