@@ -128,7 +128,7 @@ def test_undefined_raises_on_any_use_naming_the_variable():
 def test_undefined_return_value_is_a_recognizable_placeholder():
     placeholder = ops.UndefinedReturnValue()
     assert repr(placeholder) == "UndefinedReturnValue()"
-    assert type(placeholder).__name__ == "UndefinedReturnValue"  # how the graph path recognizes it
+    assert type(placeholder).__name__ == "UndefinedReturnValue"
 
 
 def test_list_helpers_and_aug_setitem():

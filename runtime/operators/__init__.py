@@ -143,7 +143,7 @@ from autograph.runtime.operators.py_builtins import (
     zip_ as zip,
 )
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
-from autograph.runtime.operators.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
+from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
 
 __all__ = [
     "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",

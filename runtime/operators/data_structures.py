@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.operators.undefined import Undefined
+from autograph.runtime.core.undefined import Undefined
 
 _INPLACE = {
     "+=": operator.iadd,

@@ -18,7 +18,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.tracing.branches import build_cond
 from autograph.runtime.tracing.loops import build_while
-from autograph.runtime.tracing.values import UndefinedReturnValue
+from autograph.runtime.core.undefined import UndefinedReturnValue
 
 __all__ = ["cond", "while_loop", "UndefinedReturnValue"]
 

@@ -11,36 +11,15 @@ import numpy as np
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import Graph, current_graph
+from autograph.runtime.core.undefined import UndefinedReturnValue, is_undefined
 from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
 
 
-def is_undefined(value) -> bool:
-    """True for the operators' ``Undefined`` placeholder of an unbound variable."""
-    return type(value).__name__ == "Undefined"
-
-
-class UndefinedReturnValue:
-    """The initial value of the return variable of a function that returns on every path.
-
-    The return lowering initializes ``retval_`` with it when every path of the
-    original function ends in a ``return``: the value is then always replaced
-    before the function returns, so a tensor ``if``/loop may give it any
-    value where it is still unset.  Control flow fills it with zeros of the
-    dtype and shape the other branch (or the loop body) gives it, instead of
-    raising the error an ``Undefined`` variable gets.  It is recognized by
-    class name, so the operators may define their own.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "UndefinedReturnValue()"
-
-
 def is_return_placeholder(value) -> bool:
-    return type(value).__name__ == "UndefinedReturnValue"
+    """True for the return lowering's ``UndefinedReturnValue`` (filled with zeros where still unset)."""
+    return type(value) is UndefinedReturnValue
 
 
 def zeros_like_value(value, dtype, weak=False):

@@ -99,7 +99,7 @@ class UndefinedReturnValue:
     The return lowering starts ``retval_`` with it when every path of the
     original function ends in a ``return``: it is always replaced before the
     function returns, so on the Python path nobody ever sees it.  The graph
-    path (recognizing it by class name) fills it with zeros of the dtype the
+    path fills it with zeros of the dtype the
     other branch or the loop body gives ``retval_``, where an ``Undefined``
     would be an error.
     """
