@@ -104,6 +104,11 @@ def user_location(depth: int = 1) -> str | None:
     return errors.at(*found) if found is not None else None
 
 
+def construct_at(construct: str) -> str:
+    """``"the for loop at f.py:3"``: a construct and the user's line, for messages."""
+    return f"{construct} at {user_location_text()}"
+
+
 def user_location_text() -> str:
     """``user_location()`` for messages: ``<unknown>`` when no frame is the user's."""
     return user_location() or "<unknown>"

@@ -36,7 +36,7 @@ import operator
 
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
-from autograph.runtime.core.location import user_location, user_location_text
+from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables, state
@@ -54,9 +54,6 @@ __all__ = [
     "list_append", "list_pop", "aug_setitem",
 ]
 
-
-def _here(construct: str) -> str:
-    return f"{construct} at {user_location_text()}"
 
 
 # --------------------------------------------------------------------------
@@ -79,7 +76,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     """
     if not isinstance(cond, Tensor):
         return body() if cond else orelse()
-    where = _here("the if")
+    where = construct_at("the if")
     init = tuple(get_state())
     names = state.labels(symbol_names, init)
 
@@ -134,12 +131,12 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         body()
         return []
 
-    _loop(_here("the while loop"), get_state, set_state, symbol_names, opts, [], [], lambda lead: test(), step)
+    _loop(construct_at("the while loop"), get_state, set_state, symbol_names, opts, [], [], lambda lead: test(), step)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """Graph path of ``for``: a ``While`` over a hidden counter that indexes the iterable."""
-    where = _here("the for loop")
+    where = construct_at("the for loop")
     sequence = iterables.as_sequence(iter_, where)
     length = sequence.length()
     counter0 = apply.constant(0, sequence.index_dtype, weak=True)  # an index: a Python int
@@ -174,7 +171,7 @@ def if_exp(cond, if_true, if_false, expr_repr):
     """``if_true() if cond else if_false()`` for a tensor ``cond``: an ``If``."""
     if not isinstance(cond, Tensor):
         return if_true() if cond else if_false()
-    where = _here(f"the conditional expression `... if {expr_repr} else ...`")
+    where = construct_at(f"the conditional expression `... if {expr_repr} else ...`")
     (value,) = build_cond(cond, lambda: (if_true(),), lambda: (if_false(),), labels=["value"], where=where)
     return value
 
@@ -184,7 +181,7 @@ def and_(a, b):
     value = a()
     if not isinstance(value, Tensor):
         return value and b()
-    where = _here("the `and`")
+    where = construct_at("the `and`")
     (result,) = build_cond(value, lambda: (b(),), lambda: (value,), labels=["result"], where=where)
     return _without_branching(result, value, "then_branch", "else_branch", "logical_and")
 
@@ -194,7 +191,7 @@ def or_(a, b):
     value = a()
     if not isinstance(value, Tensor):
         return value or b()
-    where = _here("the `or`")
+    where = construct_at("the `or`")
     (result,) = build_cond(value, lambda: (value,), lambda: (b(),), labels=["result"], where=where)
     return _without_branching(result, value, "else_branch", "then_branch", "logical_or")
 
@@ -327,7 +324,7 @@ def extremum(args, which):
         (only,) = args
         if not isinstance(only, Tensor) or only.shape == ():
             raise TracingError(
-                f"{_here(which + '()')}: {which}() of one value needs an iterable; give it a tensor with at "
+                f"{construct_at(which + '()')}: {which}() of one value needs an iterable; give it a tensor with at "
                 f"least one dimension, or several values."
             )
         return (ops.reduce_max if which == "max" else ops.reduce_min)(only, axis=0)
@@ -340,12 +337,12 @@ def extremum(args, which):
 
 def enumerate_(iterable, start=0):
     """``enumerate(t)``: pairs ``(index, row)`` that ``for_stmt`` loops over."""
-    return iterables.Enumerate(iterables.as_sequence(iterable, _here("enumerate()")), start)
+    return iterables.Enumerate(iterables.as_sequence(iterable, construct_at("enumerate()")), start)
 
 
 def zip_(*sources, strict=False):
     """``zip(a, b, ...)`` with tensors: tuples of rows that ``for_stmt`` loops over."""
-    where = _here("zip()")
+    where = construct_at("zip()")
     if strict:
         raise TracingError(f"{where}: zip(strict=True) over tensors is not supported; check lengths first.")
     return iterables.Zip([iterables.as_sequence(x, where) for x in sources])
@@ -385,7 +382,7 @@ def aug_setitem(target, index, op, value):
 
     ``op`` is the operator as written (``'+='``); ``'='`` replaces the entry.
     """
-    where = _here(f"the `x[i] {op} v`")
+    where = construct_at(f"the `x[i] {op} v`")
     if isinstance(index, tuple) or isinstance(index, slice) or op not in _AUGMENTED:
         raise TracingError(
             f"{where}: updating a tensor in place is supported for one integer index on the first axis "

@@ -43,9 +43,6 @@ def python_number(x, dtype):
     return ops.cast(x, dtype, weak=True)
 
 
-def _here(construct: str) -> str:
-    return f"{construct} at {user_location_text()}"
-
 
 def static_int(tensor):
     """A Python int for a tensor whose value is known while tracing (a Const), else the tensor."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.tracing.branches import build_cond
@@ -45,7 +45,7 @@ def cond(pred, true_fn, false_fn, name=None):
             f"rt.cond at {user_location_text()} got the symbolic tensor {pred.name} outside of "
             "a trace; return tensors from the traced function instead of keeping them."
         )
-    where = f"rt.cond at {user_location_text()}"
+    where = construct_at("rt.cond")
     (result,) = build_cond(pred, lambda: [true_fn()], lambda: [false_fn()], labels=["result"], where=where)
     return result
 
@@ -85,7 +85,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
             count += 1
         return _eager_numpy(values)
 
-    where = f"rt.while_loop at {user_location_text()}"
+    where = construct_at("rt.while_loop")
     labels = ["loop_vars" + p for p in nest.leaf_paths(loop_vars)]
     invariants = None
     if shape_invariants is not None:

@@ -34,7 +34,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.ops import apply
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
 __all__ = ["element_spec", "stack", "list_append", "list_pop"]
@@ -134,7 +134,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
 
 def list_append(target, item):
     """``target`` (a staged list tensor) with ``item`` appended."""
-    where = f"the append at {user_location_text()}"
+    where = construct_at("the append")
     if current_graph() is None:
         raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
