@@ -45,8 +45,8 @@ def list_append(target, item):
         target.append(item)
         return target
     if _staged(target):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.list_append(target, item)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.list_append(target, item)
     target.append(item)
     return target
 
@@ -54,8 +54,8 @@ def list_append(target, item):
 def list_pop(target, index=None):
     """``target.pop(index)``; returns ``(list, popped_item)``."""
     if type(target) is not list and _staged(target):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.list_pop(target, index)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.list_pop(target, index)
     if index is None:
         return target, target.pop()
     return target, target.pop(index)
@@ -68,8 +68,8 @@ def aug_setitem(target, index, op, value):
     containers are updated in place, with Python's in-place operator.
     """
     if type(target) not in (list, dict) and isinstance(target, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.aug_setitem(target, index, op, value)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.aug_setitem(target, index, op, value)
     if op == "=":
         target[index] = value
     else:

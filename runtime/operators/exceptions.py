@@ -15,8 +15,8 @@ def assert_(cond, message=None):
     if cond is True:
         return
     if isinstance(cond, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.assert_(cond, message)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.assert_(cond, message)
     if not cond:
         if message is None:
             raise AssertionError

@@ -6,7 +6,7 @@ so short-circuit evaluation is preserved: ``and_(a, lambda: b)`` evaluates
 ``a and b`` would.  (The first operand is always evaluated, so it is passed
 as a value.)  When the first operand (or the condition) is a ``Tensor`` the
 call goes to ``autograph.runtime.control_flow``, where both operands of
-``and_``/``or_`` are closures: ``control_flow.and_(lambda: a, b)``.
+``and_``/``or_`` are closures: ``graph_paths.and_(lambda: a, b)``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def and_(a, b):
     if a is False:
         return a
     if isinstance(a, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.and_(lambda: a, b)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.and_(lambda: a, b)
     if not a:
         return a
     return b()
@@ -37,8 +37,8 @@ def or_(a, b):
     if a is False:
         return b()
     if isinstance(a, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.or_(lambda: a, b)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.or_(lambda: a, b)
     if a:
         return a
     return b()
@@ -51,8 +51,8 @@ def not_(a):
     if a is False:
         return True
     if isinstance(a, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.not_(a)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.not_(a)
     return not a
 
 
@@ -63,8 +63,8 @@ def if_exp(cond, if_true, if_false, expr_repr):
     if cond is False:
         return if_false()
     if isinstance(cond, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.if_exp(cond, if_true, if_false, expr_repr)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.if_exp(cond, if_true, if_false, expr_repr)
     if cond:
         return if_true()
     return if_false()

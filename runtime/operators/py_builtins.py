@@ -46,22 +46,22 @@ def _any_tensor(args) -> bool:
 
 def range_(*args):
     if _any_tensor(args):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.range_(*args)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.range_(*args)
     return builtins.range(*args)
 
 
 def len_(obj):
     if _staged(obj):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.len_(obj)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.len_(obj)
     return builtins.len(obj)
 
 
 def print_(*args, **kwargs):
     if _any_tensor(args):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.print_(*args, **kwargs)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.print_(*args, **kwargs)
     if current_graph() is not None:
         warn_at_user(
             "print() with no tensor arguments runs once, while tracing, and never when the graph runs; "
@@ -73,50 +73,50 @@ def print_(*args, **kwargs):
 
 def int_(*args, **kwargs):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.int_(*args, **kwargs)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.int_(*args, **kwargs)
     return builtins.int(*args, **kwargs)
 
 
 def float_(*args):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.float_(*args)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.float_(*args)
     return builtins.float(*args)
 
 
 def abs_(x):
     if isinstance(x, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.abs_(x)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.abs_(x)
     return builtins.abs(x)
 
 
 def max_(*args, **kwargs):
     if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.extremum(args, "max")
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.extremum(args, "max")
     return builtins.max(*args, **kwargs)
 
 
 def min_(*args, **kwargs):
     if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.extremum(args, "min")
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.extremum(args, "min")
     return builtins.min(*args, **kwargs)
 
 
 def enumerate_(iterable, start=0):
     if _staged(iterable):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.enumerate_(iterable, start)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.enumerate_(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
     if _any_staged(iterables):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.zip_(*iterables, **kwargs)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.zip_(*iterables, **kwargs)
     return builtins.zip(*iterables, **kwargs)
 
 

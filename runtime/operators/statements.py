@@ -79,8 +79,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         if orelse is not no_op:
             orelse()
     elif isinstance(cond, Tensor):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
     elif cond:
         body()
     else:
@@ -119,8 +119,8 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             else:
                 return
         elif isinstance(cond, Tensor):
-            from autograph.runtime.operators import graph_paths as control_flow
-            return control_flow.while_stmt(test, body, get_state, set_state, symbol_names, opts)
+            from autograph.runtime.operators import graph_paths
+            return graph_paths.while_stmt(test, body, get_state, set_state, symbol_names, opts)
         elif cond:
             run()
             cond = test()
@@ -160,9 +160,9 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
     def combined_test():
         return and_(extra_test(), test)
 
-    from autograph.runtime.operators import graph_paths as control_flow
+    from autograph.runtime.operators import graph_paths
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
-    return control_flow.while_stmt(combined_test, body, get_state, set_state, symbol_names, rest)
+    return graph_paths.while_stmt(combined_test, body, get_state, set_state, symbol_names, rest)
 
 
 # Values that are never tensors, whose truth value Python computes directly.
@@ -188,8 +188,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     unrolled, each remaining iteration guarded by that test (``if_stmt``).
     """
     if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
-        from autograph.runtime.operators import graph_paths as control_flow
-        return control_flow.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if current_graph() is not None:
         body = _counting(body)  # the Python path unrolls into the trace: count its iterations
     if extra_test is None:
