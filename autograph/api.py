@@ -111,7 +111,10 @@ def _warn_unconverted(function, reason):
     )
 
 
-def _convert_function(function, options):
+def _convert_function(function, options, always_converted):
+    generated = calls.generated_of(function)
+    if generated is not None:  # already the result of ag.convert
+        return generated if always_converted else function
     if calls.is_converted(function) or getattr(function, calls.DO_NOT_CONVERT_ATTR, False):
         return function
     try:
@@ -119,36 +122,40 @@ def _convert_function(function, options):
     except loading.SourceUnavailable as e:
         _warn_unconverted(function, str(e))
         return function
-    return compiling.instantiate(conversion.code, function)
+    generated = compiling.instantiate(conversion.code, function)
+    return generated if always_converted else calls.dispatching(function, generated)
 
 
-def convert(func=None, *, recursive=True):
+def convert(func=None, *, recursive=True, always_converted=False):
     """Converts ``func``: its Python control flow becomes calls of the operators.
 
     Use as ``ag.convert(f)``, ``@ag.convert`` or ``@ag.convert(recursive=False)``
     (``recursive``: convert the user functions it calls, too).  The result
-    behaves exactly like ``func`` on Python values.  Raises
-    ``ag.ConversionError`` for syntax autograph cannot convert; warns with
-    ``ag.AutoGraphWarning`` and returns ``func`` unchanged if its source is
-    unavailable.
+    behaves exactly like ``func`` on Python values: while no trace is active
+    it runs ``func`` itself (at its own speed; nothing there can be
+    symbolic), and the converted code while ``ag.function`` traces it.
+    ``always_converted=True`` runs the converted code outside traces too (to
+    step through it, or to test it).  Raises ``ag.ConversionError`` for
+    syntax autograph cannot convert; warns with ``ag.AutoGraphWarning`` and
+    returns ``func`` unchanged if its source is unavailable.
     """
     options = context.Options(recursive=recursive)
     if func is None:
-        return functools.partial(convert, recursive=recursive)
+        return functools.partial(convert, recursive=recursive, always_converted=always_converted)
     if not callable(func) and not isinstance(func, (staticmethod, classmethod)):
         raise TypeError(
             f"ag.convert expects a function, got {type(func).__name__} {func!r:.60}. Pass the function "
             "itself (`ag.convert(f)` or `@ag.convert` above its `def`), not the result of calling it."
         )
+    again = functools.partial(convert, recursive=recursive, always_converted=always_converted)
     if type(func) is types.MethodType:
-        converted = convert(func.__func__, recursive=recursive)
-        return types.MethodType(converted, func.__self__)
+        return types.MethodType(again(func.__func__), func.__self__)
     if type(func) is types.FunctionType:
-        return _convert_function(func, options)
+        return _convert_function(func, options, always_converted)
     if isinstance(func, (staticmethod, classmethod)):
-        return type(func)(convert(func.__func__, recursive=recursive))
+        return type(func)(again(func.__func__))
     if callable(func) and not isinstance(func, type) and isinstance(getattr(type(func), "__call__", None), types.FunctionType):
-        return types.MethodType(convert(type(func).__call__, recursive=recursive), func)
+        return types.MethodType(again(type(func).__call__), func)
     _warn_unconverted(func, f"it is a {type(func).__name__}, not a Python function with source")
     return func
 
@@ -158,7 +165,7 @@ def _hook(function):
     if function.__code__.co_flags & _CO_GENERATOR:
         return function
     try:
-        return _convert_function(function, context.Options())
+        return _convert_function(function, context.Options(), always_converted=True)
     except errors.ConversionError as e:
         warn_at_user(f"{e} It runs unconverted.", errors.AutoGraphWarning)
         return function
@@ -175,6 +182,7 @@ def to_code(func, *, recursive=True) -> str:
         func = func.__func__
     if type(func) is not types.FunctionType:
         raise TypeError(f"to_code expects a Python function, got {type(func).__name__}")
+    func = calls.generated_of(func) or func
     ref = _CONVERSIONS.get(func.__code__)
     conversion = ref() if ref is not None else None
     if conversion is None:
@@ -214,7 +222,7 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Fal
     return rt_function(
         func,
         input_signature=input_signature,
-        trace_transform=(lambda f: convert(f)) if autograph else None,
+        trace_transform=(lambda f: convert(f, always_converted=True)) if autograph else None,
         jit_compile=jit_compile,
         optimize=optimize,
         parallel=parallel,

@@ -110,3 +110,4 @@ def instantiate(code, original):
     function.__dict__.update(original.__dict__)
     function.__wrapped__ = original
     return function
+

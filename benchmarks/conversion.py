@@ -13,7 +13,11 @@ for each function:
   ratio to ``ast.parse`` + ``compile`` of the same source -- the floor: no
   converter can be faster than parsing and compiling what it reads;
 * the run time of the converted function on Python values as a ratio to
-  the original's (both on the same arguments, best of several runs).
+  the original's (both on the same arguments, best of several runs):
+  ``run x orig`` for ``ag.convert(f)`` as users call it (outside a trace it
+  runs the original: nothing there can be symbolic), and ``code x orig``
+  for the converted code itself (``always_converted=True``: what runs
+  while a trace is active, say a Python loop unrolling into a graph).
 
 and the medians over the corpus.  Not part of the test run.
 """
@@ -468,25 +472,36 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=21, help="measurements per figure (default 21)")
     args = parser.parse_args(argv)
     rows = []
-    header = f"{'function':<20} {'lines':>5} {'convert ms':>10} {'x floor':>8} {'run x orig':>10}"
+    header = (
+        f"{'function':<20} {'lines':>5} {'convert ms':>10} {'x floor':>8} {'run x orig':>10} {'code x orig':>11}"
+    )
     print(header)
     print("-" * len(header))
     for function, call_args in CORPUS:
         lines = len(inspect.getsource(function).splitlines())
         converted = ag.convert(function)
-        expected, got = function(*call_args), converted(*call_args)
-        if repr(got) != repr(expected):
-            raise AssertionError(f"{function.__name__}: converted returned {got!r}, original {expected!r}")
+        code = ag.convert(function, always_converted=True)
+        expected = function(*call_args)
+        for which, got in (("converted", converted(*call_args)), ("converted code", code(*call_args))):
+            if repr(got) != repr(expected):
+                raise AssertionError(f"{function.__name__}: {which} returned {got!r}, original {expected!r}")
         convert_s = conversion_time(function, args.repeat)
         floor_s = floor_time(function, args.repeat)
         original_s = run_time(function, call_args, args.repeat)
         converted_s = run_time(converted, call_args, args.repeat)
-        row = (function.__name__, lines, convert_s * 1e3, convert_s / floor_s, converted_s / original_s)
+        code_s = run_time(code, call_args, args.repeat)
+        row = (
+            function.__name__, lines, convert_s * 1e3, convert_s / floor_s, converted_s / original_s,
+            code_s / original_s,
+        )
         rows.append(row)
-        print(f"{row[0]:<20} {row[1]:>5} {row[2]:>10.3f} {row[3]:>8.1f} {row[4]:>10.2f}")
+        print(f"{row[0]:<20} {row[1]:>5} {row[2]:>10.3f} {row[3]:>8.1f} {row[4]:>10.2f} {row[5]:>11.2f}")
     print("-" * len(header))
-    median = [statistics.median(r[i] for r in rows) for i in (1, 2, 3, 4)]
-    print(f"{'median':<20} {median[0]:>5.0f} {median[1]:>10.3f} {median[2]:>8.1f} {median[3]:>10.2f}")
+    median = [statistics.median(r[i] for r in rows) for i in (1, 2, 3, 4, 5)]
+    print(
+        f"{'median':<20} {median[0]:>5.0f} {median[1]:>10.3f} {median[2]:>8.1f} {median[3]:>10.2f} "
+        f"{median[4]:>11.2f}"
+    )
     small = [r for r in rows if r[1] <= 12]
     if small:
         print(f"functions of <= 12 lines: median conversion {statistics.median(r[2] for r in small):.3f} ms")

@@ -117,7 +117,7 @@ def test_converted_matches_original(case, spec):
     target = case.target()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        converted_fn = ag.convert(target)
+        converted_fn = ag.convert(target, always_converted=True)
         with _CodeRecorder() as recorder:
             converted = run(converted_fn, spec)
 
@@ -148,7 +148,7 @@ def _run_both(original_fn, converted_fn, *args):
 
 
 def test_unbound_method_gets_self_explicitly():
-    converted = ag.convert(corpus_python.Accumulator.add_all)
+    converted = ag.convert(corpus_python.Accumulator.add_all, always_converted=True)
     for xs in ([1, 2, 3], [-1, 5], []):
         plain, conv = corpus_python.Accumulator(), corpus_python.Accumulator()
         expected = corpus_python.Accumulator.add_all(plain, list(xs))
@@ -158,7 +158,7 @@ def test_unbound_method_gets_self_explicitly():
 
 def test_bound_method_updates_its_own_instance():
     plain, conv = corpus_python.Accumulator(), corpus_python.Accumulator()
-    converted = ag.convert(conv.add_all)
+    converted = ag.convert(conv.add_all, always_converted=True)
     for xs in ([4, -2, 6], [1], []):
         assert converted(list(xs)) == plain.add_all(list(xs))
     assert vars(conv) == vars(plain)
@@ -167,7 +167,7 @@ def test_bound_method_updates_its_own_instance():
 
 def test_closure_sees_live_cells():
     plain = corpus_python.make_accumulator(0)
-    conv = ag.convert(corpus_python.make_accumulator(0))
+    conv = ag.convert(corpus_python.make_accumulator(0), always_converted=True)
     for xs in ([1, 2], [3, None, 100], [4]):
         assert conv(list(xs)) == plain(list(xs))
     assert conv([]) == 10
@@ -183,7 +183,7 @@ def test_closure_over_rebound_outer_variable():
                 out.append(x * factor)
             return out
 
-        converted = ag.convert(inner)
+        converted = ag.convert(inner, always_converted=True)
         first = converted([1, 2])
         factor = 5
         return first, converted([1, 2])
@@ -192,7 +192,7 @@ def test_closure_over_rebound_outer_variable():
 
 
 def test_decorator_forms():
-    @ag.convert
+    @ag.convert(always_converted=True)
     def plain(n):
         total = 0
         for i in range(n):
@@ -201,7 +201,7 @@ def test_decorator_forms():
             total += i
         return total
 
-    @ag.convert(recursive=True)
+    @ag.convert(recursive=True, always_converted=True)
     def with_options(n):
         return corpus_python.factorial(n) if n >= 0 else None
 
@@ -212,9 +212,9 @@ def test_decorator_forms():
 def test_converting_twice_gives_the_same_code():
     fn = corpus_loops.primes_below
     first = ag.to_code(fn)
-    ag.convert(fn)
+    ag.convert(fn, always_converted=True)
     assert ag.to_code(fn) == first
-    assert ag.convert(fn)(20) == ag.convert(fn)(20) == fn(20)
+    assert ag.convert(fn, always_converted=True)(20) == ag.convert(fn, always_converted=True)(20) == fn(20)
 
 
 def test_to_code_is_deterministic_and_readable():
@@ -239,7 +239,7 @@ def test_do_not_convert_is_respected():
         return []
 
     with _CodeRecorder() as recorder:
-        assert ag.convert(caller)([1, 2]) == [2, 3]
+        assert ag.convert(caller, always_converted=True)([1, 2]) == [2, 3]
     inner = inspect.unwrap(helper)
     assert inner.__code__ in recorder.codes, "do_not_convert function was not run as is"
 
@@ -263,7 +263,7 @@ def test_exec_code_registered_in_linecache():
     namespace = {}
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace["clamp_all"]
-    converted = ag.convert(fn)
+    converted = ag.convert(fn, always_converted=True)
     for args in (([1, -5, 3, 9, 2], 0, 4), ([], 0, 1)):
         assert converted(*args) == fn(*args)
     assert "ag__" in ag.to_code(fn)
@@ -271,7 +271,7 @@ def test_exec_code_registered_in_linecache():
 
 def test_lambda_with_recoverable_source():
     pick = lambda x: "big" if x > 10 else "small"  # noqa: E731
-    converted = ag.convert(pick)
+    converted = ag.convert(pick, always_converted=True)
     assert [converted(v) for v in (3, 30)] == ["small", "big"]
 
 
@@ -280,7 +280,7 @@ def test_traceback_points_at_user_line():
     lines, start = inspect.getsourcelines(fn)
     raise_line = start + next(i for i, t in enumerate(lines) if "raise ValueError" in t)
     with pytest.raises(ValueError, match="negative entry -2") as info:
-        ag.convert(fn)([1, -2, 3])
+        ag.convert(fn, always_converted=True)([1, -2, 3])
     frames = traceback.extract_tb(info.value.__traceback__)
     user = [f for f in frames if f.filename == inspect.getsourcefile(fn)]
     assert user, [f"{f.filename}:{f.lineno}" for f in frames]
@@ -296,7 +296,7 @@ def test_assert_failure_keeps_message_and_line():
     lines, start = inspect.getsourcelines(fn)
     assert_line = start + next(i for i, t in enumerate(lines) if "assert n >= 0" in t)
     with pytest.raises(AssertionError, match="n must be non-negative, got -3") as info:
-        ag.convert(fn)(-3)
+        ag.convert(fn, always_converted=True)(-3)
     frames = [
         f for f in traceback.extract_tb(info.value.__traceback__)
         if f.filename == inspect.getsourcefile(fn)
@@ -305,15 +305,15 @@ def test_assert_failure_keeps_message_and_line():
 
 
 def test_classmethod_and_staticmethod():
-    scale_all = ag.convert(corpus_python.Scaler.scale_all)
-    first_negative = ag.convert(corpus_python.Scaler.first_negative)
+    scale_all = ag.convert(corpus_python.Scaler.scale_all, always_converted=True)
+    first_negative = ag.convert(corpus_python.Scaler.first_negative, always_converted=True)
     assert scale_all([1, 2]) == corpus_python.Scaler.scale_all([1, 2]) == [3, 6]
     assert first_negative([1, -2, -3]) == -2
     assert first_negative([]) is None
 
 
 def test_converting_a_converted_function():
-    @ag.convert
+    @ag.convert(always_converted=True)
     def countdown(n):
         out = []
         while n > 0:
@@ -321,9 +321,9 @@ def test_converting_a_converted_function():
             n -= 2
         return out
 
-    assert ag.convert(countdown)(5) == countdown(5) == [5, 3, 1]
+    assert ag.convert(countdown, always_converted=True)(5) == countdown(5) == [5, 3, 1]
     code = ag.to_code(countdown)
-    assert "@ag.convert" not in code and "ag__.while_stmt" in code, code
+    assert "@ag.convert(always_converted=True)" not in code and "ag__.while_stmt" in code, code
 
 
 def test_recursion_keeps_reasonable_depth():
@@ -331,7 +331,7 @@ def test_recursion_keeps_reasonable_depth():
     # the if_stmt, the branch body); it must still reach an eighth of the
     # recursion limit, where the original reaches nearly all of it.
     depth = sys.getrecursionlimit() // 8
-    assert ag.convert(corpus_python.factorial)(depth) == corpus_python.factorial(depth)
+    assert ag.convert(corpus_python.factorial, always_converted=True)(depth) == corpus_python.factorial(depth)
 
 
 # ---------------------------------------------------------------- part 3
@@ -363,7 +363,7 @@ def test_unsupported_construct_is_a_conversion_error(fn, tag, construct, entry):
         if entry == "to_code":
             ag.to_code(fn)
         else:
-            ag.convert(fn)(3)
+            ag.convert(fn, always_converted=True)(3)
     message = str(info.value)
     assert fn.__name__ in message or construct in message
     assert isinstance(info.value, ag.AutoGraphError)
@@ -372,7 +372,7 @@ def test_unsupported_construct_is_a_conversion_error(fn, tag, construct, entry):
 def test_conversion_error_raised_by_decorator_or_first_call_not_later():
     converted = None
     try:
-        converted = ag.convert(corpus_errors.rebinds_global)
+        converted = ag.convert(corpus_errors.rebinds_global, always_converted=True)
     except ag.ConversionError:
         return
     before = corpus_errors.COUNTER
@@ -400,7 +400,7 @@ def test_function_without_source_runs_unconverted_with_one_warning():
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        converted = ag.convert(fn)
+        converted = ag.convert(fn, always_converted=True)
         results = [converted(n) for n in (0, 4, 10)]
     assert results == [fn(0), fn(4), fn(10)]
     ours = [w for w in caught if issubclass(w.category, ag.AutoGraphWarning)]
@@ -413,7 +413,7 @@ def test_function_without_source_runs_unconverted_with_one_warning():
 def test_builtin_runs_unconverted_with_one_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        converted = ag.convert(sorted)
+        converted = ag.convert(sorted, always_converted=True)
         assert converted([3, 1, 2]) == [1, 2, 3]
         assert converted([2, 1], reverse=True) == [2, 1]
     ours = [w for w in caught if issubclass(w.category, ag.AutoGraphWarning)]
@@ -441,7 +441,7 @@ def test_calling_a_function_without_source_from_converted_code_still_works():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ag.AutoGraphWarning)
-        assert ag.convert(make_caller())([1, 2]) == make_caller()([1, 2]) == [2, 4, 4, 2]
+        assert ag.convert(make_caller(), always_converted=True)([1, 2]) == make_caller()([1, 2]) == [2, 4, 4, 2]
 
 
 @pytest.mark.parametrize(
@@ -474,7 +474,7 @@ def test_calling_a_function_without_source_from_converted_code_still_works():
     ],
 )
 def test_variable_undefined_on_some_path(fn, args, ok_args, name, tag):
-    converted = ag.convert(fn)
+    converted = ag.convert(fn, always_converted=True)
     assert converted(*ok_args) == fn(*ok_args)
     with pytest.raises(NameError):  # what the original does (UnboundLocalError)
         fn(*copy.deepcopy(args))

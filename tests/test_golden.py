@@ -122,7 +122,7 @@ def test_golden(source, regen_golden):
         original = run(fn, spec)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ag.AutoGraphWarning)
-            converted = run(ag.convert(fn), spec)
+            converted = run(ag.convert(fn, always_converted=True), spec)
         assert original.kind == converted.kind and same(original.value, converted.value), (
             f"{_case_id(source)}{spec!r}: original {original.kind} {original.value!r}, "
             f"converted {converted.kind} {converted.value!r}"

@@ -17,11 +17,11 @@ def uses_helper(x):
 
 
 def test_decorator_forms():
-    @ag.convert
+    @ag.convert(always_converted=True)
     def a(x):
         return x and 2
 
-    @ag.convert(recursive=False)
+    @ag.convert(recursive=False, always_converted=True)
     def b(x):
         return helper(x)
 
@@ -31,14 +31,14 @@ def test_decorator_forms():
 
 
 def test_recursive_conversion_of_callees():
-    converted = ag.convert(uses_helper)
+    converted = ag.convert(uses_helper, always_converted=True)
     assert converted(3) == 5
     assert "ag__.converted_call(helper, x)" in ag.to_code(uses_helper)
     assert calls.cached_conversion(helper) is not None
 
 
 def test_to_code_of_a_converted_function_is_the_generated_code():
-    converted = ag.convert(helper)
+    converted = ag.convert(helper, always_converted=True)
     assert ag.to_code(converted) == ag.to_code(helper)
     assert ag.to_code(helper).endswith("\n")
 
@@ -48,7 +48,7 @@ def test_do_not_convert():
     def plain(x):
         return x
 
-    assert ag.convert(plain) is plain
+    assert ag.convert(plain, always_converted=True) is plain
     assert ag.do_not_convert()(plain) is plain
 
 
@@ -127,7 +127,7 @@ def test_unconverted_warning_points_at_the_users_line():
     import numpy as np
 
     no_source = eval("lambda x: x + 1")
-    for call in (lambda: ag.convert(no_source), lambda: ag.function(no_source)(np.float32(1))):
+    for call in (lambda: ag.convert(no_source, always_converted=True), lambda: ag.function(no_source)(np.float32(1))):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             call()

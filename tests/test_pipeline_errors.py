@@ -48,7 +48,7 @@ def test_unsupported_constructs(source, construct, line, entry):
     pattern = rf"{construct} is not supported in converted code: found in function 'f' at {filename}:{line}\. "
     with pytest.raises(ag.ConversionError, match=pattern):
         if entry == "convert":
-            ag.convert(f)
+            ag.convert(f, always_converted=True)
         else:
             ag.to_code(f)
 
@@ -56,7 +56,7 @@ def test_unsupported_constructs(source, construct, line, entry):
 def test_conversion_error_messages_say_how_to_fix():
     f, _ = _define("def f(x):\n    yield x\n")
     with pytest.raises(ag.ConversionError, match="mark the function with @ag.do_not_convert"):
-        ag.convert(f)
+        ag.convert(f, always_converted=True)
 
 
 def test_unconvertible_callee_warns_and_runs_as_is():
@@ -66,7 +66,7 @@ def test_unconvertible_callee_warns_and_runs_as_is():
         return helper(x)
 
     with pytest.warns(ag.AutoGraphWarning, match=r"'global C'.*It runs unconverted"):
-        assert ag.convert(caller)(5) == 1
+        assert ag.convert(caller, always_converted=True)(5) == 1
 
 
 def test_to_code_rejects_non_functions_and_unavailable_source():
@@ -83,7 +83,7 @@ def test_convert_a_class_warns_and_returns_it():
         pass
 
     with pytest.warns(ag.AutoGraphWarning, match="could not convert '.*K' and will run it as is: it is a type"):
-        assert ag.convert(K) is K
+        assert ag.convert(K, always_converted=True) is K
 
 
 def test_variable_undefined_on_some_path_names_the_variable_and_line():
@@ -93,7 +93,7 @@ def test_variable_undefined_on_some_path_names_the_variable_and_line():
         "        y = 1\n"
         "    return y + 1\n"
     )
-    converted = ag.convert(f)
+    converted = ag.convert(f, always_converted=True)
     assert converted(True) == 2
     with pytest.raises(UnboundLocalError, match=rf"local variable 'y' is not defined on every path .* at {filename}:4"):
         converted(False)
@@ -106,7 +106,7 @@ def test_returning_a_possibly_undefined_variable_raises():
         "        last = i\n"
         "    return last\n"
     )
-    converted = ag.convert(f)
+    converted = ag.convert(f, always_converted=True)
     assert converted(3) == 2
     with pytest.raises(UnboundLocalError, match="local variable 'last' is not defined on every path"):
         converted(0)
@@ -124,9 +124,9 @@ def test_undefined_in_a_loop_condition():
         "        i += 1\n"
         "    return found\n"
     )
-    assert ag.convert(f)(5) == 2
+    assert ag.convert(f, always_converted=True)(5) == 2
     with pytest.raises(UnboundLocalError, match="'found'"):
-        ag.convert(f)(1)
+        ag.convert(f, always_converted=True)(1)
 
 
 def test_operator_misuse_is_a_clear_python_error():

@@ -21,7 +21,7 @@ def scaled(x):
 
 def test_live_globals_are_read_at_call_time():
     global SCALE
-    converted = ag.convert(scaled)
+    converted = ag.convert(scaled, always_converted=True)
     assert converted(3) == 6
     SCALE = 5
     try:
@@ -46,7 +46,7 @@ def test_global_writes_by_called_unconverted_functions_are_seen():
     COUNTER = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ag.AutoGraphWarning)  # helper_bump uses `global`: runs unconverted
-        assert ag.convert(bump_counter)(3) == 3
+        assert ag.convert(bump_counter, always_converted=True)(3) == 3
     assert COUNTER == 3
 
 
@@ -60,7 +60,7 @@ def test_closures_share_cells_both_ways():
                 total += v
         return total
 
-    converted = ag.convert(add)
+    converted = ag.convert(add, always_converted=True)
     assert converted([1, -2, 3]) == 4
     assert total == 4
     total = 10
@@ -76,8 +76,8 @@ def test_closure_over_a_loop_variable_of_the_enclosing_function():
 
         return f
 
-    assert ag.convert(make(5))(1) == 5
-    assert ag.convert(make(7))(1) == 7
+    assert ag.convert(make(5), always_converted=True)(1) == 5
+    assert ag.convert(make(7), always_converted=True)(1) == 7
 
 
 def test_signature_metadata_is_kept():
@@ -87,7 +87,7 @@ def test_signature_metadata_is_kept():
             return a + b + c + d + len(args) + len(kwargs)
         return 0
 
-    converted = ag.convert(f)
+    converted = ag.convert(f, always_converted=True)
     assert converted(1, c=3) == 10
     assert converted(1, 1, 9, 9, c=0, d=0, e=1) == 5
     assert converted.__name__ == "f" and converted.__qualname__ == f.__qualname__
@@ -109,7 +109,7 @@ class Accumulator:
             self.history.append(self.total)
         return self.total
 
-    @ag.convert
+    @ag.convert(always_converted=True)
     def decorated(self, n):
         while self.total < n:
             self.total += 3
@@ -129,11 +129,11 @@ class Child(Accumulator):
 
 def test_bound_and_unbound_methods():
     acc = Accumulator()
-    bound = ag.convert(acc.add_all)
+    bound = ag.convert(acc.add_all, always_converted=True)
     assert bound.__self__ is acc
     assert bound([1, 2, 3, 4]) == 6 and acc.total == 6 and acc.history == [2, 6]
     other = Accumulator()
-    assert ag.convert(Accumulator.add_all)(other, [10]) == 10
+    assert ag.convert(Accumulator.add_all, always_converted=True)(other, [10]) == 10
 
 
 def test_decorated_method_works_as_a_method():
@@ -144,12 +144,12 @@ def test_decorated_method_works_as_a_method():
 
 def test_super_in_converted_method():
     child = Child()
-    assert ag.convert(child.add_all)([2, 4]) == 60
-    assert ag.convert(child.add_all)([]) == -1
+    assert ag.convert(child.add_all, always_converted=True)([2, 4]) == 60
+    assert ag.convert(child.add_all, always_converted=True)([]) == -1
 
 
 def test_staticmethod_object():
-    converted = ag.convert(Accumulator.__dict__["static"])
+    converted = ag.convert(Accumulator.__dict__["static"], always_converted=True)
     assert isinstance(converted, staticmethod)
     assert converted.__func__(-3) == 3
 
@@ -171,7 +171,7 @@ def decorated_sum(n):
 
 
 def test_decorated_function_converts_the_wrapper_and_the_wrapped_function():
-    converted = ag.convert(decorated_sum)
+    converted = ag.convert(decorated_sum, always_converted=True)
     assert converted(5) == 10
     assert "converted_call(function" in ag.to_code(decorated_sum)
 
@@ -182,26 +182,26 @@ def test_recursion():
             return 1
         return n * fact(n - 1)
 
-    assert ag.convert(fact)(6) == 720
+    assert ag.convert(fact, always_converted=True)(6) == 720
 
 
 def test_lambda_with_recoverable_source():
     f = lambda x: x if x > 0 else -x  # noqa: E731
-    converted = ag.convert(f)
+    converted = ag.convert(f, always_converted=True)
     assert converted(-3) == 3
     assert ag.to_code(f).startswith("lambda x: ag__.if_exp(x > 0")
 
 
 def test_lambdas_differing_in_parameters_on_one_line():
     f, g = (lambda x: x and 1), (lambda y, z: y or z)  # noqa: E731
-    assert ag.convert(f)(0) == 0 and ag.convert(g)(0, 2) == 2
+    assert ag.convert(f, always_converted=True)(0) == 0 and ag.convert(g, always_converted=True)(0, 2) == 2
 
 
 def test_two_indistinguishable_lambdas_on_one_line_warn_and_run_unconverted():
     f, g = (lambda x: x + 1), (lambda x: x + 2)  # noqa: E731
     assert g(1) == 3
     with pytest.warns(ag.AutoGraphWarning, match=r"2 lambdas with the same parameters are on line .*test_pipeline_loading\.py:\d+"):
-        converted = ag.convert(f)
+        converted = ag.convert(f, always_converted=True)
     assert converted is f and converted(1) == 2
 
 
@@ -222,20 +222,20 @@ def test_functions_defined_in_exec_code_registered_in_linecache():
         "    return out\n",
         "<exec-test-1>",
     )
-    assert ag.convert(namespace["f"])(6) == [1, 3, 5]
+    assert ag.convert(namespace["f"], always_converted=True)(6) == [1, 3, 5]
 
 
 def test_source_unavailable_warns_once_and_runs_the_original():
     namespace = {}
     exec(compile("def f(x):\n    return x + 1\n", "<nowhere>", "exec"), namespace)
     with pytest.warns(ag.AutoGraphWarning, match="could not convert 'f' and will run it as is: no source"):
-        converted = ag.convert(namespace["f"])
+        converted = ag.convert(namespace["f"], always_converted=True)
     assert converted is namespace["f"] and converted(1) == 2
 
 
 def test_builtins_are_returned_with_a_warning():
     with pytest.warns(ag.AutoGraphWarning, match="could not convert 'len'"):
-        assert ag.convert(len) is len
+        assert ag.convert(len, always_converted=True) is len
 
 
 def test_tracebacks_show_the_users_lines():
@@ -246,7 +246,7 @@ def test_tracebacks_show_the_users_lines():
             y = 0
         return y
 
-    converted = ag.convert(f)
+    converted = ag.convert(f, always_converted=True)
     with pytest.raises(ZeroDivisionError) as info:
         converted(1)
     frames = traceback.extract_tb(info.value.__traceback__)
@@ -264,8 +264,8 @@ def test_conversion_is_cached_per_code_object_and_options():
     first = api._conversion(f, api.context.Options())
     assert api._conversion(f, api.context.Options()) is first
     assert api._conversion(f, api.context.Options(recursive=False)) is not first
-    converted = ag.convert(f)
-    assert ag.convert(converted) is converted
+    converted = ag.convert(f, always_converted=True)
+    assert ag.convert(converted, always_converted=True) is converted
 
 
 def test_the_same_function_in_two_files_keeps_its_own_file(tmp_path):
@@ -280,7 +280,7 @@ def test_the_same_function_in_two_files_keeps_its_own_file(tmp_path):
         functions.append(namespace["same"])
     assert functions[0].__code__ == functions[1].__code__
     for fn, name in zip(functions, ("first.py", "second.py")):
-        converted = ag.convert(fn)
+        converted = ag.convert(fn, always_converted=True)
         assert converted.__code__.co_filename == str(tmp_path / name)
         with pytest.raises(ZeroDivisionError) as info:
             converted(1)
@@ -296,7 +296,7 @@ def test_nested_function_defined_in_converted_code_runs_directly():
 
         return [x for x in xs if keep(x)]
 
-    converted = ag.convert(outer)
+    converted = ag.convert(outer, always_converted=True)
     assert converted([0, 2, 3]) == [2, 3]
 
 
@@ -313,4 +313,4 @@ def test_future_annotations_of_the_original_module_are_kept():
         "    return total\n",
         "<exec-future>",
     )
-    assert ag.convert(namespace["f"])(5) == 6
+    assert ag.convert(namespace["f"], always_converted=True)(5) == 6

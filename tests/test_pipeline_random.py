@@ -160,7 +160,7 @@ def test_random_programs(chunk):
         namespace = {}
         exec(compile(source, filename, "exec"), namespace)
         original = namespace["f"]
-        converted = ag.convert(original)
+        converted = ag.convert(original, always_converted=True)
         for args in ARGS:
             expected, got = _outcome(original, args), _outcome(converted, args)
             assert got == expected, f"seed {seed}, args {args}:\n{source}\n{ag.to_code(original)}"

@@ -131,7 +131,7 @@ def f(n):
 def test_regression(name):
     source, arguments = CASES[name]
     original = _define(source)
-    converted = ag.convert(original)
+    converted = ag.convert(original, always_converted=True)
     for args in arguments:
         expected = _outcome(original, copy.deepcopy(args))
         assert _outcome(converted, copy.deepcopy(args)) == expected, (name, args, ag.to_code(original))

@@ -152,10 +152,10 @@ def test_variable_defined_in_one_branch_of_tensor_if(target, c):
 
 def test_variable_defined_in_one_branch_python_condition():
     # With a Python condition only the path taken matters, as in Python.
-    assert ag.convert(define_in_body_only)(True) == 1
-    assert ag.convert(define_in_orelse_only)(False) == 2
+    assert ag.convert(define_in_body_only, always_converted=True)(True) == 1
+    assert ag.convert(define_in_orelse_only, always_converted=True)(False) == 2
     with pytest.raises(UnboundLocalError):
-        ag.convert(define_in_body_only)(False)
+        ag.convert(define_in_body_only, always_converted=True)(False)
 
 
 def delete_in_both(c):
@@ -169,7 +169,7 @@ def delete_in_both(c):
 
 def test_deleted_in_both_branches_python_condition():
     with pytest.raises(UnboundLocalError):
-        ag.convert(delete_in_both)(True)
+        ag.convert(delete_in_both, always_converted=True)(True)
 
 
 def test_deleted_in_both_branches_tensor_condition():
@@ -478,8 +478,8 @@ def test_return_only_in_nested_if_has_default(c1, c2):
 
 
 def test_return_possibly_missing_python_value():
-    assert ag.convert(return_maybe_missing)(3) == 3
-    assert ag.convert(return_maybe_missing)(7) is None
+    assert ag.convert(return_maybe_missing, always_converted=True)(3) == 3
+    assert ag.convert(return_maybe_missing, always_converted=True)(7) is None
 
 
 def test_return_possibly_missing_tensor_names_the_return():
@@ -658,7 +658,7 @@ def loop_reads_var_set_in_earlier_iteration(n):
 @pytest.mark.parametrize("n", [1, 2])
 def test_loop_initializes_variable_python_bound(n):
     for target in (loop_sets_var_in_both_branches, loop_reads_var_set_in_earlier_iteration):
-        assert ag.convert(target)(n) == target(n)
+        assert ag.convert(target, always_converted=True)(n) == target(n)
 
 
 def test_loop_initializes_variable_tensor_bound():
@@ -1382,7 +1382,7 @@ def nested_key_only_in_orelse(a):
 @pytest.mark.parametrize("a", [0, 1])
 @pytest.mark.parametrize("target", [dict_key_only_in_body, dict_key_only_in_orelse])
 def test_composite_imbalanced_python_condition(target, a):
-    assert ag.convert(target)(a) == target(a)
+    assert ag.convert(target, always_converted=True)(a) == target(a)
     for _, g in modes(target):
         assert g(a) == target(a)
 
@@ -1413,7 +1413,7 @@ def missing_parent_key(a):
 @pytest.mark.parametrize("a", [0, 1])
 def test_composite_missing_parent_is_key_error(a):
     with pytest.raises(KeyError, match="'b'"):
-        ag.convert(missing_parent_key)(a)
+        ag.convert(missing_parent_key, always_converted=True)(a)
     check_raises(missing_parent_key, i32(a), exc=KeyError, match="'b'")
 
 
@@ -1497,7 +1497,7 @@ def while_new_key(b):
 
 @pytest.mark.parametrize("b", [5, 11])
 def test_while_creates_key_python_condition(b):
-    assert ag.convert(while_new_key)(b) == while_new_key(b)
+    assert ag.convert(while_new_key, always_converted=True)(b) == while_new_key(b)
 
 
 def test_while_creates_key_tensor_condition():
@@ -1573,8 +1573,8 @@ def test_boolean_chains_on_tensors(target, values):
 @pytest.mark.parametrize("target", [or_chain, and_chain, mixed_chain])
 def test_boolean_chains_keep_python_semantics(target, values):
     # Python operands: the operand itself comes back, not a bool.
-    assert ag.convert(target)(*values) == target(*values)
-    assert type(ag.convert(target)(*values)) is type(target(*values))
+    assert ag.convert(target, always_converted=True)(*values) == target(*values)
+    assert type(ag.convert(target, always_converted=True)(*values)) is type(target(*values))
 
 
 def short_circuit_skips_call(x):
@@ -1590,7 +1590,7 @@ def short_circuit_skips_call(x):
 
 @pytest.mark.parametrize("x", [0, 2])
 def test_and_short_circuits_python_values(x):
-    assert ag.convert(short_circuit_skips_call)(x) == short_circuit_skips_call(x)
+    assert ag.convert(short_circuit_skips_call, always_converted=True)(x) == short_circuit_skips_call(x)
 
 
 @pytest.mark.parametrize("xyz", list(itertools.permutations([1, 2, 3])))

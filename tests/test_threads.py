@@ -79,7 +79,7 @@ def test_concurrent_first_conversions_convert_once(monkeypatch):
         return -x
 
     results = []
-    in_threads(lambda: results.append(ag.convert(f)))
+    in_threads(lambda: results.append(ag.convert(f, always_converted=True)))
     assert len(loads) == 1
     assert len({r.__code__ for r in results}) == 1 and all(r(-3) == 3 for r in results)
     assert len(api._CACHE[f.__code__]) == 1

@@ -35,6 +35,12 @@ class _TraceState(threading.local):
 
 _state = _TraceState()
 
+# How many graphs are being built, over all threads: 0 means no trace anywhere, a
+# check cheaper than the thread-local stack (see operators.calls.dispatching).
+# Changed under the lock, before a push and after a pop, so it never undercounts.
+active_traces = [0]
+_active_lock = threading.Lock()
+
 
 def current_graph():
     """The graph being built by the innermost trace, or None when eager."""
@@ -103,11 +109,15 @@ class Graph:
     def as_default(self):
         """Makes this the current graph: new ops go here."""
         stack = _state.stack
+        with _active_lock:
+            active_traces[0] += 1
         stack.append(self)
         try:
             yield self
         finally:
             stack.pop()
+            with _active_lock:
+                active_traces[0] -= 1
 
     def add_op(self, type: str, inputs, attrs, output_specs, *, stateful=False, location=None, name=None):
         """Appends an operation; ``output_specs`` is a list of (dtype, shape)."""

@@ -12,6 +12,10 @@
   the standard library or autograph itself, ``do_not_convert``-ed
   functions, functions whose source is unavailable -- is called as it is.
 
+Outside every trace, a converted function runs the original instead (see
+``tracing``): ``ag.convert`` returns a function that asks ``tracing()``
+once per call.
+
 The runtime never imports the conversion pipeline: ``autograph`` installs
 the hook at import time with ``set_conversion_hook(hook)``.  ``hook(f)``
 returns the function to call instead of ``f`` (``f`` itself to leave it
@@ -26,6 +30,8 @@ import functools
 import sys
 import types
 import weakref
+
+from autograph.runtime.core.graph import active_traces, current_graph
 
 DO_NOT_CONVERT_ATTR = "__ag_do_not_convert__"
 """Attribute set (to True) on functions that must never be converted."""
@@ -57,6 +63,72 @@ _SKIPPED_MODULES = frozenset({"autograph", "numpy", "gast", "pytest", "_pytest",
 _STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 
 
+# Zero-argument functions, each true while a trace of its backend is active (the
+# numpy runtime's trace is checked directly, in ``tracing``).
+_trace_probes: list = []
+
+
+def tracing() -> bool:
+    """True while some backend is tracing: then the values converted code meets may be symbolic.
+
+    Outside every trace they cannot be (outside a trace the ops run eagerly on
+    numpy and return numpy values), so every operator would take its Python
+    path and the converted function would do exactly what the original does:
+    ``ag.convert``'s result then runs the original itself, at its own speed.
+    A backend whose values trace without an autograph trace (say, tracers
+    under ``jax.jit``) registers a probe with ``register_trace_probe``.
+    """
+    if active_traces[0] and current_graph() is not None:
+        return True
+    for probe in _trace_probes:
+        if probe():
+            return True
+    return False
+
+
+def register_trace_probe(probe) -> None:
+    """Adds ``probe()``, true while a trace of another backend is active, to ``tracing``."""
+    if probe not in _trace_probes:
+        _trace_probes.append(probe)
+
+
+_GENERATED_ATTR = "__ag_generated__"
+
+
+def dispatching(original, generated):
+    """A function that calls ``generated`` while a trace is active, else ``original``.
+
+    This is what ``ag.convert`` returns.  Outside every trace the two do the
+    same (``tracing``), so the original runs, at its own speed; the check
+    costs one list lookup while no thread traces and no other backend is
+    loaded.  Its frame leaves the traceback of an exception raised in the
+    original: the user sees their own frames only.  Carries the original's
+    name, docstring, attributes and ``__wrapped__`` (so ``inspect.signature``
+    is the original's).
+    """
+    probes = _trace_probes
+
+    def converted(*args, **kwargs):
+        if (active_traces[0] or probes) and tracing():
+            return generated(*args, **kwargs)
+        try:
+            return original(*args, **kwargs)
+        except BaseException as e:
+            e.__traceback__ = e.__traceback__.tb_next  # this frame: ours, not the user's
+            raise
+
+    functools.update_wrapper(converted, original)
+    setattr(converted, _GENERATED_ATTR, generated)
+    return converted
+
+
+def generated_of(function):
+    """The generated function a ``dispatching`` function calls in traces, or None."""
+    if function.__code__ is _DISPATCH_CODE:
+        return function.__dict__.get(_GENERATED_ATTR)
+    return None
+
+
 def set_conversion_hook(hook):
     """Installs ``hook(function) -> function``, the converter ``converted_call`` uses."""
     global _hook
@@ -72,6 +144,10 @@ def register_converted_code(code):
         for const in current.co_consts:
             if type(const) is types.CodeType:
                 stack.append(const)
+
+
+_DISPATCH_CODE = dispatching(len, len).__code__
+register_converted_code(_DISPATCH_CODE)  # converted code calls an ag.convert result as it is
 
 
 def is_converted(function) -> bool:

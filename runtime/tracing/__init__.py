@@ -1,4 +1,4 @@
-"""Tracing: Python functions, branches and loop bodies recorded into graphs.
+r"""Tracing: Python functions, branches and loop bodies recorded into graphs.
 
 ``rt.function`` (``function``: options, binding, cache keys in
 ``signature``, the trace step, concrete functions), tensor ``if``\ s
