@@ -61,6 +61,35 @@ def walk_scope(node):
             stack.extend(_children_reversed(current))
 
 
+def scope_statements(statements):
+    """Every statement in ``statements`` and in the blocks nested in them, in source order,
+    not entering nested scopes (a nested ``def`` is yielded, its body is not).
+
+    For questions about statements only (``return``, ``nonlocal``): it skips the
+    expressions, which are most of the nodes ``walk_scope`` visits.
+    """
+    stack = list(reversed(statements))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if type(statement) not in SCOPES:
+            stack.extend(reversed(_blocks_in_order(statement)))
+
+
+def _blocks_in_order(statement) -> list:
+    """The statements of ``statement``'s blocks, in source order (a try's handlers
+    before its ``else``)."""
+    nested = []
+    values = statement.__dict__
+    for field in statement._fields:
+        if field in BLOCK_FIELDS:
+            nested.extend(values[field])
+        elif field in ("handlers", "cases"):
+            for owner in values[field]:
+                nested.extend(owner.body)
+    return nested
+
+
 def walk(node):
     """``node`` and every node under it, parents before children (``gast.walk``'s nodes,
     in depth-first order: for analyses that collect into sets)."""

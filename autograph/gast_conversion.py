@@ -110,7 +110,7 @@ def to_ast(node):
         tree = gast.gast_to_ast(node)
         ast.fix_missing_locations(tree)
         return tree
-    return _convert(node, 1, 0, 1, 0)
+    return _convert(node, (1, 0, 1, 0))
 
 
 # gast node classes whose gast_to_ast rule copies the location with ast.copy_location
@@ -137,7 +137,7 @@ def _class_of(kind):
     return found
 
 
-def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
+def _convert(node, location):
     # Node fields live in the instance dicts of both gast and ast nodes: read and
     # write them there (this walk visits every node of every converted function).
     kind = type(node)
@@ -152,6 +152,7 @@ def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
     new = target()
     old, d = node.__dict__, new.__dict__
     if located:  # gast_to_ast's copy of the location, then ast.fix_missing_locations
+        lineno, col_offset, end_lineno, end_col_offset = location
         value = old.get("lineno", _MISSING)
         if value is _MISSING or (value is None and copy_location):
             d["lineno"] = lineno
@@ -172,7 +173,7 @@ def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
             d["end_col_offset"] = end_col_offset
         else:
             d["end_col_offset"] = end_col_offset = value
-    location = (lineno, col_offset, end_lineno, end_col_offset)
+        location = (lineno, col_offset, end_lineno, end_col_offset)
     if kind is gast.arguments:
         for field in ("posonlyargs", "args", "kwonlyargs"):
             d[field] = [_arg(a, location) for a in old[field]]
@@ -191,9 +192,9 @@ def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
         if value is _MISSING:
             continue
         if type(value) is list:
-            d[field] = [_convert(v, *location) if isinstance(v, gast.AST) else v for v in value]
+            d[field] = [_convert(v, location) if isinstance(v, gast.AST) else v for v in value]
         elif isinstance(value, gast.AST):
-            d[field] = _convert(value, *location)
+            d[field] = _convert(value, location)
         else:
             d[field] = value
     return new
@@ -202,9 +203,9 @@ def _convert(node, lineno, col_offset, end_lineno, end_col_offset):
 
 def _value(value, location):
     if isinstance(value, gast.AST):
-        return _convert(value, *location)
+        return _convert(value, location)
     if isinstance(value, list):
-        return [_convert(v, *location) if isinstance(v, gast.AST) else v for v in value]
+        return [_convert(v, location) if isinstance(v, gast.AST) else v for v in value]
     return value
 
 

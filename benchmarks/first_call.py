@@ -25,7 +25,9 @@ disturbed figure) and the median of each phase over the trials.
 ``--profile`` adds a cProfile listing of one more first call; ``--tf``
 times ``tf.function`` on the same function in the same process when
 TensorFlow is importable (``TF_PYTHON``: another interpreter that has it, run
-as a subprocess right after, when this one has not).
+as a subprocess right after, when this one has not; it gets the source and the
+expected result from this process, so it needs TensorFlow and numpy only, not
+autograph).
 """
 
 from __future__ import annotations
@@ -48,10 +50,16 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import programs  # noqa: E402
-
 X, N = 1.5, 20
-EXPECTED = programs.np_first_call(np.float32(X), np.int32(N))
+
+
+def _program():
+    """The benchmarked source and its expected result (``programs`` imports autograph; the
+    ``--tf-only`` subprocess gets both from its parent instead, so its interpreter needs only
+    TensorFlow)."""
+    import programs
+
+    return programs.FIRST_CALL_SOURCE, programs.np_first_call(np.float32(X), np.int32(N))
 
 PHASES = ("convert", "trace", "optimize", "plan", "run")
 
@@ -103,31 +111,31 @@ def _instrument():
     _timed(concrete.ConcreteFunction, "_call_flat", "run")
 
 
-def _fresh_function(folder, index):
+def _fresh_function(folder, index, source):
     """The benchmarked function from a module of its own, under a name of its own (a new
     code object: nothing cached)."""
     name = f"first_call_{index}"
     path = os.path.join(folder, name + ".py")
     with open(path, "w") as f:
-        f.write(programs.FIRST_CALL_SOURCE.format(name=name))
+        f.write(source.format(name=name))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return getattr(module, name)
 
 
-def _first_call(ag, fn):
+def _first_call(ag, fn, expected):
     for name in PHASES:
         CLOCK.totals[name] = 0.0
     start = time.perf_counter()
     with CLOCK.phase("trace"):
         result = ag.function(fn)(np.float32(X), np.int32(N))
     total = time.perf_counter() - start
-    assert result == EXPECTED, result
+    assert result == expected, result
     return total, dict(CLOCK.totals)
 
 
-def _tf_first_call(trials):
+def _tf_first_call(trials, source, expected):
     """Median first call of tf.function over fresh functions (seconds), or None without TensorFlow."""
     try:
         import tensorflow as tf
@@ -136,11 +144,11 @@ def _tf_first_call(trials):
     times = []
     with tempfile.TemporaryDirectory() as folder:
         for i in range(trials + 1):
-            fn = _fresh_function(folder, f"tf{i}")
+            fn = _fresh_function(folder, f"tf{i}", source)
             start = time.perf_counter()
             result = tf.function(fn)(tf.constant(X, dtype=tf.float32), tf.constant(N, dtype=tf.int32))
             times.append(time.perf_counter() - start)
-            assert np.float32(result.numpy()) == EXPECTED, result
+            assert np.float32(result.numpy()) == expected, result
     return statistics.median(times[1:])  # the first also pays TensorFlow's own warm-up
 
 
@@ -149,26 +157,29 @@ def main(argv=None):
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of one first call")
     parser.add_argument("--tf", action="store_true", help="also time tf.function (same process if importable)")
-    parser.add_argument("--tf-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tf-only", action="store_true", help=argparse.SUPPRESS)  # source on stdin
+    parser.add_argument("--expected", type=float, help=argparse.SUPPRESS)  # with --tf-only
     args = parser.parse_args(argv)
     if args.tf_only:
-        median = _tf_first_call(args.trials)
+        median = _tf_first_call(args.trials, sys.stdin.read(), np.float32(args.expected))
         print("none" if median is None else repr(median))
         return
     import autograph as ag
 
+    source, expected = _program()
+
     _instrument()
     totals, phases = [], {name: [] for name in PHASES}
     with tempfile.TemporaryDirectory() as folder:
-        _first_call(ag, _fresh_function(folder, "warmup"))  # imports, kernel tables, numpy warm-up
+        _first_call(ag, _fresh_function(folder, "warmup", source), expected)  # imports, kernel tables, numpy warm-up
         for i in range(args.trials):
-            total, split = _first_call(ag, _fresh_function(folder, i))
+            total, split = _first_call(ag, _fresh_function(folder, i, source), expected)
             totals.append(total)
             for name in PHASES:
                 phases[name].append(split[name])
         if args.profile:
             profile = cProfile.Profile()
-            fn = _fresh_function(folder, "profiled")
+            fn = _fresh_function(folder, "profiled", source)
             profile.enable()
             ag.function(fn)(np.float32(X), np.int32(N))
             profile.disable()
@@ -179,11 +190,12 @@ def main(argv=None):
         value = statistics.median(phases[name])
         print(f"  {name:<9} {value * 1e3:7.3f} ms  {100 * value / median:5.1f} %")
     if args.tf:
-        tf_median = _tf_first_call(args.trials)
+        tf_median = _tf_first_call(args.trials, source, expected)
         if tf_median is None and os.environ.get("TF_PYTHON"):
             out = subprocess.run(
-                [os.environ["TF_PYTHON"], os.path.abspath(__file__), "--tf-only", "--trials", str(args.trials)],
-                capture_output=True, text=True, check=True,
+                [os.environ["TF_PYTHON"], os.path.abspath(__file__), "--tf-only", "--trials", str(args.trials),
+                 "--expected", repr(float(expected))],
+                input=source, capture_output=True, text=True, check=True,
             ).stdout.strip().splitlines()[-1]
             tf_median = None if out == "none" else float(out)
         if tf_median is None:

@@ -675,7 +675,7 @@ def _set_state_body(state, vars_):
 
 def _hoist_declarations(function):
     """Moves the function's own ``nonlocal`` statements to its top (``global`` is rejected earlier)."""
-    declarations = [n for n in ast_util.walk_scope(function) if type(n) is gast.Nonlocal]
+    declarations = [n for n in ast_util.scope_statements(function.body) if type(n) is gast.Nonlocal]
     if not declarations:
         return
     nonlocals = sorted({name for d in declarations for name in d.names})

@@ -168,15 +168,16 @@ def _receivers_in_control_flow(statements, local, inside=False) -> set:
         kind = type(statement)
         if kind in ast_util.SCOPES:
             continue
-        nested = inside or kind in ast_util.LOOPS or kind is gast.If
-        for owner, field in ast_util.child_blocks(statement):
-            found |= _receivers_in_control_flow(getattr(owner, field), local, nested)
-        if inside:
-            for node in gast.walk(statement):
+        if inside:  # the walk covers the nested blocks too
+            for node in ast_util.walk(statement):
                 for method in ("append", "pop"):
                     receiver = _method_call(node, method)
                     if receiver in local:
                         found.add(receiver)
+            continue
+        nested = kind in ast_util.LOOPS or kind is gast.If
+        for owner, field in ast_util.child_blocks(statement):
+            found |= _receivers_in_control_flow(getattr(owner, field), local, nested)
     return found
 
 

@@ -60,12 +60,10 @@ class _ReturnLowering(lowering.Lowering):
 
 def _needs_lowering(function) -> bool:
     """True if a ``return`` of ``function`` is nested inside another statement."""
-    for statement in function.body:
-        if type(statement) is not gast.Return and type(statement) not in ast_util.SCOPES:
-            for node in ast_util.walk_scope(statement):
-                if type(node) is gast.Return:
-                    return True
-    return False
+    top_level = {id(statement) for statement in function.body}
+    return any(
+        type(node) is gast.Return and id(node) not in top_level for node in ast_util.scope_statements(function.body)
+    )
 
 
 def _strip_trailing_flags(statements, flag):

@@ -105,7 +105,7 @@ def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
         raise ctx.error(node, "'async def'", _FIX_ASYNC)
     nested, has_walrus, mentions_super = [], False, False
-    for inner in gast.walk(node):
+    for inner in ast_util.walk(node):
         kind = type(inner)
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
