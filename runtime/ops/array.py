@@ -6,7 +6,9 @@ static output shape comes from whatever of that tensor is known at trace
 time (constants, ``Shape`` of a statically shaped tensor, stacks of those).
 ``Shape`` and ``Size`` give int32 by default; ``Pack`` (stack), ``ConcatV2``
 (concat), ``Select`` (where), ``Range`` and ``GatherV2`` follow numpy's
-``stack``, ``concatenate``, ``where``, ``arange`` and ``take``.
+``stack``, ``concatenate``, ``where``, ``arange`` and ``take``; ``ListAppend``
+appends to a staged list as a TensorArray does (its first element sets the
+element shape).
 ``zeros``/``ones`` default to float32, as in TensorFlow.
 """
 

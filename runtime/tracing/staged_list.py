@@ -49,7 +49,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
-__all__ = ["element_spec", "stack", "list_append", "list_pop", "describing", "describe"]
+__all__ = ["element_spec", "empty", "stack", "list_append", "list_pop", "describing", "describe"]
 
 # the staged lists of the loop bodies being traced: id(tensor) -> (tensor, description)
 _DESCRIPTIONS: list[dict] = []
@@ -126,6 +126,12 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     return dtype, elem_shape
 
 
+def empty(dtype, elem_shape):
+    """An empty staged list: 0 for the element dimensions not known yet (the first ``ListAppend`` sets them)."""
+    shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
+    return apply.constant(np.zeros(shape, dtype=dtype), dtype)
+
+
 def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
     """The Python list ``values`` as one tensor of the current graph, stacked on a new first axis.
 
@@ -138,9 +144,8 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
         spec_dtype, spec_shape = element_spec(pool, like if isinstance(like, Tensor) else None, label, where)
         dtype = dtype or spec_dtype
         elem_shape = spec_shape if elem_shape is None else elem_shape
-    if not values:  # dimensions not known yet are 0: the first ListAppend gives the list its element shape
-        shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
-        return apply.constant(np.zeros(shape, dtype=dtype), dtype)
+    if not values:
+        return empty(dtype, elem_shape)
     for value in values:
         _check_element(value, label, where)
     known = [shapes.as_shape(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values]
