@@ -1880,6 +1880,37 @@ def test_list_elements_of_one_shape_per_branch():
                        r"element of shape \[3\]")
 
 
+def append_growing_after_pop(m):
+    x0 = np.zeros(1, np.float32)
+    x = x0
+    out = [x0]
+    for _ in range(m):
+        out.append(x0)
+        out.pop()
+        out.append(x)  # the list as the pop left it
+        x = rt.concat([x, x], axis=0)
+    return len(out)
+
+
+def append_growing_after_if(m, c):
+    x = np.zeros(1, np.float32)
+    out = []
+    for _ in range(m):
+        if c:
+            out.append(x)
+        out.append(x)  # the list as the if left it
+        x = rt.concat([x, x], axis=0)
+    return len(out)
+
+
+def test_run_time_shape_error_names_the_list_after_a_pop_or_an_if():
+    check(append_growing_after_pop, i32(1))
+    check(append_growing_after_if, i32(1), np.bool_(True))
+    match = r"ListAppend op .* created at .*test_tf_behaviour.py:\d+ .* the staged list 'out' of the for loop at "
+    check_raises(append_growing_after_pop, i32(3), exc=rt.ExecutionError, match=match)
+    check_raises(append_growing_after_if, i32(3), np.bool_(False), exc=rt.ExecutionError, match=match)
+
+
 def ragged_in_branch(c):
     l = []
     if c:

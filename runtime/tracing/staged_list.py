@@ -49,7 +49,9 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
-__all__ = ["element_spec", "empty", "stack", "list_append", "list_pop", "describing", "describe"]
+__all__ = [
+    "element_spec", "empty", "stack", "list_append", "list_pop", "describing", "described", "describe", "remember",
+]
 
 # the staged lists of the loop bodies being traced: id(tensor) -> (tensor, description)
 _DESCRIPTIONS: list[dict] = []
@@ -65,15 +67,26 @@ def describing(pairs):
         _DESCRIPTIONS.pop()
 
 
-def describe(target) -> str:
-    """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
-    if target.op.type == "ListAppend":
-        return target.op.attrs["label"]
+def remember(tensor, text):
+    """``tensor`` (a staged list a pop or an ``if`` made) is called ``text`` for the rest of the loop body."""
+    if _DESCRIPTIONS and isinstance(tensor, Tensor):
+        _DESCRIPTIONS[-1][id(tensor)] = (tensor, text)
+
+
+def described(target):
+    """The description ``describing`` or ``remember`` gave the tensor ``target``; None if none."""
     for scope in reversed(_DESCRIPTIONS):
         found = scope.get(id(target))
         if found is not None and found[0] is target:
             return found[1]
-    return f"the staged list {target.name}"
+    return None
+
+
+def describe(target) -> str:
+    """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
+    if target.op.type == "ListAppend":
+        return target.op.attrs["label"]
+    return described(target) or f"the staged list {target.name}"
 
 
 def _describe(value) -> str:
@@ -200,6 +213,12 @@ def list_append(target, item):
 
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
+    rest, item = _pop(target, index)
+    remember(rest, describe(target))
+    return rest, item
+
+
+def _pop(target, index):
     if index is None:
         return target[:-1], target[-1]
     if isinstance(index, Tensor):
