@@ -43,7 +43,8 @@ from autograph.runtime import ops
 
 from autograph.runtime.core import dtypes, shapes
 
-from autograph.runtime.ops import apply, array
+from autograph.runtime.ops import apply
+from autograph.runtime.ops import array as array_ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
@@ -208,7 +209,7 @@ def list_append(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = ops.cast(item, target.dtype)
-    return array.list_append(target, item, label)
+    return array_ops.list_append(target, item, label)
 
 
 def list_pop(target, index=None):
