@@ -185,14 +185,20 @@ def test_appending_a_wider_dtype_to_a_staged_list_is_an_error():
         traced(lambda items, x: cf.list_append(items, x), (I32, (None,)), (F32, ()))
 
 
-def test_empty_staged_list_needs_static_element_shape():
+def test_empty_staged_list_of_elements_of_an_unknown_shape():
+    # the first append gives the list its element shape; elements of another shape fail at run time
     def fn(n, x):
         state = _for(cf.range_(n), lambda s, i: s.update(items=operators.list_append(s["items"], x[:i])),
                      {"items": []}, ["items"])
         return state["items"]
 
-    with pytest.raises(TracingError, match=r"starts empty and its elements have the shape \[\?\]"):
-        traced(fn, (I32, ()), (F32, (5,)))
+    f = traced(fn, (I32, ()), (F32, (5,)))
+    assert f.graph.outputs[0].shape == (None, None)
+    x = np.arange(5, dtype=np.float32)
+    assert f(np.int32(0), x).shape[0] == 0 and f(np.int32(1), x).shape == (1, 0)
+    with pytest.raises(ExecutionError, match=r"the staged list 'items' of the for loop at .* holds elements of "
+                                                r"shape \[0\] and an element of shape \[1\] is appended"):
+        f(np.int32(3), x)
 
 
 # -- builtins -------------------------------------------------------------------

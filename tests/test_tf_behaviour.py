@@ -1682,14 +1682,247 @@ def test_list_append_in_tensor_loop(n):
     check(fill_list, i32(n), check_dtype=False)
 
 
-@xfail("staged list of elements with an unknown dimension")
 def test_nested_list_fill_in_tensor_loops():
-    # The rows have an unknown (but equal) length; TensorFlow's TensorArray copes.
+    # The rows have an unknown (but equal) length: the first append gives the list its element shape.
     check(fill_nested, i32(3), i32(2), check_dtype=False)
 
 
 def test_nested_list_fill_static_inner_bound():
     check(fill_nested, i32(3), 2, check_dtype=False)
+
+
+@pytest.mark.parametrize("m, n", [(1, 4), (4, 1), (2, 3)])
+def test_nested_list_fill_sizes(m, n):
+    check(fill_nested, i32(m), i32(n), check_dtype=False)
+
+
+def test_nested_list_fill_graph_shape():
+    f = ag.function(fill_nested)
+    spec = rt.TensorSpec((), "int32")
+    assert f.get_concrete_function(spec, spec).graph.outputs[0].shape == (None, None)
+
+
+def count_rows(m, n):
+    rows = []
+    for _ in range(m):
+        row = []
+        for j in range(n):
+            row.append(j)
+        rows.append(rt.stack(row))
+    return len(rows)
+
+
+@pytest.mark.parametrize("m", [0, 3])
+def test_list_of_rows_of_unknown_length_may_stay_empty(m):
+    check(count_rows, i32(m), i32(2))
+
+
+def rows_popped_and_indexed(m, n):
+    rows = []
+    for i in range(m):
+        row = []
+        for j in range(n):
+            row.append(i * 10 + j)
+        rows.append(rt.stack(row))
+    last = rows.pop()
+    return last, rows[0], rows[-1], len(rows), rt.stack(rows)
+
+
+def test_list_of_rows_popped_and_indexed_after_the_loop():
+    check(rows_popped_and_indexed, i32(3), i32(2), check_dtype=False)
+
+
+def rows_iterated_after(m, n):
+    rows = []
+    for _ in range(m):
+        row = []
+        for j in range(n):
+            row.append(j)
+        rows.append(rt.stack(row))
+    total = 0
+    for r in rows:
+        total += rt.reduce_sum(r)
+    return total
+
+
+def test_list_of_rows_iterated_in_another_tensor_loop():
+    check(rows_iterated_after, i32(3), i32(4), check_dtype=False)
+
+
+def rows_in_tensor_if(m, n):
+    rows = []
+    for i in range(m):
+        row = []
+        for j in range(n):
+            if (i + j) % 2 == 0:
+                row.append(i * j)
+            else:
+                row.append(-1)
+        if i % 2 == 0:
+            rows.append(rt.stack(row))
+    return rt.stack(rows)
+
+
+@pytest.mark.parametrize("m", [1, 4])
+def test_list_of_rows_appended_in_a_tensor_if_inside_the_loop(m):
+    check(rows_in_tensor_if, i32(m), i32(3), check_dtype=False)
+
+
+def cube(a, b, c):
+    out = []
+    for i in range(a):
+        mid = []
+        for j in range(b):
+            inner = []
+            for k in range(c):
+                inner.append(i + j + k)
+            mid.append(rt.stack(inner))
+        out.append(rt.stack(mid))
+    return rt.stack(out)
+
+
+def test_three_nested_lists_filled_in_tensor_loops():
+    check(cube, i32(2), i32(3), i32(2), check_dtype=False)
+
+
+def append_in_inner_loop(m, n, x):
+    out = []
+    for _ in range(m):
+        for _ in range(n):
+            out.append(x[:n])
+    return rt.stack(out)
+
+
+def test_list_of_the_outer_loop_appended_in_the_inner_loop():
+    check(append_in_inner_loop, i32(2), i32(3), np.arange(5, dtype=np.float32))
+
+
+def fill_in_while(m, x, n):
+    out = []
+    i = 0
+    while i < m:
+        out.append(x[i:i + n])
+        i += 1
+    return rt.stack(out)
+
+
+def test_empty_list_of_elements_of_an_unknown_length_in_a_while_loop():
+    check(fill_in_while, i32(3), np.arange(5, dtype=np.float32), i32(2))
+
+
+def append_relaxed_element(m, k):
+    x = np.zeros(3, np.float32)
+    out = []
+    for _ in range(m):
+        out.append(x)
+        x = x[:k] + 1.0  # [3] in the first trace, relaxed to [?]
+    return rt.stack(out)
+
+
+def append_relaxed_element_after_init(m, k):
+    x = np.zeros(3, np.float32)
+    out = [x]
+    for _ in range(m):
+        x = x[:k] + 1.0
+        out.append(x)
+    return rt.stack(out)
+
+
+@pytest.mark.parametrize("f", [append_relaxed_element, append_relaxed_element_after_init])
+def test_list_element_shape_relaxed_across_iterations(f):
+    check(f, i32(3), i32(3))
+
+
+def append_reshaped(m, x, shape):
+    out = []
+    for i in range(m):
+        out.append(rt.reshape(x, shape) + i)
+    last = out.pop()
+    return last, len(out), rt.stack(out)
+
+
+def test_list_of_elements_of_an_unknown_rank():
+    spec = [rt.TensorSpec((), "int32"), rt.TensorSpec((6,), "float32"), rt.TensorSpec((None,), "int32")]
+    check(append_reshaped, i32(3), np.arange(6, dtype=np.float32), i32([2, 3]), input_signature=spec)
+
+
+def append_growing(m):
+    x = np.zeros(1, np.float32)
+    out = []
+    for _ in range(m):
+        out.append(x)
+        x = rt.concat([x, x], axis=0)
+    return len(out)
+
+
+def test_list_elements_of_different_shapes_at_run_time_are_an_error():
+    check(append_growing, i32(1))  # one element: one shape
+    check_raises(append_growing, i32(3), exc=rt.ExecutionError,
+                 match=r"the staged list 'out' of the for loop at .*test_tf_behaviour.py:\d+ holds elements of "
+                       r"shape \[1\] and an element of shape \[2\] is appended")
+
+
+def append_shape_by_flag(flags):
+    l = []
+    for flag in flags:
+        if flag:
+            l.append(rt.zeros([2]))
+        else:
+            l.append(rt.zeros([3]))
+    return rt.stack(l)
+
+
+def test_list_elements_of_one_shape_per_branch():
+    check(append_shape_by_flag, np.array([True, True]))
+    check(append_shape_by_flag, np.array([False]))
+    check_raises(append_shape_by_flag, np.array([True, False]), exc=rt.ExecutionError,
+                 match=r"the staged list 'l' of the for loop at .*:\d+ holds elements of shape \[2\] and an "
+                       r"element of shape \[3\]")
+
+
+def append_growing_after_pop(m):
+    x0 = np.zeros(1, np.float32)
+    x = x0
+    out = [x0]
+    for _ in range(m):
+        out.append(x0)
+        out.pop()
+        out.append(x)  # the list as the pop left it
+        x = rt.concat([x, x], axis=0)
+    return len(out)
+
+
+def append_growing_after_if(m, c):
+    x = np.zeros(1, np.float32)
+    out = []
+    for _ in range(m):
+        if c:
+            out.append(x)
+        out.append(x)  # the list as the if left it
+        x = rt.concat([x, x], axis=0)
+    return len(out)
+
+
+def test_run_time_shape_error_names_the_list_after_a_pop_or_an_if():
+    check(append_growing_after_pop, i32(1))
+    check(append_growing_after_if, i32(1), np.bool_(True))
+    match = r"ListAppend op .* created at .*test_tf_behaviour.py:\d+ .* the staged list 'out' of the for loop at "
+    check_raises(append_growing_after_pop, i32(3), exc=rt.ExecutionError, match=match)
+    check_raises(append_growing_after_if, i32(3), np.bool_(False), exc=rt.ExecutionError, match=match)
+
+
+def ragged_in_branch(c):
+    l = []
+    if c:
+        l.append(np.zeros(2, np.float32))
+        l.append(np.zeros(3, np.float32))
+    return len(l)
+
+
+def test_list_elements_of_different_static_shapes_in_a_branch_are_a_tracing_error():
+    check_raises(ragged_in_branch, np.bool_(True),
+                 match=r"the list 'l' of the if at .*test_tf_behaviour.py:\d+ holds elements of the shapes \[2\], "
+                       r"\[3\]")
 
 
 @pytest.mark.parametrize("n", [0, 2, 4])

@@ -4,7 +4,8 @@
 * ``math``: elementwise arithmetic, comparison and logic, ``MatMul``;
 * ``reduction``: ``Sum`` ... ``All``, ``ArgMax``;
 * ``array``: ``Reshape``, ``Shape``, ``Size``, ``Pack``, ``ConcatV2``,
-  ``Select``, ``Range``, ``Fill``, ``ZerosLike``/``OnesLike``, ``GatherV2``;
+  ``Select``, ``Range``, ``Fill``, ``ZerosLike``/``OnesLike``, ``GatherV2``,
+  ``ListAppend`` (the append of a staged list, ``tracing/staged_list.py``);
 * ``indexing``: ``StridedSlice`` and ``t[...]``.
 
 Importing this package registers every op type (the families above, and

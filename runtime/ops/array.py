@@ -6,7 +6,9 @@ static output shape comes from whatever of that tensor is known at trace
 time (constants, ``Shape`` of a statically shaped tensor, stacks of those).
 ``Shape`` and ``Size`` give int32 by default; ``Pack`` (stack), ``ConcatV2``
 (concat), ``Select`` (where), ``Range`` and ``GatherV2`` follow numpy's
-``stack``, ``concatenate``, ``where``, ``arange`` and ``take``.
+``stack``, ``concatenate``, ``where``, ``arange`` and ``take``; ``ListAppend``
+appends to a staged list as a TensorArray does (its first element sets the
+element shape).
 ``zeros``/``ones`` default to float32, as in TensorFlow.
 """
 
@@ -207,6 +209,42 @@ def concat(values, axis=0, name=None):
     """Joins tensors along an existing ``axis``."""
     values = promote(list(values))
     return apply.apply_op("ConcatV2", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+# -- ListAppend (staged lists: tracing/staged_list.py) -----------------------
+
+
+def _list_append_infer(inputs, attrs):
+    target, item = inputs
+    if target.dtype != item.dtype:
+        raise ValueError(f"list append of a {item.dtype.name} item to a list of {target.dtype.name} elements")
+    if target.shape is None or item.shape is None:
+        return [(target.dtype, None)]
+    if not target.shape:
+        raise ValueError(f"list append to the scalar {target.name}: a staged list has a first (length) axis")
+    length = target.shape[0]
+    if length == 0:  # an empty list's element shape means nothing: the item gives it
+        return [(target.dtype, (1, *item.shape))]
+    element = shapes.relax(target.shape[1:], item.shape)
+    if element is None:
+        return [(target.dtype, None)]
+    return [(target.dtype, (None if length is None else length + 1, *element))]
+
+
+opdef.register("ListAppend", infer=_list_append_infer)
+
+
+def list_append(target, item, label="the list", name=None):
+    """``target`` (elements stacked on the first axis) with ``item`` appended, TensorArray-like.
+
+    The elements' shape is the first element's: an empty ``target`` takes
+    the item's shape whatever its trailing dimensions (so an empty list of
+    elements of an unknown shape can start as a ``(0, 0)`` array); an item
+    of another shape than the elements so far fails when the graph runs,
+    naming ``label`` (``"the list 'rows' of the for loop at f.py:3"``).
+    Static shapes: element dimensions that differ become unknown.
+    """
+    return apply.apply_op("ListAppend", [target, item], {"label": label}, name=name)
 
 
 # -- Select -----------------------------------------------------------------

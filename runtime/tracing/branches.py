@@ -19,16 +19,16 @@ from autograph.runtime.tracing.values import (
 __all__ = ["build_cond", "expand_return_placeholder"]
 
 
-def _stack_differing_lists(then_out, else_out, then_g, else_g):
+def _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where):
     """Top-level lists that differ in length between branches become stacked tensors."""
     then_out, else_out = list(then_out), list(else_out)
-    for i, (a, b) in enumerate(zip(then_out, else_out)):
+    for i, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
         if type(a) is list and type(b) is list and len(a) != len(b):
-            like = a if a else b
+            like = a + b
             with then_g.as_default():
-                then_out[i] = staged_list.stack(a, like=like)
+                then_out[i] = staged_list.stack(a, like=like, label=label, where=where)
             with else_g.as_default():
-                else_out[i] = staged_list.stack(b, like=like)
+                else_out[i] = staged_list.stack(b, like=like, label=label, where=where)
     return then_out, else_out
 
 
@@ -47,7 +47,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_g, then_out = trace_subgraph("if_true", outer, lambda g: list(true_fn()))
     else_g, else_out = trace_subgraph("if_false", outer, lambda g: list(false_fn()))
     if stage_lists:
-        then_out, else_out = _stack_differing_lists(then_out, else_out, then_g, else_g)
+        then_out, else_out = _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where)
 
     results = []
     then_flat, else_flat, slots = [], [], []  # slots: (entry, leaf index, dtype)

@@ -151,7 +151,9 @@ def _trace_cond(graph, cond_fn, slots, where):
 def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     """Traces the body; updates ``slots``; returns True if another trace is needed."""
     values = _loop_inputs(graph, slots)
-    results = list(body_fn(list(values)))
+    lists = [(v, f"the staged list '{s.label}' of {where}") for s, v in zip(slots, values) if s.kind == "list"]
+    with staged_list.describing(lists):
+        results = list(body_fn(list(values)))
     if len(results) != len(slots):
         raise TracingError(
             f"the body of {where} returns {len(results)} loop values but the loop has {len(slots)}; "
@@ -394,8 +396,10 @@ def _body_output(graph, s, value, where):
 def _initial_tensor(s, where):
     """The While input for loop variable ``s`` before the first iteration."""
     if s.kind == "list":
-        return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=None if s.shape is None else s.shape[1:],
-                                 label=s.label, where=where)
+        elem_shape = None if s.shape is None else s.shape[1:]
+        if not s.init:
+            return staged_list.empty(s.dtype, elem_shape)
+        return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=elem_shape, label=s.label, where=where)
     if isinstance(s.init, Tensor):
         if s.init.dtype != s.dtype:  # a weakly typed initial value that widened or became strongly typed
             return ops.cast(s.init, s.dtype, weak=s.weak)

@@ -11,19 +11,31 @@ Converted code rebinds the list on every mutation (``l.append(x)`` becomes
 ``l = ag__.list_append(l, x)``), and the operators send a ``Tensor``
 receiver here:
 
-* ``list_append(l, x)`` -- ``concat([l, stack([x])])``;
+* ``list_append(l, x)`` -- a ``ListAppend`` op (``ops/array.py``);
 * ``list_pop(l, i=None)`` -- ``(l without item i, item i)``.
 
 Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
 ``for x in l`` are the tensor operations on its first dimension.  All
 elements must share one dtype (Python numbers and weakly typed tensors take
-it, NEP 50) and one shape (dimensions that differ become unknown).
+it, NEP 50) and one shape.
+
+Element shapes, as a TensorArray's: the static element shape is what the
+trace knows of all elements, and dimensions that differ between them (or
+between iterations, when the loop relaxes the shapes of its variables)
+become unknown.  An empty list whose element shape is not fully known
+(rows of an unknown length, or an element shape relaxed by the loop) starts
+as an array with 0 for each unknown dimension: ``ListAppend`` gives an empty
+list the shape of its first element, so those dimensions mean nothing.  The
+elements must still have one shape when the graph runs: an element of
+another shape is an ``ExecutionError`` naming the list and its loop.
 
 ``build_while`` decides which lists to stage (the ones the body changes)
 through ``element_spec`` and builds initial values with ``stack``.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -32,12 +44,50 @@ from autograph.runtime import ops
 from autograph.runtime.core import dtypes, shapes
 
 from autograph.runtime.ops import apply
+from autograph.runtime.ops import array as array_ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
-__all__ = ["element_spec", "stack", "list_append", "list_pop"]
+__all__ = [
+    "element_spec", "empty", "stack", "list_append", "list_pop", "describing", "described", "describe", "remember",
+]
+
+# the staged lists of the loop bodies being traced: id(tensor) -> (tensor, description)
+_DESCRIPTIONS: list[dict] = []
+
+
+@contextlib.contextmanager
+def describing(pairs):
+    """While tracing a loop body: its staged lists' placeholders, ``(tensor, description)``."""
+    _DESCRIPTIONS.append({id(t): (t, text) for t, text in pairs})
+    try:
+        yield
+    finally:
+        _DESCRIPTIONS.pop()
+
+
+def remember(tensor, text):
+    """``tensor`` (a staged list a pop or an ``if`` made) is called ``text`` for the rest of the loop body."""
+    if _DESCRIPTIONS and isinstance(tensor, Tensor):
+        _DESCRIPTIONS[-1][id(tensor)] = (tensor, text)
+
+
+def described(target):
+    """The description ``describing`` or ``remember`` gave the tensor ``target``; None if none."""
+    for scope in reversed(_DESCRIPTIONS):
+        found = scope.get(id(target))
+        if found is not None and found[0] is target:
+            return found[1]
+    return None
+
+
+def describe(target) -> str:
+    """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
+    if target.op.type == "ListAppend":
+        return target.op.attrs["label"]
+    return described(target) or f"the staged list {target.name}"
 
 
 def _describe(value) -> str:
@@ -90,6 +140,12 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     return dtype, elem_shape
 
 
+def empty(dtype, elem_shape):
+    """An empty staged list: 0 for the element dimensions not known yet (the first ``ListAppend`` sets them)."""
+    shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
+    return apply.constant(np.zeros(shape, dtype=dtype), dtype)
+
+
 def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
     """The Python list ``values`` as one tensor of the current graph, stacked on a new first axis.
 
@@ -103,15 +159,17 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
         dtype = dtype or spec_dtype
         elem_shape = spec_shape if elem_shape is None else elem_shape
     if not values:
-        if not shapes.is_fully_defined(elem_shape):
-            raise TracingError(
-                f"the list '{label}' of {where} starts empty and its elements have the shape "
-                f"{shapes.format_shape(elem_shape)}, which is not fully known, so it cannot be staged. Start "
-                "it with one element, or append elements of a static shape."
-            )
-        return apply.constant(np.zeros((0, *elem_shape), dtype=dtype), dtype)
+        return empty(dtype, elem_shape)
     for value in values:
         _check_element(value, label, where)
+    known = [shapes.as_shape(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values]
+    if any(not shapes.is_compatible(known[0], other) for other in known[1:]):
+        raise TracingError(
+            f"the list '{label}' of {where} holds elements of the shapes "
+            f"{', '.join(dict.fromkeys(shapes.format_shape(k) for k in known))}; a list changed in a tensor loop "
+            "or branch is staged as one tensor of stacked elements, so its elements must have one shape. Pad "
+            "them to one shape, or keep one list per shape."
+        )
     if not any(isinstance(v, Tensor) for v in values):
         try:
             array = np.asarray([np.asarray(v, dtype=dtype) for v in values], dtype=dtype)
@@ -135,8 +193,9 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
 def list_append(target, item):
     """``target`` (a staged list tensor) with ``item`` appended."""
     where = construct_at("the append")
+    label = describe(target)
     if current_graph() is None:
-        raise TracingError(f"{where}: staged list {target.name} is used outside the trace that created it.")
+        raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
         item = apply.constant(item, dtypes.result_type(target.dtype, item))
     elif not isinstance(item, Tensor):
@@ -145,16 +204,22 @@ def list_append(target, item):
     if item.dtype != target.dtype:
         if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
-                f"{where} adds a {item.dtype.name} element to the staged list {target.name} of "
-                f"{target.dtype.name} elements; all elements of a staged list share one dtype. Cast the "
+                f"{where} adds a {item.dtype.name} element to {label}, of {target.dtype.name} elements; all "
+                "elements of a staged list share one dtype. Cast the "
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = ops.cast(item, target.dtype)
-    return ops.concat([target, ops.stack([item], axis=0)], axis=0)
+    return array_ops.list_append(target, item, label)
 
 
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
+    rest, item = _pop(target, index)
+    remember(rest, describe(target))
+    return rest, item
+
+
+def _pop(target, index):
     if index is None:
         return target[:-1], target[-1]
     if isinstance(index, Tensor):

@@ -77,6 +77,19 @@ def _concat(*values, axis):
     return np.concatenate(values, axis=axis)
 
 
+def _list_append(target, item, *, label):
+    if not len(target):  # empty: its trailing dimensions are not an element shape yet
+        return np.stack([item]).astype(target.dtype, copy=False)
+    if target.shape[1:] != np.shape(item):
+        raise ValueError(
+            f"{label} holds elements of shape {shapes.format_shape(target.shape[1:])} and an element of shape "
+            f"{shapes.format_shape(np.shape(item))} is appended to it; a list staged in a tensor loop or branch "
+            "is one tensor of stacked elements, so its elements must have one shape. Pad the elements to one "
+            "shape, or keep one list per shape."
+        )
+    return np.concatenate([target, np.stack([item])])
+
+
 def _range(start, limit, delta, *, dtype):
     return np.arange(start, limit, delta, dtype=dtype)
 
@@ -268,6 +281,7 @@ KERNELS: dict = {
     "Size": _size,
     "Pack": _pack,
     "ConcatV2": _concat,
+    "ListAppend": _list_append,
     "Select": np.where,
     "Range": _range,
     "Fill": _fill,
