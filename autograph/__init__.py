@@ -18,6 +18,7 @@ _PUBLIC = {
     "AutoGraphError": "autograph.runtime.errors",
     "AutoGraphWarning": "autograph.runtime.errors",
     "ConversionError": "autograph.runtime.errors",
+    "ExecutionError": "autograph.runtime.errors",
     "TracingError": "autograph.runtime.errors",
     "TracingWarning": "autograph.runtime.errors",
     "set_unroll_warning_threshold": "autograph.runtime.operators.statements",

@@ -398,6 +398,25 @@ def test_licm_keeps_ops_that_may_fail_and_stateful_ops():
         same_results(g, o, [X3, np.int32(99), np.int32(0)])
 
 
+def test_licm_keeps_an_invariant_list_append_that_may_fail():
+    from autograph.runtime.ops.array import list_append
+
+    def f(x, n):
+        rows = rt.reshape(x, (1, 3))
+
+        def body(i, s):
+            grown = list_append(rows, rt.reduce_sum(x))  # invariant, and of another rank: fails when run
+            return i + 1, s + rt.reduce_sum(grown)
+
+        return rt.while_loop(lambda i, s: i < n, body, (0, rt.constant(0.0, "float32")))
+
+    g = trace(f, F3, I0)
+    o = optimize(g, check=True)
+    body = next(sub for name, sub in o.library.items() if "body" in name)
+    assert "ListAppend" in types(body)
+    same_results(g, o, [X3, np.int32(0)])  # the loop does not run: nothing may fail
+
+
 def test_licm_loop_variable_passed_through_is_invariant():
     def f(x, n):
         return rt.while_loop(lambda i, w, s: i < n, lambda i, w, s: (i + 1, w, s + rt.exp(w)), (0, x, x))
