@@ -47,8 +47,11 @@ Rules:
   ``UndefinedReturnValue`` (a return value set on every path that reaches
   the end of the function) is filled with zeros where it is still unset.
 * Python values the body leaves alone pass through the loop unchanged; a
-  Python list the body appends to is staged (``staged_list``); any other
-  Python value the body changes is a ``TracingError``.
+  Python list the body appends to is staged (``staged_list``: one tensor
+  of stacked elements, whose element shape is what the trace knows of all
+  of them, TensorArray-like; elements of different shapes when the graph
+  runs are an ``ExecutionError`` naming the list); any other Python value
+  the body changes is a ``TracingError``.
 * The body is traced more than once when needed (a first trace discovers
   which Python values become tensors, further traces relax shapes), so
   Python side effects in a tensor loop body (a Python ``print``) may run
