@@ -42,6 +42,7 @@ flat tuple of dtypes, shapes and values, without binding the signature.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import types
 import weakref
@@ -169,7 +170,11 @@ class Function:
                     return cf._call_flat([args[i] for i in index])
             return self._call_slow(args, kwargs)
         except Exception as error:  # leaving the library: show the user's frames
-            raise without_library_frames(error)
+            without_library_frames(error)
+            if sys.version_info < (3, 11):  # a bare raise re-raises the traceback as it was caught
+                raise error
+            raise  # without a frame of this function
+
 
     def _call_slow(self, args, kwargs):
         key, leaves, bound = self._key_of(args, kwargs)
