@@ -36,7 +36,7 @@ class Options:
 
 class Context:
     __slots__ = (
-        "filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus",
+        "filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus", "kinds",
         "builtin_names", "leave_alone",
     )
 
@@ -52,9 +52,16 @@ class Context:
         self.function_name = function_name
         # Whether the function contains `:=` anywhere (set by the unsupported pass).
         self.has_walrus = True
+        # The node types in the function (and markers: "not", "chain", "loop_else"), set by the
+        # unsupported pass and added to by passes that emit others; None: not known.
+        self.kinds = None
         # How call_trees treats statically resolved callees (see autograph.callees).
         self.builtin_names = builtin_names
         self.leave_alone = leave_alone if leave_alone is not None else (lambda value: False)
+
+    def lacks(self, *kinds) -> bool:
+        """True if none of ``kinds`` is in the function: a pass that rewrites only those can skip it."""
+        return self.kinds is not None and self.kinds.isdisjoint(kinds)
 
     def location(self, node) -> str:
         lineno = getattr(node, "lineno", None)

@@ -29,6 +29,8 @@ def _lower(node):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.Assert):
+        return node
     for function in ast_util.functions(node):
         ast_util.transform_blocks(function, lambda statements: [_lower(s) for s in statements], into_functions=False)
     return node

@@ -71,6 +71,10 @@ def _lower_loop(loop, ctx):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.Break, "loop_else"):
+        return node
+    lowering.emitted(ctx)
+
     def lower(statements):
         if not any(type(s) in ast_util.LOOPS for s in statements):
             return statements

@@ -35,6 +35,9 @@ def _lower(node, has_walrus):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.IfExp):
+        return node
+
     def lower(inner):
         return _lower(inner, ctx.has_walrus)
 

@@ -51,6 +51,10 @@ def _lower_loop(loop, ctx):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.Continue):
+        return node
+    lowering.emitted(ctx)
+
     def lower(statements):
         for statement in statements:
             if type(statement) in ast_util.LOOPS:

@@ -74,6 +74,9 @@ def _lower(node, has_walrus):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.BoolOp, "not", "chain"):
+        return node
+
     def lower(inner):
         if type(inner) in (gast.For, gast.While) and anno.has(inner, anno.EXTRA_LOOP_TEST):
             # The test the jump converters attached to the loop (`not break_`).

@@ -30,6 +30,16 @@ from autograph import anno, ast_util, templates
 
 NEVER, MAYBE, ALWAYS = 0, 1, 2
 
+# What a jump lowering may add to a function: flags, guards (``if not flag:``) and
+# extra loop tests (``not flag``, joined with ``and``).
+EMITTED = frozenset({gast.Assign, gast.Name, gast.Constant, gast.If, gast.UnaryOp, gast.BoolOp, "not"})
+
+
+def emitted(ctx) -> None:
+    """Records in ``ctx.kinds`` what a jump lowering added (later passes then do not skip it)."""
+    if ctx.kinds is not None:
+        ctx.kinds |= EMITTED
+
 
 def _combine(a, b):
     return a if a == b else MAYBE

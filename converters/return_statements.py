@@ -82,6 +82,7 @@ def _strip_trailing_flags(statements, flag):
 def _lower_function(function, ctx):
     if not _needs_lowering(function):
         return
+    lowering.emitted(ctx)
     lowering_ = _ReturnLowering(ctx.namer.new("do_return"), ctx.namer.new("retval_"))
     start = ast_util.body_start(function)
     original_status = lowering_.status(function.body[start:])

@@ -89,6 +89,8 @@ def _lower(statement, local):
 
 
 def transform(node, ctx):
+    if ctx.lacks(gast.Subscript):
+        return node
     for function in ast_util.functions(node):
         local = anno.get(function, anno.SCOPE).locals
         ast_util.transform_blocks(

@@ -105,8 +105,16 @@ def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
         raise ctx.error(node, "'async def'", _FIX_ASYNC)
     nested, has_walrus, mentions_super = [], False, False
+    kinds = set()
     for inner in ast_util.walk(node):
         kind = type(inner)
+        kinds.add(kind)
+        if kind is gast.UnaryOp and type(inner.op) is gast.Not:
+            kinds.add("not")
+        elif kind is gast.Compare and len(inner.ops) > 1:
+            kinds.add("chain")
+        elif kind in ast_util.LOOPS and inner.orelse:
+            kinds.add("loop_else")
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
         elif kind is gast.NamedExpr:
@@ -123,4 +131,5 @@ def transform(node, ctx):
     if mentions_super and type(node) is not gast.Lambda:
         _rewrite_super(node)
     ctx.has_walrus = has_walrus
+    ctx.kinds = kinds
     return node
