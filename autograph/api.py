@@ -17,7 +17,7 @@ import threading
 import types
 import weakref
 
-from autograph import callees, compiling, context, loading, naming, pipeline
+from autograph import callees, compiling, context, loading, pipeline
 from autograph.runtime import errors
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.operators import calls
@@ -57,7 +57,7 @@ _LOCK = threading.RLock()
 def convert_node(node, filename, options, namespace=None, freevars=(), name="<function>", stop_after=None):
     """Runs the pipeline on a ``gast`` function node (used by ``convert`` and the CLI)."""
     ctx = context.Context(
-        filename, options, naming.names_in(node), namespace=namespace, freevars=freevars, function_name=name,
+        filename, options, None, namespace=namespace, freevars=freevars, function_name=name,
         builtin_names=callees.BUILTIN_NAMES, leave_alone=callees.leave_alone,
     )
     return pipeline.run(node, ctx, stop_after=stop_after)

@@ -36,17 +36,20 @@ class Options:
 
 class Context:
     __slots__ = (
-        "filename", "options", "namer", "namespace", "freevars", "function_name", "has_walrus", "kinds",
+        "filename", "options", "namer", "names_pending", "namespace", "freevars", "function_name", "has_walrus", "kinds",
         "builtin_names", "leave_alone",
     )
 
     def __init__(
-        self, filename, options, used_names, namespace=None, freevars=(), function_name="<function>", *,
+        self, filename, options, used_names=None, namespace=None, freevars=(), function_name="<function>", *,
         builtin_names=frozenset(), leave_alone=None,
     ):
         self.filename = filename
         self.options = options
-        self.namer = naming.Namer(used_names)
+        # Names generated code may not use; None: the unsupported pass (the first) adds every
+        # identifier of the function as it walks it.
+        self.namer = naming.Namer(used_names or ())
+        self.names_pending = used_names is None
         self.namespace = namespace
         self.freevars = frozenset(freevars)
         self.function_name = function_name

@@ -16,18 +16,23 @@ def names_in(node) -> set:
     """Every identifier the tree mentions: names, arguments, attributes, defs."""
     found = set()
     for child in ast_util.walk(node):
-        kind = type(child)
-        if kind is gast.Name:
-            found.add(child.id)
-        elif kind is gast.Attribute:
-            found.add(child.attr)
-        elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
-            found.add(child.name)
-        elif kind is gast.alias:
-            found.add((child.asname or child.name).partition(".")[0])
-        elif kind in (gast.Global, gast.Nonlocal):
-            found.update(child.names)
+        add_names(child, found)
     return found
+
+
+def add_names(node, found: set) -> None:
+    """Adds the identifiers ``node`` itself mentions to ``found`` (for walks that do more)."""
+    kind = type(node)
+    if kind is gast.Name:
+        found.add(node.id)
+    elif kind is gast.Attribute:
+        found.add(node.attr)
+    elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+        found.add(node.name)
+    elif kind is gast.alias:
+        found.add((node.asname or node.name).partition(".")[0])
+    elif kind in (gast.Global, gast.Nonlocal):
+        found.update(node.names)
 
 
 class Namer:

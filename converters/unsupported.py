@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph import anno, ast_util, naming, templates
 from autograph.context import AG_NAME
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
@@ -106,9 +106,12 @@ def transform(node, ctx):
         raise ctx.error(node, "'async def'", _FIX_ASYNC)
     nested, has_walrus, mentions_super = [], False, False
     kinds = set()
+    names = ctx.namer.used if ctx.names_pending else None
     for inner in ast_util.walk(node):
         kind = type(inner)
         kinds.add(kind)
+        if names is not None:
+            naming.add_names(inner, names)
         if kind is gast.UnaryOp and type(inner.op) is gast.Not:
             kinds.add("not")
         elif kind is gast.Compare and len(inner.ops) > 1:
@@ -132,4 +135,5 @@ def transform(node, ctx):
         _rewrite_super(node)
     ctx.has_walrus = has_walrus
     ctx.kinds = kinds
+    ctx.names_pending = False
     return node
