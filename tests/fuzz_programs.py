@@ -34,6 +34,27 @@ over ``range(n)``, ``range(3)`` or ``range(<expr> % 4)`` and over ``v``,
 structure: a flat tuple of the state, or ``(s, t, d, l, o.v)`` with the
 containers themselves.
 
+A list that grows (``append`` and the features after it in ``FEATURES``):
+``acc = []`` or ``acc = [<expr>]`` at the top level, ``acc.append(<expr>)``
+anywhere (in tensor and Python ifs and loops, nested; the elements are
+computed from ``a`` or ``b`` unless ``append_number``), ``acc.pop()`` (also
+``t = acc.pop()``, and ``d['y'] = acc.pop()`` with ``pop_to_item``) only as
+the body of an ``if len(acc) > 0`` (possibly ``and``-ed with another
+condition; the condition comes before the length check only with
+``pop_late_guard``, since a tensor ``if`` traces its body even when the
+Python length check fails), reads ``len(acc)`` (an int leaf),
+``(acc[-1] if len(acc) > 0 else <expr>)``
+(indices guarded by a length check) and ``for x in acc:`` (whose body never
+appends to or pops from ``acc``), and a few of these reads after the
+program's statements (a sum over ``acc``, its last item).  Its elements
+have the program's dtype (kind ``V``); every ``return`` returns
+``len(acc)`` too, and with ``return_list`` possibly ``acc`` itself (then
+the program has no early ``return`` unless ``return_list_early``).  A
+list a tensor loop or branch grows is *staged* (one tensor of stacked
+elements, returned as that array), so the header line ``# staged:
+result[i]`` names the result that may come back as
+``np.asarray(<the Python list>)``.
+
 ``FEATURES`` names every optional construct; ``features=`` restricts the
 writer to a subset (a disabled state kind is neither created nor
 returned).
@@ -41,6 +62,7 @@ returned).
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable
 
 FEATURES = frozenset(
@@ -74,8 +96,21 @@ FEATURES = frozenset(
         "not",
         "floordiv",  # e % m, e // m by positive constants
         "return_containers",  # return (s, t, d, l, o.v): dict/list as results
+        # a list that grows (see the module docstring)
+        "append",  # acc = [] / [e]; acc.append(e) anywhere; len(acc) read anywhere and returned
+        "append_number",  # acc may hold Python numbers (else every element is computed from a or b)
+        "pop",  # if len(acc) > 0 [and c]: acc.pop() / t = acc.pop()
+        "pop_late_guard",  # if c and len(acc) > 0: acc.pop() (the length check second)
+        "pop_to_item",  # d['x'] = acc.pop() / l[0] = .. / o.v = ..
+        "list_index",  # (acc[-1] if len(acc) > 0 else e), acc[0] ..
+        "for_list",  # for x in acc
+        "return_list",  # return (..., len(acc), acc): a staged list comes back stacked
+        "return_list_early",  # ... also from inside ifs and loops (else no early return then)
     }
 )
+
+_NEEDS_APPEND = ("append_number", "pop", "pop_late_guard", "pop_to_item", "list_index", "for_list", "return_list",
+                 "return_list_early")
 
 MAX_DEPTH = 3  # nesting of compound statements
 MAX_BOUND = 3  # while loops with a constant bound iterate at most this often
@@ -102,10 +137,17 @@ class ProgramWriter:
         self.excluded = frozenset()  # targets leaf() must not read (see branch_cross_read)
         self.writes = []  # one set per if statement being written: the targets its branches assign
         self.loop_if_writes = []  # one set per loop body being written: targets its ifs assign
+        self.iterating_acc = 0  # for loops over acc being written: no append or pop in there
+        self.returns_acc = False  # the program returns acc itself
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
 
     def on(self, feature: str) -> bool:
+        if feature in _NEEDS_APPEND and "append" not in self.features:
+            return False
         return feature in self.features
+
+    def acc_readable(self) -> bool:
+        return self.on("append") and "acc" not in self.excluded
 
     def pick(self, options):
         options = list(options)
@@ -139,6 +181,8 @@ class ProgramWriter:
 
     def leaf(self, scope: list[tuple[str, str]], kind: str) -> str:
         names = [t for t, k in self.slots + scope if self.compatible(k, kind) and t not in self.excluded]
+        if self.acc_readable() and self.compatible(I, kind):
+            names.append("len(acc)")
         inputs = [x for x, k in (("a", V), ("b", V), ("n", I)) if self.compatible(k, kind)]
         choice = self.choose(0, 5)
         if choice <= 2 and names:
@@ -148,7 +192,7 @@ class ProgramWriter:
         return str(self.choose(0, 9))
 
     def expr(self, scope, kind: str, depth: int = 0) -> str:
-        top = 7 if depth < 2 else 1
+        top = (8 if self.on("list_index") else 7) if depth < 2 else 1
         choice = self.choose(0, top)
         if choice <= 1:
             return self.leaf(scope, kind)
@@ -164,6 +208,10 @@ class ProgramWriter:
             return f"({sub()} if {self.cond(scope, depth + 1)} else {sub()})"
         if choice == 6 and self.on("floordiv"):
             return f"({sub()} {self.pick(('%', '//'))} {self.choose(2, 5)})"
+        if choice == 7 and self.acc_readable() and self.compatible(V, kind):
+            index = self.pick((-1, -1, 0, 1, -2))
+            guard = self.pick((f"len(acc) > {max(index, -index - 1)}", f"len(acc) >= {max(index + 1, -index)}"))
+            return f"(acc[{index}] if {guard} else {sub()})"
         return self.leaf(scope, kind)
 
     def cond(self, scope, depth: int = 0) -> str:
@@ -205,9 +253,20 @@ class ProgramWriter:
             kinds.append("break")
         if in_loop and self.on("continue") and may_jump:
             kinds.append("continue")
-        if self.on("return_in_loop" if in_loop else "return") and depth > 0 and may_jump:
+        may_return = may_jump and (self.on("return_list_early") or not self.returns_acc)
+        if self.on("return_in_loop" if in_loop else "return") and depth > 0 and may_return:
             kinds.append("return")
+        if self.acc_readable() and not self.iterating_acc:
+            kinds += ["append", "append"]
+            if self.on("pop"):
+                kinds.append("pop")
         kind = self.pick(kinds)
+        if kind == "append":
+            for written in self.writes:
+                written.add("acc")
+            return [f"acc.append({self.element(scope)})"]
+        if kind == "pop":
+            return self.pop_statement(scope)
         if kind in ("break", "continue", "return"):
             for written in self.writes:
                 written.add(JUMP)
@@ -225,10 +284,7 @@ class ProgramWriter:
                 return [f"{target} = {self.choose(0, 3)}"]
             if kind == "augassign":
                 return [f"{target} {self.pick(('+=', '-='))} {self.leaf(scope, target_kind)}"]
-            value = self.expr(scope, target_kind)
-            if any(op in value for op in "+-*"):
-                value = f"({value}) % {MODULUS}"
-            return [f"{target} = {value}"]
+            return [f"{target} = {self.value(scope, target_kind)}"]
         if kind == "break":
             return ["break"]
         if kind == "continue":
@@ -240,6 +296,40 @@ class ProgramWriter:
         if kind == "for":
             return self.for_statement(scope, depth)
         return self.while_statement(scope, depth)
+
+    def value(self, scope, kind: str) -> str:
+        """An expression to store: reduced ``% MODULUS`` when it computes."""
+        value = self.expr(scope, kind)
+        if any(op in value for op in "+-*"):
+            value = f"({value}) % {MODULUS}"
+        return value
+
+    def element(self, scope) -> str:
+        """A value to append to ``acc``: without append_number, computed from a tensor input."""
+        if self.on("append_number"):
+            return self.value(scope, V)
+        return f"({self.pick(('a', 'b'))} + {self.expr(scope, V)}) % {MODULUS}"
+
+    def pop_statement(self, scope) -> list[str]:
+        """``if len(acc) > 0: acc.pop()``, the guard maybe ``and``-ed with a condition, the item maybe stored."""
+        guard = self.pick(("len(acc) > 0", "len(acc) >= 1", "0 < len(acc)"))
+        if self.on("boolop") and self.choose(0, 2) == 0:
+            extra = self.cond(scope, 1)
+            guard = f"({extra}) and {guard}" if self.on("pop_late_guard") and self.choose(0, 1) else f"{guard} and {extra}"
+        targets = [t for t, k in self.slots if self.compatible(V, k) and self.writable(t, "assign")]
+        if not self.on("pop_to_item"):
+            targets = [t for t in targets if t.isidentifier()]
+        if self.choose(0, 1) and targets:
+            target = self.pick(targets)
+            body = f"{target} = acc.pop()"
+        else:
+            target, body = None, "acc.pop()"
+        written = {"acc"} | ({target} if target else set())
+        for outer in self.writes:
+            outer.update(written)
+        if self.loop_if_writes:
+            self.loop_if_writes[-1].update(written)
+        return [f"if {guard}:", f"    {body}"]
 
     def writable(self, target: str, kind: str) -> bool:
         """Whether ``target`` may be assigned inside control flow."""
@@ -277,14 +367,18 @@ class ProgramWriter:
                        f"range({self.expr(scope, I)} % {MAX_BOUND + 1})"]
         if self.on("for_tensor"):
             shapes += ["v", "v"]
+        if self.on("for_list") and self.acc_readable():
+            shapes += ["acc"]
         iterable = self.pick(shapes)
-        if iterable == "v":
+        if iterable in ("v", "acc"):
             var, kind = f"x{self.loops}", V
         else:
             var, kind = f"i{self.loops}", I
         self.loops += 1
         self.loop_if_writes.append(set())
+        self.iterating_acc += iterable == "acc"
         body = self.block(scope + [(var, kind)], depth + 1, True)
+        self.iterating_acc -= iterable == "acc"
         self.loop_if_writes.pop()
         return [f"for {var} in {iterable}:"] + _indent(body)
 
@@ -330,6 +424,11 @@ class ProgramWriter:
             body.append(f"l = [{self.initial(I)}, {self.initial(V)}]")
         if self.on("attr"):
             body += ["o = Box()", f"o.v = {self.initial(V)}"]
+        if self.on("append"):
+            items = [self.initial(V) for _ in range(self.pick((0, 0, 1, 2)))]
+            if not self.on("append_number"):
+                items = [item if not item.isdigit() else self.pick(("a", "b")) for item in items]
+            body.append(f"acc = [{', '.join(items)}]")
         if self.on("return_containers") and self.choose(0, 1):
             parts = ["s", "k", "t", "u"]
             parts += ["d"] if self.on("dict") else []
@@ -337,11 +436,32 @@ class ProgramWriter:
             parts += ["o.v"] if self.on("attr") else []
         else:
             parts = [target for target, _ in self.slots]
+        header = [f"# dtype: {self.dtype}"]
+        if self.on("append"):
+            parts.append("len(acc)")
+            if self.on("return_list") and self.choose(0, 1):
+                header.append(f"# staged: result[{len(parts)}]")
+                parts.append("acc")
+                self.returns_acc = True
         self.result = ", ".join(parts)
         body += self.block([], 0, False)
+        if self.on("append"):
+            body += self.list_reads()
         body.append(f"return {self.result}")
-        header = f"# dtype: {self.dtype}"
-        return "\n".join([header, "def prog(a, b, n, v):"] + _indent(body)) + "\n"
+        return "\n".join(header + ["def prog(a, b, n, v):"] + _indent(body)) + "\n"
+
+    def list_reads(self) -> list[str]:
+        """Reads of ``acc`` after the program's statements: a sum over it, a guarded last or first item."""
+        targets = [t for t, k in self.slots if self.compatible(V, k)]
+        lines = []
+        if self.on("for_list") and self.choose(0, 1):
+            var, target = f"x{self.loops}", self.pick(targets)
+            self.loops += 1
+            lines += [f"for {var} in acc:", f"    {target} = ({target} + {var}) % {MODULUS}"]
+        if self.on("list_index") and self.choose(0, 1):
+            index = self.pick((-1, 0))
+            lines += ["if len(acc) > 0:", f"    {self.pick(targets)} = acc[{index}]"]
+        return lines
 
 
 class Box:
@@ -354,3 +474,8 @@ class Box:
 def program_dtype(source: str) -> str:
     """The dtype a program's ``a``, ``b`` and ``v`` take (from its header line)."""
     return source.split("\n", 1)[0].removeprefix("# dtype: ").strip()
+
+
+def staged_results(source: str) -> frozenset[int]:
+    """Indices of the results that may come back as a staged list (the ``# staged: result[i]`` lines)."""
+    return frozenset(int(i) for i in re.findall(r"^# staged: result\[(\d+)\]$", source, re.MULTILINE))

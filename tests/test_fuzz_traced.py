@@ -3,13 +3,19 @@
 Random Python-total programs (``fuzz_programs.ProgramWriter``: nested
 if/elif/else, while, for over ``range(n)`` and over a tensor,
 break/continue/early return, ternaries, and/or/not; state mixing Python
-numbers, int/float tensors, dict items, list slots and object attributes)
+numbers, int/float tensors, dict items, list slots and object attributes,
+and a list grown with append/pop)
 are run unconverted on numpy inputs (the reference) and through
 ``ag.function`` in the three execution modes (interpreter, ``optimize=False``,
 ``jit_compile=True``), each traced once per program (``input_signature``)
 and called on every argument tuple of ``ARGS``.  Every outcome is one of
 
-- ``ok``: every mode returns the reference's nesting and values, exactly;
+- ``ok``: every mode returns the reference's nesting and values, exactly
+  (one documented exception: a list a tensor loop or branch grows is
+  *staged*, one tensor of its stacked elements, and comes back as that
+  array, so the results the program's ``# staged: result[i]`` header names
+  may be an array equal to ``np.asarray`` of the Python list -- same shape,
+  same values; no other result may change its nesting);
 - ``mismatch``: some mode returns another value or structure (the worst);
 - ``internal``: some mode raised anything but ``ag.TracingError``, or a
   ``TracingError`` that names no variable of the program;
@@ -64,11 +70,11 @@ import autograph as ag
 from autograph import runtime as rt
 
 sys.path.insert(0, os.path.dirname(__file__))
-from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype  # noqa: E402
+from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype, staged_results  # noqa: E402
 
 # Constructs the runtime gets wrong today (issue 8); the generator leaves
 # them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN = frozenset()
+FEATURES_KNOWN_BROKEN = frozenset({"append_number", "pop_late_guard", "pop_to_item", "return_list_early"})
 
 MODES = {
     "interpreter": {},
@@ -124,14 +130,15 @@ def load(source: str):
 
 
 _KEYWORDS = {"def", "prog", "if", "elif", "else", "while", "for", "in", "range", "return", "and", "or",
-             "not", "break", "continue", "True"}
+             "not", "break", "continue", "True", "len", "append", "pop"}
 
 
 def variable_names(source: str) -> set[str]:
     """Every name the program binds or reads, plus its composite targets (d['x'], o.v)."""
-    code = re.sub(r"'[^']*'", "''", source.split("\n", 1)[1])  # not the dict keys
+    body = re.sub(r"^#.*$", "", source, flags=re.MULTILINE)  # not the header lines
+    code = re.sub(r"'[^']*'", "''", body)  # not the dict keys
     names = set(re.findall(r"\b[a-z]\w*\b", code)) - _KEYWORDS
-    return names | set(re.findall(r"\w+\[[^\]]+\]|\w+\.\w+", source))
+    return names | set(re.findall(r"\w+\[[^\]]+\]|\w+\.\w+", body))
 
 
 def names_a_variable(message: str, names: set[str]) -> bool:
@@ -160,8 +167,29 @@ def flatten(value, path="result"):
     return flat, (skeleton, tuple(skeletons))
 
 
-def compare(expected, got) -> tuple[str | None, bool]:
-    """(first difference or None, whether some leaf's dtype differs)."""
+def as_staged(expected, got, staged=frozenset()):
+    """``expected`` with each Python list that ``staged`` names and ``got`` returns as an array, as that array.
+
+    A staged list (``runtime/tracing/staged_list.py``) is returned as one
+    array of its stacked elements; its Python counterpart becomes
+    ``np.asarray`` of its elements, which ``compare`` then checks for shape
+    and values like any leaf.  The array takes the elements' own dtype
+    when they are all numpy values (so the dtype check applies), else
+    ``got``'s (Python numbers have none).
+    """
+    if not staged or not isinstance(expected, tuple) or not isinstance(got, tuple) or len(got) != len(expected):
+        return expected
+    expected = list(expected)
+    for i in staged:
+        if i < len(expected) and type(expected[i]) is list and isinstance(got[i], np.ndarray):
+            numpy_items = expected[i] and all(isinstance(x, np.generic) for x in expected[i])
+            expected[i] = np.asarray(expected[i], dtype=None if numpy_items else got[i].dtype)
+    return tuple(expected)
+
+
+def compare(expected, got, staged=frozenset()) -> tuple[str | None, bool]:
+    """(first difference or None, whether some leaf's dtype differs); ``staged``: see ``as_staged``."""
+    expected = as_staged(expected, got, staged)
     expected_flat, expected_skeleton = flatten(expected)
     got_flat, got_skeleton = flatten(got)
     if expected_skeleton != got_skeleton:
@@ -192,6 +220,7 @@ def run_program(source: str, modes=MODES) -> Result:
             except Exception as exc:  # noqa: BLE001 - the generator's fault
                 return Result("python_error", f"{args!r}: {type(exc).__name__}: {exc}")
         names = variable_names(source)
+        staged = staged_results(source)
         worst, dtype_mismatch = None, False
         mode_dtypes = {}
         for mode, options in modes.items():
@@ -214,7 +243,7 @@ def run_program(source: str, modes=MODES) -> Result:
                                                    f"(at {where.filename}:{where.lineno})")
                         worst = _worse(worst, found)
                         break
-                    difference, dtype_differs = compare(want, got)
+                    difference, dtype_differs = compare(want, got, staged)
                     if difference:
                         worst = _worse(worst, Result("mismatch", f"[{mode}] args {args!r}: {difference}"))
                         break
@@ -313,6 +342,8 @@ def test_generator_is_python_total_and_covers_the_constructs():
         "return": "        return", "ternary": " if ", "boolop": " and ", "not": "not ",
         "dict": "d['x']", "list": "l[0]", "attr": "o.v", "float": "float32", "floordiv": "//",
         "return_containers": "u, d, l",
+        "append": "acc.append(", "pop": "acc.pop()", "list_index": "acc[", "for_list": " in acc:",
+        "return_list": "len(acc), acc", "pop_to_item": "] = acc.pop()", "pop_late_guard": ") and len(acc)",
     }
     for _ in range(300):
         source = ProgramWriter(rng.randint).program()
