@@ -96,8 +96,14 @@ def _hoist_pop(statement, local, namer):
     if type(statement) not in (gast.Expr, gast.Assign, gast.AugAssign):
         return None
     path = _first_effect_path(statement)
-    if path is None or (len(path) < 3 and type(statement) is not gast.AugAssign):
-        return None  # the pop is the whole value of an assignment: handled by _lower
+    if path is None:
+        return None
+    whole = len(path) < 3 and (
+        type(statement) is gast.Expr
+        or (type(statement) is gast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Name)
+    )
+    if whole:
+        return None  # the pop is the whole statement, or the whole value assigned to a name: _lower does it
     call, parent = path[-1], path[-2]
     receiver = _method_call(call, "pop")
     if receiver not in local or len(call.args) > 1:

@@ -302,30 +302,61 @@ def pop_stored_into_item(a, n):
     for i in range(n):
         acc.append(a)
     l = [0]
-    l[0] = acc.pop()  # converted to ag__.converted_call(acc.pop), not ag__.list_pop
+    l[0] = acc.pop()  # lowered to ag__.list_pop, then the item assignment
     return l[0], len(acc)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="x[i] = l.pop() / o.v = l.pop() is not lowered to list_pop: on a staged list it "
-                          "raises AttributeError: 'Tensor' object has no attribute 'pop'")
 def test_pop_stored_into_item():
     check(pop_stored_into_item, i32(3), i32(2))  # (3, 2)
 
 
+def pop_stored_into_attribute(a, n):
+    acc = [a]
+    for i in range(n):
+        acc.append(a + i)
+    box = Box()
+    box.v = acc.pop()
+    return box.v, len(acc)
+
+
+def test_pop_stored_into_attribute():
+    check(pop_stored_into_attribute, i32(3), i32(2))  # (4, 2)
+
+
 def pop_guarded_after_tensor_condition(a):
     acc = []
-    if a > 0 and len(acc) > 0:  # and_(tensor, False) is a tensor: both branches are traced
+    if a > 0 and len(acc) > 0:  # always false: only the else branch is traced, as Python runs it
         acc.pop()
     return len(acc)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="`tensor and len(l) > 0` is a tensor condition although its second operand is the "
-                          "Python False: the true branch is traced and pops from the empty Python list "
-                          "(IndexError, not a TracingError)")
 def test_pop_guarded_after_tensor_condition():
     check(pop_guarded_after_tensor_condition, i32(1))  # 0
+    check(pop_guarded_after_tensor_condition, i32(-1))  # 0
+
+
+def append_unless_guarded_by_or(a):
+    acc = [a]
+    if a > 0 or len(acc) > 0:  # always true: only the true branch is traced
+        acc.append(a * 2)
+    else:
+        acc.pop()
+        acc.pop()  # would fail on a Python list of one item
+    return len(acc), acc[-1]
+
+
+def test_or_with_a_true_python_operand_runs_one_branch():
+    check(append_unless_guarded_by_or, i32(1))  # (2, 2)
+    check(append_unless_guarded_by_or, i32(-3))  # (2, -6)
+
+
+def and_with_false_as_a_value(a):
+    return (a > 0) and False, (a > 0) or True
+
+
+def test_and_or_with_a_python_constant_as_values():
+    check(and_with_false_as_a_value, i32(1))
+    check(and_with_false_as_a_value, i32(-1))
 
 
 def staged_list_of_python_numbers_gets_a_float(x, n):

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
@@ -187,7 +189,10 @@ def and_(a, b):
     if not isinstance(value, Tensor):
         return value and b()
     where = construct_at("the `and`")
-    (result,) = build_cond(value, lambda: (b(),), lambda: (value,), labels=["result"], where=where)
+    right, seen = _recording(b)
+    (result,) = build_cond(value, right, lambda: (value,), labels=["result"], where=where)
+    if _decided(seen, False, value, result):
+        return False
     return _without_branching(result, value, "then_branch", "else_branch", "logical_and")
 
 
@@ -197,8 +202,45 @@ def or_(a, b):
     if not isinstance(value, Tensor):
         return value or b()
     where = construct_at("the `or`")
-    (result,) = build_cond(value, lambda: (value,), lambda: (b(),), labels=["result"], where=where)
+    right, seen = _recording(b)
+    (result,) = build_cond(value, lambda: (value,), right, labels=["result"], where=where)
+    if _decided(seen, True, value, result):
+        return True
     return _without_branching(result, value, "else_branch", "then_branch", "logical_or")
+
+
+def _recording(b):
+    """``b`` as a branch function, and the list of the values it gave while traced."""
+    seen = []
+
+    def right():
+        v = b()
+        seen.append(v)
+        return (v,)
+
+    return right, seen
+
+
+def _decided(seen, constant, value, result) -> bool:
+    """True if a bool ``value and b`` (``constant`` False) or ``value or b`` (True) is ``constant``
+    whatever ``value`` is, because ``b`` is that Python bool (``t > 0 and len(l) > 0`` with an
+    empty ``l``): then the ``If`` is removed, and an ``if`` on it runs (and traces) one branch only,
+    as in Python.  Otherwise False, and ``result`` stays."""
+    if value.dtype != dtypes.bool_ or value.shape != () or not seen:
+        return False
+    if not all(type(v) in _PYTHON_BOOLS and bool(v) is constant for v in seen):
+        return False
+    op = result.op
+    graph = op.graph
+    if op.type != "If" or graph.operations[-1] is not op:
+        return False
+    graph.operations.pop()
+    for attr in ("then_branch", "else_branch"):
+        del graph.library[op.attrs[attr]]
+    return True
+
+
+_PYTHON_BOOLS = (bool, np.bool_)
 
 
 # Ops that cannot fail and have no side effects: a right operand of and/or
