@@ -263,21 +263,17 @@ def test_attribute_list_grown_in_tensor_loop_is_a_clear_error():
         ag.function(history.record)(np.array([1.0, 2.0], np.float32))
 
 
-# -- 7. Lists grown with append/pop (open: strict xfails)
+# -- 7. Lists grown with append/pop (the open classes are strict xfails)
 
 
 def list_appended_in_tensor_loop_in_tensor_if(a, n):
     acc = [a]
     if a > 0:
         for i in range(n):
-            acc.append(a)  # the loop stages acc; the false branch keeps the Python list [a]
+            acc.append(a)  # the loop stages acc; the false branch's Python list [a] is staged to match
     return len(acc)
 
 
-@pytest.mark.xfail(strict=True, raises=ag.TracingError,
-                   reason="a tensor if whose one branch stages a list (a tensor loop or a nested tensor if "
-                          "appends to it) and whose other branch keeps it a Python list is refused: 'acc' has "
-                          "a different structure ... a single value vs a list of 1")
 def test_list_appended_in_tensor_loop_in_tensor_if():
     check(list_appended_in_tensor_loop_in_tensor_if, i32(1), i32(2))  # 3
 
@@ -287,12 +283,10 @@ def list_appended_in_tensor_elif(a, b):
     if a > 0:
         pass
     elif b > 0:
-        acc.append(b)  # the inner if stages acc, the outer true branch keeps [a]
+        acc.append(b)  # the inner if stages acc; the outer true branch's [a] is staged to match
     return len(acc)
 
 
-@pytest.mark.xfail(strict=True, raises=ag.TracingError,
-                   reason="the same class through a nested tensor if (elif): 'acc' ... a list of 1 vs a single value")
 def test_list_appended_in_tensor_elif():
     check(list_appended_in_tensor_elif, i32(-1), i32(2))  # 2
 

@@ -43,7 +43,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
-from autograph.runtime.ops import apply, spellings
+from autograph.runtime.ops import apply, list_operators, spellings
 from autograph.runtime.ops import state as effects
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import build_cond
@@ -303,6 +303,8 @@ def not_(a):
     """``not a`` for a tensor: ``LogicalNot`` (``a == 0`` for numbers, as Python's truth)."""
     if not isinstance(a, Tensor):
         return not a
+    if a.is_list:  # a staged list is false when empty, as a Python list
+        return ops.equal(len_(a), 0)
     if a.dtype == dtypes.bool_:
         return ops.logical_not(a)
     return ops.equal(a, 0)
@@ -452,4 +454,5 @@ def aug_setitem(target, index, op, value):
     positions = ops.range(0, length, 1, dtype=index_dtype)
     mask = ops.equal(positions, index)
     mask = ops.reshape(mask, [-1] + [1] * (len(target.shape) - 1))
-    return ops.where(mask, updated, target)
+    result = ops.where(mask, updated, target)
+    return list_operators.marked(result) if target.is_list else result

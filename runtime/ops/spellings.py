@@ -16,7 +16,7 @@ import numpy as np
 
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
-from autograph.runtime.ops import indexing, math
+from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops._common import dtype_of
 from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 
@@ -45,10 +45,16 @@ def _choose(candidates, operands) -> Spelling:
 
 
 def _binary_method(candidates, reflected: bool):
+    name = candidates[0].dunder.strip("_")
+
     def method(self, other):
+        operands = (other, self) if reflected else (self, other)
+        if self.is_list or (isinstance(other, Tensor) and other.is_list):
+            result = list_operators.binary(name, *operands)
+            if result is not None:
+                return result
         if not _numeric(other):
             return NotImplemented
-        operands = (other, self) if reflected else (self, other)
         spelling = _choose(candidates, operands)
         if spelling.op_type == "MatMul":
             return math.matmul(*operands)
@@ -65,8 +71,11 @@ def _unary_method(candidates):
             return self
 
     else:
+        symbol = candidates[0].template.replace("{0}", "").strip()
 
         def method(self):
+            if self.is_list:
+                list_operators.unary(symbol, self)
             return math.unary(_choose(candidates, (self,)).op_type, self)
 
     method.__name__ = candidates[0].dunder
@@ -74,7 +83,10 @@ def _unary_method(candidates):
 
 
 def _getitem(self, key):
-    return indexing.getitem(self, key)
+    result = indexing.getitem(self, key)
+    if self.is_list and type(key) is slice and isinstance(result, Tensor):
+        return list_operators.marked(result)  # a slice of a list is a list
+    return result
 
 
 def install() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from autograph.runtime.core import dtypes, nest
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.tensor import is_weak, weak_number
+from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
@@ -20,7 +20,8 @@ __all__ = ["build_cond", "expand_return_placeholder"]
 
 
 def _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where):
-    """Top-level lists that differ in length between branches become stacked tensors."""
+    """Top-level lists that differ in length between branches become stacked tensors (staged
+    lists), and so does a Python list next to a staged list (a loop in the other branch staged it)."""
     then_out, else_out = list(then_out), list(else_out)
     for i, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
         if type(a) is list and type(b) is list and len(a) != len(b):
@@ -29,6 +30,12 @@ def _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where):
                 then_out[i] = staged_list.stack(a, like=like, label=label, where=where)
             with else_g.as_default():
                 else_out[i] = staged_list.stack(b, like=like, label=label, where=where)
+        elif type(a) is list and isinstance(b, Tensor) and b.is_list:
+            with then_g.as_default():
+                then_out[i] = staged_list.stack(a, like=b, label=label, where=where)
+        elif type(b) is list and isinstance(a, Tensor) and a.is_list:
+            with else_g.as_default():
+                else_out[i] = staged_list.stack(b, like=a, label=label, where=where)
     return then_out, else_out
 
 
@@ -75,7 +82,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
                 else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
-                slots.append((index, j))
+                slots.append((index, j, any(isinstance(v, Tensor) and v.is_list for v in (x, y))))
         results.append((a, merged))
 
     then_g.outputs, else_g.outputs = then_flat, else_flat
@@ -83,7 +90,8 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j), tensor in zip(slots, outputs):
+    for (index, j, is_list), tensor in zip(slots, outputs):
+        tensor.is_list = is_list  # a staged list on either path stays one
         results[index][1][j] = tensor
     return [nest.pack_as(structure, merged) for structure, merged in results]
 

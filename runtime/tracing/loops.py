@@ -57,6 +57,11 @@ class _Slot:
     def is_loop_var(self) -> bool:
         return self.kind in ("tensor", "weak", "list")
 
+    @property
+    def is_list(self) -> bool:
+        """A staged list: one this loop stages, or one staged before it."""
+        return self.kind == "list" or (isinstance(self.init, Tensor) and self.init.is_list)
+
 
 def _as_invariant(value, label, where):
     if value is None:
@@ -125,7 +130,11 @@ def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maxim
     if maximum_iterations is not None:
         attrs["maximum_iterations"] = maximum_iterations
     outputs = iter(emit("While", [*initial, *captured], attrs, [cond_g, body_g]))
-    return [next(outputs) if s.is_loop_var else s.init for s in slots]
+    final = [next(outputs) if s.is_loop_var else s.init for s in slots]
+    for s, value in zip(slots, final):
+        if s.is_list:
+            value.is_list = True
+    return final
 
 
 def _loop_inputs(graph, slots):
@@ -135,6 +144,7 @@ def _loop_inputs(graph, slots):
         if s.is_loop_var:
             placeholder = graph.add_placeholder(s.dtype, s.shape, name="loop_var")
             placeholder.weak = s.weak
+            placeholder.is_list = s.is_list
             values.append(placeholder)
         elif type(s.init) is list:
             values.append(list(s.init))  # the body may append to it: never to the user's list

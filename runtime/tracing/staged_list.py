@@ -45,6 +45,7 @@ from autograph.runtime.core import dtypes, shapes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.ops import array as array_ops
+from autograph.runtime.ops.list_operators import marked
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
@@ -143,7 +144,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
 def empty(dtype, elem_shape):
     """An empty staged list: 0 for the element dimensions not known yet (the first ``ListAppend`` sets them)."""
     shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
-    return apply.constant(np.zeros(shape, dtype=dtype), dtype)
+    return marked(apply.constant(np.zeros(shape, dtype=dtype), dtype))
 
 
 def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
@@ -178,7 +179,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
                 f"the elements of the list '{label}' of {where} have different shapes; a staged list "
                 "stacks its elements, so they must have one shape."
             ) from None
-        return apply.constant(array, dtype)
+        return marked(apply.constant(array, dtype))
     tensors = []
     for value in values:
         if isinstance(value, Tensor):
@@ -187,7 +188,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
             tensors.append(value)
         else:
             tensors.append(apply.constant(value, dtype))
-    return ops.stack(tensors, axis=0)
+    return marked(ops.stack(tensors, axis=0))
 
 
 def list_append(target, item):
@@ -209,14 +210,14 @@ def list_append(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = ops.cast(item, target.dtype)
-    return array_ops.list_append(target, item, label)
+    return marked(array_ops.list_append(target, item, label))
 
 
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
     rest, item = _pop(target, index)
     remember(rest, describe(target))
-    return rest, item
+    return marked(rest), item
 
 
 def _pop(target, index):

@@ -1,0 +1,146 @@
+"""Python's operators on a staged list: what they mean on Python lists, or an error.
+
+A staged list (``Tensor.is_list``: a list appended to in a tensor loop or
+branch, carried as one tensor of its stacked elements) stands for a Python
+list, so ``l + [x]`` concatenates and ``l * 2`` repeats, where the same
+operators on a tensor would add and multiply element by element.  Per the
+other operand, as Python decides for a ``list``:
+
+* another list (a Python list or a staged list): ``+`` concatenates;
+  comparisons (``==``, ``<``, ...) compare lists as a whole, which a staged
+  list cannot (``TracingError``: compare the stacked tensors with ``rt`` ops);
+  other operators are Python's ``TypeError``;
+* a Python or numpy integer on either side of ``*``: it repeats; a scalar
+  integer tensor count cannot be staged (``TracingError``), a float one is
+  Python's ``TypeError``;
+* another Python number: ``==``/``!=`` are ``False``/``True``; anything
+  else is Python's ``TypeError``;
+* a numpy value or another tensor: numpy converts the list to an array, so
+  the operator is element by element, as on the stacked tensor (``None``:
+  the caller applies the tensor operator).
+
+Unary operators on a list are Python's ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from autograph.runtime.core import dtypes
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import apply, array
+from autograph.runtime.ops.core import cast
+
+# dunder -> the operator as Python names it in its TypeError
+_SYMBOLS = {
+    "add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "floordiv": "//", "mod": "%",
+    "pow": "** or pow()", "lshift": "<<", "rshift": ">>", "and": "&", "or": "|", "xor": "^",
+    "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
+}
+_COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+
+
+def _name(lst) -> str:
+    if lst.op.type == "ListAppend":
+        return lst.op.attrs["label"]
+    return f"the staged list {lst.name}"
+
+
+def is_list(value) -> bool:
+    """A staged list (a tensor standing for a Python list)."""
+    return isinstance(value, Tensor) and value.is_list
+
+
+def marked(tensor):
+    """``tensor``, marked as a staged list."""
+    tensor.is_list = True
+    return tensor
+
+
+def binary(name: str, left, right):
+    """``left <op> right`` (``name``: ``"add"``, ``"mul"``, ...) where one operand is a staged list;
+    None when numpy's element-by-element meaning applies (then the tensor operator runs)."""
+    lst, other = (left, right) if is_list(left) else (right, left)
+    if type(other) in (list, tuple) or is_list(other):
+        if name == "add" and type(other) is not tuple:
+            return _concat(left, right)
+        if name in _COMPARISONS:
+            raise TracingError(
+                f"comparing {_name(lst)} with a list ({_SYMBOLS[name]}) at {user_location_text()}: "
+                "a list appended to in a tensor loop or branch is one tensor of its elements, which cannot "
+                "be compared as a Python list. Compare the elements with rt ops, e.g. "
+                "rt.reduce_all(rt.equal(rt.stack(a), rt.stack(b))) for lists of one length."
+            )
+        raise _type_error(name, left, right)
+    if name == "mul":
+        if isinstance(other, (numbers.Integral, np.integer)):  # Python and numpy ints repeat a list
+            return _repeat(lst, int(other))
+        if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar
+            if other.dtype.kind in "iu":
+                raise TracingError(
+                    f"repeating {_name(lst)} by a tensor count at {user_location_text()} cannot be "
+                    "staged; repeat it by a Python int, or build the list in a loop."
+                )
+            raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{other.dtype.name}'")
+        if isinstance(other, (float, np.floating)):
+            raise _type_error(name, left, right)
+    if is_python_number(other) or other is None or isinstance(other, str):
+        if name in ("eq", "ne"):
+            return name == "ne"
+        raise _type_error(name, left, right)
+    return None
+
+
+def unary(symbol: str, operand):
+    if symbol.endswith(")"):  # abs()
+        raise TypeError(f"bad operand type for {symbol}: 'list'")
+    raise TypeError(f"bad operand type for unary {symbol}: 'list'")
+
+
+def _type_error(name, left, right):
+    def kind(v):
+        return "list" if is_list(v) else type(v).__name__
+
+    symbol = _SYMBOLS.get(name, name)
+    if name in _COMPARISONS:
+        return TypeError(f"'{symbol}' not supported between instances of '{kind(left)}' and '{kind(right)}'")
+    if name == "add" and is_list(left):
+        return TypeError(f'can only concatenate list (not "{kind(right)}") to list')
+    if name == "mul":
+        other = type(right if is_list(left) else left)
+        spelled = other.__name__ if other.__module__ == "builtins" else f"{other.__module__}.{other.__name__}"
+        return TypeError(f"can't multiply sequence by non-int of type '{spelled}'")
+    return TypeError(f"unsupported operand type(s) for {symbol}: '{kind(left)}' and '{kind(right)}'")
+
+
+def _as_stacked(value, like):
+    """A list operand as one tensor of stacked elements, of ``like``'s element kind."""
+    if isinstance(value, Tensor):
+        return value
+    items = list(value)
+    if not items:
+        shape = (0, *(0 if d is None else d for d in (like.shape[1:] if like.shape is not None else ())))
+        return apply.constant(np.zeros(shape, like.dtype), like.dtype)
+    tensors = [v if isinstance(v, Tensor) else apply.constant(v, dtypes.result_type(like.dtype, v)
+                                                               if is_python_number(v) else None)
+               for v in items]
+    return array.stack(tensors, axis=0)
+
+
+def _concat(left, right):
+    like = left if is_list(left) else right
+    a, b = _as_stacked(left, like), _as_stacked(right, like)
+    if a.dtype != b.dtype:
+        dtype = dtypes.result_type(a.dtype, b.dtype)
+        a, b = (x if x.dtype == dtype else cast(x, dtype) for x in (a, b))
+    return marked(array.concat([a, b], axis=0))
+
+
+def _repeat(lst, count):
+    if count <= 0:
+        return marked(lst[:0])
+    return marked(array.concat([lst] * count, axis=0)) if count > 1 else lst
