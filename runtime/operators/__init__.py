@@ -57,7 +57,10 @@ The state model (what is state, and how tensor mode keeps it sound):
   one path only, a dict key set on one path only (``x['b']``), a loop
   that creates or deletes a key, a list a tensor loop rebinds to another
   length or changes other than by ``append``/``pop`` (lists grown with
-  ``append`` are *staged*: one tensor of stacked elements).
+  ``append`` are *staged*: one tensor of stacked elements, which still
+  means a list to Python's operators -- ``+`` concatenates, ``*`` repeats,
+  truth is non-emptiness -- see ``runtime/ops/list_operators.py``; a Python
+  list meeting a staged one at the end of a tensor ``if`` is staged too).
 
 Operators (signatures are fixed; generated code calls them positionally):
 
