@@ -94,7 +94,7 @@ def _numpy_message(name, tensor) -> str:
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
-    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "is_list")
+    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "list_label")
 
     __array_priority__ = 1000
 
@@ -124,9 +124,10 @@ class Tensor:
         self.dtype = dtype
         self.shape = shape
         self.weak = weak  # stands for a Python number (NEP 50 weak typing); see the module docstring
-        # stands for a Python list (a staged list: its elements stacked), so Python's operators on it
-        # mean what they mean on lists (``ops/list_operators.py``); set while tracing only
-        self.is_list = False
+        # set (to what messages call it: "the staged list 'acc' of the for loop at f.py:3") on a tensor
+        # standing for a Python list (a staged list: its elements stacked), so Python's operators on
+        # it mean what they mean on lists (``ops/list_operators.py``); set while tracing only
+        self.list_label = None
 
     @property
     def name(self) -> str:

@@ -303,7 +303,7 @@ def not_(a):
     """``not a`` for a tensor: ``LogicalNot`` (``a == 0`` for numbers, as Python's truth)."""
     if not isinstance(a, Tensor):
         return not a
-    if a.is_list:  # a staged list is false when empty, as a Python list
+    if a.list_label:  # a staged list is false when empty, as a Python list
         return ops.equal(len_(a), 0)
     if a.dtype == dtypes.bool_:
         return ops.logical_not(a)
@@ -455,4 +455,4 @@ def aug_setitem(target, index, op, value):
     mask = ops.equal(positions, index)
     mask = ops.reshape(mask, [-1] + [1] * (len(target.shape) - 1))
     result = ops.where(mask, updated, target)
-    return list_operators.marked(result) if target.is_list else result
+    return list_operators.marked(result, target.list_label) if target.list_label else result

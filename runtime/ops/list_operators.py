@@ -1,6 +1,6 @@
 """Python's operators on a staged list: what they mean on Python lists, or an error.
 
-A staged list (``Tensor.is_list``: a list appended to in a tensor loop or
+A staged list (``Tensor.list_label`` set: a list appended to in a tensor loop or
 branch, carried as one tensor of its stacked elements) stands for a Python
 list, so ``l + [x]`` concatenates and ``l * 2`` repeats, where the same
 operators on a tensor would add and multiply element by element.  Per the
@@ -45,19 +45,17 @@ _COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 
 def _name(lst) -> str:
-    if lst.op.type == "ListAppend":
-        return lst.op.attrs["label"]
-    return f"the staged list {lst.name}"
+    return lst.list_label
 
 
 def is_list(value) -> bool:
     """A staged list (a tensor standing for a Python list)."""
-    return isinstance(value, Tensor) and value.is_list
+    return isinstance(value, Tensor) and value.list_label is not None
 
 
-def marked(tensor):
-    """``tensor``, marked as a staged list."""
-    tensor.is_list = True
+def marked(tensor, label=None):
+    """``tensor``, marked as the staged list ``label`` ("the staged list 'acc' of the for loop at f.py:3")."""
+    tensor.list_label = label or f"the staged list {tensor.name}"
     return tensor
 
 
@@ -137,10 +135,10 @@ def _concat(left, right):
     if a.dtype != b.dtype:
         dtype = dtypes.result_type(a.dtype, b.dtype)
         a, b = (x if x.dtype == dtype else cast(x, dtype) for x in (a, b))
-    return marked(array.concat([a, b], axis=0))
+    return marked(array.concat([a, b], axis=0), like.list_label)
 
 
 def _repeat(lst, count):
     if count <= 0:
-        return marked(lst[:0])
-    return marked(array.concat([lst] * count, axis=0)) if count > 1 else lst
+        return marked(lst[:0], lst.list_label)
+    return marked(array.concat([lst] * count, axis=0), lst.list_label) if count > 1 else lst

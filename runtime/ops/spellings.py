@@ -49,7 +49,7 @@ def _binary_method(candidates, reflected: bool):
 
     def method(self, other):
         operands = (other, self) if reflected else (self, other)
-        if self.is_list or (isinstance(other, Tensor) and other.is_list):
+        if self.list_label or (isinstance(other, Tensor) and other.list_label):
             result = list_operators.binary(name, *operands)
             if result is not None:
                 return result
@@ -74,7 +74,7 @@ def _unary_method(candidates):
         symbol = candidates[0].template.replace("{0}", "").strip()
 
         def method(self):
-            if self.is_list:
+            if self.list_label:
                 list_operators.unary(symbol, self)
             return math.unary(_choose(candidates, (self,)).op_type, self)
 
@@ -84,8 +84,8 @@ def _unary_method(candidates):
 
 def _getitem(self, key):
     result = indexing.getitem(self, key)
-    if self.is_list and type(key) is slice and isinstance(result, Tensor):
-        return list_operators.marked(result)  # a slice of a list is a list
+    if self.list_label and type(key) is slice and isinstance(result, Tensor):
+        return list_operators.marked(result, self.list_label)  # a slice of a list is a list
     return result
 
 

@@ -30,10 +30,10 @@ def _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where):
                 then_out[i] = staged_list.stack(a, like=like, label=label, where=where)
             with else_g.as_default():
                 else_out[i] = staged_list.stack(b, like=like, label=label, where=where)
-        elif type(a) is list and isinstance(b, Tensor) and b.is_list:
+        elif type(a) is list and isinstance(b, Tensor) and b.list_label:
             with then_g.as_default():
                 then_out[i] = staged_list.stack(a, like=b, label=label, where=where)
-        elif type(b) is list and isinstance(a, Tensor) and a.is_list:
+        elif type(b) is list and isinstance(a, Tensor) and a.list_label:
             with else_g.as_default():
                 else_out[i] = staged_list.stack(b, like=a, label=label, where=where)
     return then_out, else_out
@@ -82,7 +82,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
                 else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
-                slots.append((index, j, any(isinstance(v, Tensor) and v.is_list for v in (x, y))))
+                slots.append((index, j, next((v.list_label for v in (x, y) if isinstance(v, Tensor) and v.list_label), None)))
         results.append((a, merged))
 
     then_g.outputs, else_g.outputs = then_flat, else_flat
@@ -90,8 +90,8 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j, is_list), tensor in zip(slots, outputs):
-        tensor.is_list = is_list  # a staged list on either path stays one
+    for (index, j, list_label), tensor in zip(slots, outputs):
+        tensor.list_label = list_label  # a staged list on either path stays one
         results[index][1][j] = tensor
     return [nest.pack_as(structure, merged) for structure, merged in results]
 

@@ -57,10 +57,12 @@ class _Slot:
     def is_loop_var(self) -> bool:
         return self.kind in ("tensor", "weak", "list")
 
-    @property
-    def is_list(self) -> bool:
-        """A staged list: one this loop stages, or one staged before it."""
-        return self.kind == "list" or (isinstance(self.init, Tensor) and self.init.is_list)
+    def list_label(self, where):
+        """What messages call this slot if it is a staged list (one this loop stages, or one staged
+        before it), else None."""
+        if isinstance(self.init, Tensor) and self.init.list_label:
+            return self.init.list_label
+        return f"the staged list '{self.label}' of {where}" if self.kind == "list" else None
 
 
 def _as_invariant(value, label, where):
@@ -132,19 +134,19 @@ def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maxim
     outputs = iter(emit("While", [*initial, *captured], attrs, [cond_g, body_g]))
     final = [next(outputs) if s.is_loop_var else s.init for s in slots]
     for s, value in zip(slots, final):
-        if s.is_list:
-            value.is_list = True
+        if s.is_loop_var:
+            value.list_label = s.list_label(where)
     return final
 
 
-def _loop_inputs(graph, slots):
+def _loop_inputs(graph, slots, where):
     """The values the traced cond/body sees: placeholders for loop variables."""
     values = []
     for s in slots:
         if s.is_loop_var:
             placeholder = graph.add_placeholder(s.dtype, s.shape, name="loop_var")
             placeholder.weak = s.weak
-            placeholder.is_list = s.is_list
+            placeholder.list_label = s.list_label(where)
             values.append(placeholder)
         elif type(s.init) is list:
             values.append(list(s.init))  # the body may append to it: never to the user's list
@@ -154,13 +156,13 @@ def _loop_inputs(graph, slots):
 
 
 def _trace_cond(graph, cond_fn, slots, where):
-    values = _loop_inputs(graph, slots)
+    values = _loop_inputs(graph, slots, where)
     graph.outputs = [as_predicate(cond_fn(values), where)]
 
 
 def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     """Traces the body; updates ``slots``; returns True if another trace is needed."""
-    values = _loop_inputs(graph, slots)
+    values = _loop_inputs(graph, slots, where)
     lists = [(v, f"the staged list '{s.label}' of {where}") for s, v in zip(slots, values) if s.kind == "list"]
     with staged_list.describing(lists):
         results = list(body_fn(list(values)))

@@ -88,7 +88,7 @@ def describe(target) -> str:
     """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
     if target.op.type == "ListAppend":
         return target.op.attrs["label"]
-    return described(target) or f"the staged list {target.name}"
+    return described(target) or target.list_label or f"the staged list {target.name}"
 
 
 def _describe(value) -> str:
@@ -144,7 +144,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
 def empty(dtype, elem_shape):
     """An empty staged list: 0 for the element dimensions not known yet (the first ``ListAppend`` sets them)."""
     shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
-    return marked(apply.constant(np.zeros(shape, dtype=dtype), dtype))
+    return apply.constant(np.zeros(shape, dtype=dtype), dtype)
 
 
 def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
@@ -153,7 +153,10 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
     ``like`` (a list or tensor of the same kind of elements) supplies the
     dtype and element shape when ``values`` is empty; ``dtype`` forces one.
     """
-    values = list(values)
+    return marked(_stacked(list(values), dtype, like, elem_shape, label, where), f"the staged list '{label}' of {where}")
+
+
+def _stacked(values, dtype, like, elem_shape, label, where):
     if dtype is None or (not values and elem_shape is None):
         pool = values + (like if type(like) is list else [])
         spec_dtype, spec_shape = element_spec(pool, like if isinstance(like, Tensor) else None, label, where)
@@ -179,7 +182,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
                 f"the elements of the list '{label}' of {where} have different shapes; a staged list "
                 "stacks its elements, so they must have one shape."
             ) from None
-        return marked(apply.constant(array, dtype))
+        return apply.constant(array, dtype)
     tensors = []
     for value in values:
         if isinstance(value, Tensor):
@@ -188,7 +191,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where
             tensors.append(value)
         else:
             tensors.append(apply.constant(value, dtype))
-    return marked(ops.stack(tensors, axis=0))
+    return ops.stack(tensors, axis=0)
 
 
 def list_append(target, item):
@@ -210,14 +213,15 @@ def list_append(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = ops.cast(item, target.dtype)
-    return marked(array_ops.list_append(target, item, label))
+    return marked(array_ops.list_append(target, item, label), label)
 
 
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
     rest, item = _pop(target, index)
-    remember(rest, describe(target))
-    return marked(rest), item
+    label = describe(target)
+    remember(rest, label)
+    return marked(rest, label), item
 
 
 def _pop(target, index):

@@ -91,7 +91,7 @@ def as_predicate(value, where: str):
         )
     if isinstance(value, Tensor):
         value = apply.capture(current_graph(), value)
-        if value.is_list:  # a staged list is true when not empty, as a Python list
+        if value.list_label:  # a staged list is true when not empty, as a Python list
             return ops.greater(ops.shape(value)[0], 0)
         if value.shape is not None and any(d != 1 for d in value.shape):
             raise TracingError(
