@@ -16,16 +16,33 @@ a lambda it would bind the wrong scope).
 from __future__ import annotations
 
 import ast
+import builtins
 
 import gast
 
 from autograph import ast_util, templates
+from autograph.context import AG_NAME
+
+
+class _AsWritten(ast.NodeTransformer):
+    """Undoes the call rewrites of earlier passes, for the message text: ``ag__.len(x)`` is
+    ``len(x)`` and ``ag__.converted_call(f, a)`` is ``f(a)``, as the user wrote them."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == AG_NAME:
+            if func.attr == "converted_call" and node.args:
+                return ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords)
+            if func.attr in vars(builtins):
+                return ast.Call(func=ast.Name(id=func.attr, ctx=ast.Load()), args=node.args, keywords=node.keywords)
+        return node
 
 
 def _lower(node, has_walrus):
     if type(node) is not gast.IfExp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
         return node
-    text = ast.unparse(gast.gast_to_ast(node.test))
+    text = ast.unparse(_AsWritten().visit(gast.gast_to_ast(node.test)))
     return templates.mark_lambdas_in_place(
         templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse, text)",

@@ -785,3 +785,15 @@ def test_nested_generators_stay_as_written():
             return sum(ag__.converted_call(gen))
         """,
     )
+
+
+def _helper_for_ternary(x):
+    return x
+
+
+def test_a_ternary_s_condition_text_is_as_written():
+    def f(x, xs):
+        return 1 if len(xs) > _helper_for_ternary(x) else 2
+
+    code = api.to_code(f)
+    assert "'len(xs) > _helper_for_ternary(x)'" in code, code
