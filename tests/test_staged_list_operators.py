@@ -170,3 +170,4 @@ def test_what_python_refuses_is_python_s_type_error(f, message):
     with pytest.raises(TypeError, match=message):
         f(2)
     check_raises(f, i32(2), match=message, exc=TypeError)
+

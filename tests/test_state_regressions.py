@@ -390,11 +390,24 @@ def list_returned_from_tensor_if(a):
     return len(acc), acc
 
 
-@pytest.mark.xfail(strict=True, raises=ag.TracingError,
-                   reason="a list of different lengths in the return value of a tensor if (or loop) is not "
-                          "staged: 'the return value' has a different structure ... a list of 1 vs a list of 0")
 def test_list_returned_from_tensor_if():
     check(list_returned_from_tensor_if, i32(-1), staged=True)  # (0, [])
+    check(list_returned_from_tensor_if, i32(2), staged=True)  # (1, [2])
+
+
+def list_returned_from_inside_a_tensor_loop(xs, t):
+    out = []
+    for x in xs:
+        if x > t:
+            out.append(x)
+            return out
+    return out
+
+
+def test_list_returned_from_inside_a_tensor_loop():
+    xs = np.array([1.0, 5.0, 3.0], np.float32)
+    check(list_returned_from_inside_a_tensor_loop, xs, np.float32(2.0), staged=True)  # [5.0]
+    check(list_returned_from_inside_a_tensor_loop, xs, np.float32(9.0), staged=True)  # []
 
 
 def pop_then_append_in_tensor_loop(a, n):
@@ -412,3 +425,20 @@ def pop_then_append_in_tensor_loop(a, n):
                           "other than by appending (the fuzzer counts it as refused)")
 def test_pop_then_append_in_tensor_loop():
     check(pop_then_append_in_tensor_loop, i32(3), i32(2))  # 3
+
+
+def list_in_a_tuple_returned_from_a_tensor_loop(xs, t):
+    out = []
+    for x in xs:
+        if x > t:
+            out.append(x)
+            return len(out), out
+    return len(out), out
+
+
+@pytest.mark.xfail(strict=True, raises=ag.TracingError,
+                   reason="a list inside a tuple returned from a tensor loop is not staged (only a top-level "
+                          "list state entry is): 'the return value' changes structure in the for loop")
+def test_list_in_a_tuple_returned_from_a_tensor_loop():
+    check(list_in_a_tuple_returned_from_a_tensor_loop, np.array([1.0, 5.0], np.float32), np.float32(2.0),
+          staged=True)  # (1, [5.0])

@@ -83,15 +83,20 @@ def flatten_like(init, new, names, where, staged):
         raise TracingError(f"get_state() of {where} returned {len(new)} values, expected {len(init)}")
     flat = []
     for index, (name, before, after) in enumerate(zip(names, init, new)):
+        if is_return_placeholder(before) and type(after) is list:
+            # A list returned from inside the loop: unset, it is an empty list, which the loop can
+            # stage like any list it grows (the unset value is never returned).
+            raise Restage(index, [])
         if is_return_placeholder(before) and nest.is_nested(after):
             raise Restage(index, expand_return_placeholder(before, after))
         if is_state_leaf(before, index in staged):
             flat.append(after)
             continue
         if type(before) is list and (type(after) is not list or len(before) != len(after)):
-            if not name.isidentifier():
+            if not name.isidentifier() and name != _DESCRIBED["retval_"]:
                 # Only a local list is staged: converted code rebinds it at every append
                 # (l = ag__.list_append(l, x)); an attribute's list keeps its own methods.
+                # (The return value is a local of the generated code, only ever assigned.)
                 raise TracingError(
                     f"the list '{name}' changes length in the body of {where}; a tensor loop can stage (grow) "
                     f"only a list held in a local variable. Build it in a local, e.g. `items = []` before "

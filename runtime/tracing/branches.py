@@ -20,23 +20,35 @@ __all__ = ["build_cond", "expand_return_placeholder"]
 
 
 def _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where):
-    """Top-level lists that differ in length between branches become stacked tensors (staged
-    lists), and so does a Python list next to a staged list (a loop in the other branch staged it)."""
+    """Lists that differ in length between branches become stacked tensors (staged lists), and
+    so does a Python list next to a staged list (a loop in the other branch staged it): at the top
+    level, or inside tuples and dicts (``return len(l), l``)."""
     then_out, else_out = list(then_out), list(else_out)
     for i, (label, a, b) in enumerate(zip(labels, then_out, else_out)):
-        if type(a) is list and type(b) is list and len(a) != len(b):
-            like = a + b
-            with then_g.as_default():
-                then_out[i] = staged_list.stack(a, like=like, label=label, where=where)
-            with else_g.as_default():
-                else_out[i] = staged_list.stack(b, like=like, label=label, where=where)
-        elif type(a) is list and isinstance(b, Tensor) and b.list_label:
-            with then_g.as_default():
-                then_out[i] = staged_list.stack(a, like=b, label=label, where=where)
-        elif type(b) is list and isinstance(a, Tensor) and a.list_label:
-            with else_g.as_default():
-                else_out[i] = staged_list.stack(b, like=a, label=label, where=where)
+        then_out[i], else_out[i] = _staged_pair(a, b, then_g, else_g, label, where)
     return then_out, else_out
+
+
+def _staged_pair(a, b, then_g, else_g, label, where):
+    if type(a) is list and type(b) is list and len(a) != len(b):
+        like = a + b
+        with then_g.as_default():
+            a = staged_list.stack(a, like=like, label=label, where=where)
+        with else_g.as_default():
+            b = staged_list.stack(b, like=like, label=label, where=where)
+    elif type(a) is list and isinstance(b, Tensor) and b.list_label:
+        with then_g.as_default():
+            a = staged_list.stack(a, like=b, label=label, where=where)
+    elif type(b) is list and isinstance(a, Tensor) and a.list_label:
+        with else_g.as_default():
+            b = staged_list.stack(b, like=a, label=label, where=where)
+    elif type(a) is tuple and type(b) is tuple and len(a) == len(b):
+        pairs = [_staged_pair(x, y, then_g, else_g, f"{label}[{k}]", where) for k, (x, y) in enumerate(zip(a, b))]
+        a, b = tuple(x for x, _ in pairs), tuple(y for _, y in pairs)
+    elif type(a) is dict and type(b) is dict and a.keys() == b.keys():
+        for key in a:
+            a[key], b[key] = _staged_pair(a[key], b[key], then_g, else_g, f"{label}[{key!r}]", where)
+    return a, b
 
 
 def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
