@@ -69,7 +69,7 @@ def _mutations(node) -> set:
             continue
         func = child.func
         if type(func) is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__" and child.args:
-            if func.attr in ("aug_setitem", "list_append", "list_pop"):  # x = ag__.aug_setitem(x, i, '=', v)
+            if func.attr in ("aug_setitem", "list_append", "list_extend", "list_pop"):  # x = ag__.aug_setitem(x, i, '=', v)
                 container = container_of(child.args[0])
                 if container is not None:
                     found.add(container)

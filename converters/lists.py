@@ -1,4 +1,4 @@
-"""Lowers list mutation to ``ag__.list_append`` / ``ag__.list_pop``.
+"""Lowers list mutation to ``ag__.list_append`` / ``ag__.list_extend`` / ``ag__.list_pop``.
 
 The receiver is rebound with the result, which makes it a loop variable, so
 the runtime can stage the list when the loop becomes a graph loop.  Only
@@ -13,12 +13,14 @@ Before::
 
     for x in xs:
         out.append(x * 2)
+        out.extend(pair)
         last = stack.pop()
 
 After::
 
     for x in xs:
         out = ag__.list_append(out, x * 2)
+        out = ag__.list_extend(out, pair)
         (stack, last) = ag__.list_pop(stack)
 
 (a ``stack.pop()`` whose value is unused becomes
@@ -139,11 +141,13 @@ def _lower(statement, local, namer=None):
     kind = type(statement)
     if kind is gast.Expr:
         call = statement.value
-        receiver = _method_call(call, "append")
-        if receiver in local and len(call.args) == 1:
-            return templates.replace(
-                "target = ag__.list_append(target, item)", origin=statement, target=receiver, item=call.args[0]
-            )
+        for method in ("append", "extend"):
+            receiver = _method_call(call, method)
+            if receiver in local and len(call.args) == 1:
+                return templates.replace(
+                    f"target = ag__.list_{method}(target, item)", origin=statement, target=receiver,
+                    item=call.args[0],
+                )
         receiver = _method_call(call, "pop")
         if receiver in local and len(call.args) <= 1:
             if call.args:
@@ -176,7 +180,7 @@ def _receivers_in_control_flow(statements, local, inside=False) -> set:
             continue
         if inside:  # the walk covers the nested blocks too
             for node in ast_util.walk(statement):
-                for method in ("append", "pop"):
+                for method in ("append", "extend", "pop"):
                     receiver = _method_call(node, method)
                     if receiver in local:
                         found.add(receiver)

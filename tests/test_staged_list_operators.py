@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import runtime as rt
 from tf_behaviour_util import check, check_raises, i32
 
 
@@ -171,3 +172,35 @@ def test_what_python_refuses_is_python_s_type_error(f, message):
         f(2)
     check_raises(f, i32(2), match=message, exc=TypeError)
 
+
+
+def extended_in_a_loop(n):
+    acc = []
+    for i in range(n):
+        acc.extend([i, i * 2])
+    return len(acc), acc[-1] if n > 0 else -1
+
+
+def extended_by_rows(m):
+    acc = [m[0]]
+    for row in m:
+        if rt.reduce_sum(row) > 0:
+            acc.extend(rt.reshape(row, (1, 2)))
+    return len(acc)
+
+
+def test_extend_in_tensor_loops():
+    check(extended_in_a_loop, i32(3), check_dtype=False)
+    check(extended_in_a_loop, i32(0), check_dtype=False)
+    check(extended_by_rows, np.array([[1.0, 2.0], [-3.0, 1.0], [2.0, 2.0]], np.float32), check_dtype=False)
+
+
+def reversed_staged_list(n):
+    acc = filled(n)
+    acc.reverse()
+    return acc
+
+
+def test_other_list_methods_on_a_staged_list_name_it():
+    check_raises(reversed_staged_list, i32(2), exc=AttributeError,
+                 match=r"no attribute 'reverse': the staged list 'acc' of the for loop at .* not \.reverse\(\)")

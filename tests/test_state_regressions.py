@@ -362,8 +362,8 @@ def staged_list_of_python_numbers_gets_a_float(x, n):
 
 
 @pytest.mark.xfail(strict=True, raises=ag.TracingError,
-                   reason="a staged list of Python numbers only is int64, so a float32 element is refused, and "
-                          "the message calls the list 'the staged list while:1', not 'acc'")
+                   reason="a staged list of Python numbers only is int64 (strongly typed), so a float32 "
+                          "element is refused (the message names the staged list 'acc' and its loop)")
 def test_staged_list_of_python_numbers_gets_a_float():
     check(staged_list_of_python_numbers_gets_a_float, f32(1.5), i32(2))  # 4
 

@@ -178,11 +178,25 @@ class Tensor:
             "rt.shape(t)[0]), or use rt.shape(t)[0] / t.shape[0] for a static size."
         )
 
+    def __getattr__(self, name):  # only for names a Tensor does not have
+        if name in _LIST_METHODS and name != "list_label" and self.list_label:
+            raise AttributeError(
+                f"'Tensor' object has no attribute '{name}': {self.list_label} is carried as one tensor of "
+                "its elements, which can be appended to, extended, popped, indexed and iterated, but not "
+                f".{name}(). Build the list in another way (append in order), or work on rt.stack(...) of it."
+            )
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
     def __index__(self):
         raise TracingError(
             "a symbolic tensor cannot be used as a Python index or int" + self._where() + ". "
             "Use tensor ops (rt.gather, rt.cast) instead."
         )
+
+
+# methods of Python lists that a staged list (``list_label`` set) does not have
+_LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "index", "count", "copy", "append",
+                           "extend", "pop"})
 
 
 def is_tensor(value) -> bool:

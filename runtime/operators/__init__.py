@@ -104,7 +104,7 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``UndefinedReturnValue()`` -- the initial value of ``retval_`` when the
   original function returns on every path (so it is never returned); the
   graph path recognizes it by class name and may fill it with zeros.
-* ``list_append(l, x) -> l``, ``list_pop(l, i=None) -> (l, item)``,
+* ``list_append(l, x) -> l``, ``list_extend(l, xs) -> l``, ``list_pop(l, i=None) -> (l, item)``,
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
   generated code rebinds the receiver with the result.  Graph
@@ -130,7 +130,9 @@ from autograph.runtime.operators.calls import (
     register_converted_code,
     set_conversion_hook,
 )
-from autograph.runtime.operators.data_structures import aug_setitem, getattr_, list_append, list_pop, setattr_
+from autograph.runtime.operators.data_structures import (
+    aug_setitem, getattr_, list_append, list_extend, list_pop, setattr_,
+)
 from autograph.runtime.operators.exceptions import assert_
 from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.operators.py_builtins import (
@@ -153,6 +155,6 @@ __all__ = [
     "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
     "is_undefined",
-    "len", "list_append", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print", "range",
+    "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print", "range",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

@@ -51,6 +51,28 @@ def list_append(target, item):
     return target
 
 
+def list_extend(target, items):
+    """``target.extend(items)``; returns the (possibly new, if staged) list.
+
+    A Python list extended by a tensor gets its rows, one item each, when
+    their number is static; else it becomes a staged list (graph path).
+    """
+    if type(target) is list and isinstance(items, Tensor):
+        if items.shape is None or not items.shape or items.shape[0] is None:
+            from autograph.runtime.operators import graph_paths
+            return graph_paths.list_extend(target, items)
+        target.extend(items[i] for i in range(items.shape[0]))
+        return target
+    if type(target) is list:
+        target.extend(items)
+        return target
+    if _staged(target):
+        from autograph.runtime.operators import graph_paths
+        return graph_paths.list_extend(target, items)
+    target.extend(items)
+    return target
+
+
 def list_pop(target, index=None):
     """``target.pop(index)``; returns ``(list, popped_item)``."""
     if type(target) is not list and _staged(target):

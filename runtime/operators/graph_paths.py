@@ -413,6 +413,14 @@ def list_append(target, item):
     return staged_list.list_append(target, item)
 
 
+def list_extend(target, items):
+    """``l.extend(xs)`` on a staged list (or a Python list extended by rows of an unknown number,
+    which is staged here): the items of ``xs`` (a list, or a tensor's rows) appended."""
+    if type(target) is list:
+        target = staged_list.stack(target, like=items, label="list", where=construct_at("the extend"))
+    return list_operators.extended(target, items if isinstance(items, Tensor) else list(items))
+
+
 def list_pop(target, index=None):
     """``l.pop(i)`` on a staged list: ``(rest, item)``."""
     return staged_list.list_pop(target, index)

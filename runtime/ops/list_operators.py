@@ -129,6 +129,11 @@ def _as_stacked(value, like):
     return array.stack(tensors, axis=0)
 
 
+def extended(lst, items):
+    """The staged list ``lst`` with ``items`` (a Python list, or a tensor: its rows) appended."""
+    return _concat(lst, items)
+
+
 def _concat(left, right):
     like = left if is_list(left) else right
     a, b = _as_stacked(left, like), _as_stacked(right, like)
