@@ -38,6 +38,10 @@ import gast
 from autograph import anno, ast_util, templates
 
 
+METHODS = ("append", "extend", "pop")
+"""The list methods lowered here (the unsupported pass marks functions that call one: "list_method")."""
+
+
 def _method_call(node, method):
     """``(receiver_name, call)`` if ``node`` is ``name.method(...)`` without keywords/stars."""
     if type(node) is not gast.Call or node.keywords:
@@ -180,7 +184,7 @@ def _receivers_in_control_flow(statements, local, inside=False) -> set:
             continue
         if inside:  # the walk covers the nested blocks too
             for node in ast_util.walk(statement):
-                for method in ("append", "extend", "pop"):
+                for method in METHODS:
                     receiver = _method_call(node, method)
                     if receiver in local:
                         found.add(receiver)
@@ -204,6 +208,8 @@ def _lower_block(statements, lists, namer):
 
 
 def transform(node, ctx):
+    if ctx.lacks("list_method"):
+        return node
     for function in ast_util.functions(node):
         local = anno.get(function, anno.SCOPE).locals
         lists = _receivers_in_control_flow(function.body, local)

@@ -32,6 +32,7 @@ import gast
 
 from autograph import anno, ast_util, naming, templates
 from autograph.context import AG_NAME
+from autograph.converters import lists
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
 _FIX_GENERATOR = (
@@ -118,6 +119,8 @@ def transform(node, ctx):
             kinds.add("chain")
         elif kind in ast_util.LOOPS and inner.orelse:
             kinds.add("loop_else")
+        elif kind is gast.Attribute and inner.attr in lists.METHODS:
+            kinds.add("list_method")
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
         elif kind is gast.NamedExpr:
