@@ -442,3 +442,37 @@ def list_in_a_tuple_returned_from_a_tensor_loop(xs, t):
 def test_list_in_a_tuple_returned_from_a_tensor_loop():
     check(list_in_a_tuple_returned_from_a_tensor_loop, np.array([1.0, 5.0], np.float32), np.float32(2.0),
           staged=True)  # (1, [5.0])
+
+
+# -- 8. Python numbers in tensor loops are traced as loop variables from the first trace
+
+
+def python_index_reset_every_iteration(t):
+    k = 0
+    total = t * 0
+    while t > 0:
+        total = total + [10, 20, 30][k]  # a Python list indexed by a Python int: k must stay one
+        k = 0
+        t = t - 1
+    return total, k
+
+
+def test_a_python_number_the_loop_keeps_python_is_traced_on_its_value():
+    # The first trace takes k for a loop variable (a tensor): indexing a list with it fails, and
+    # the loop is traced again on k's Python value, which the body leaves alone.
+    check(python_index_reset_every_iteration, i32(3))  # (30, 0)
+
+
+def counter_and_accumulator(x, n):
+    i = 0
+    s = 0.0
+    while i < n:
+        s = s + x * i
+        i += 1
+    return s, i
+
+
+def test_python_counters_take_the_loop_s_dtypes():
+    result = ag.function(counter_and_accumulator)(f32(1.5), i32(4))
+    assert result == (9.0, 4)
+    assert result[0].dtype == np.float32 and result[1].dtype == np.int32

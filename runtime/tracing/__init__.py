@@ -53,7 +53,10 @@ Rules:
   runs are an ``ExecutionError`` naming the list); any other Python value
   the body changes is a ``TracingError``.
 * The body is traced more than once when needed (a first trace discovers
-  which Python values become tensors, further traces relax shapes), so
+  which Python values become tensors, further traces relax shapes; a
+  Python int or float the loop changes is traced as a weakly typed loop
+  variable from the first trace, and if the body leaves it a Python value,
+  or fails on it as a tensor, the loop is traced again on its value), so
   Python side effects in a tensor loop body (a Python ``print``) may run
   more than once while tracing; ``rt.print`` runs once per iteration.
   Library functions of traces that are thrown away are removed again.

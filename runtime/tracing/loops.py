@@ -28,7 +28,7 @@ _MAX_TRACES = 10
 class _Slot:
     """What build_while knows about one flat loop value."""
 
-    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled")
+    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled", "speculative")
 
     # kind: 'tensor' (strongly typed loop variable), 'weak' (a Python number
     # or weak tensor that became a loop variable: its dtype may still widen),
@@ -42,6 +42,7 @@ class _Slot:
         self.invariant = invariant
         self.fill = False  # the initial value is zeros (an unset return value)
         self.settled = False  # a weak variable's dtype was checked against its uses
+        self.speculative = False  # a Python number traced as a weak loop variable before that is known
         self.dtype = None
         self.shape = None
         self.weak = False
@@ -56,6 +57,17 @@ class _Slot:
     @property
     def is_loop_var(self) -> bool:
         return self.kind in ("tensor", "weak", "list")
+
+    def speculate(self):
+        """Traces this Python int or float as a weak loop variable of numpy's default dtype from the
+        first trace, instead of one trace on its Python value only to find out that it is one."""
+        self.kind, self.weak, self.speculative = "weak", True, True
+        self.dtype = np.asarray(self.init).dtype
+        self.shape = self.invariant if self.invariant is not None else ()
+
+    def unspeculate(self):
+        self.kind, self.weak, self.speculative = "open", False, False
+        self.dtype = self.shape = None
 
     def list_label(self, where):
         """What messages call this slot if it is a staged list (one this loop stages, or one staged
@@ -110,10 +122,22 @@ def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maxim
     if maximum_iterations is not None:
         maximum_iterations = int(maximum_iterations)
 
+    for s in slots:
+        if s.kind == "open" and type(s.init) in (int, float):
+            s.speculate()
     for _ in range(_MAX_TRACES):
         before = set(outer.library)
-        cond_g, _ = trace_subgraph("while_cond", outer, _trace_cond, cond_fn, slots, where)
-        body_g, changed = trace_subgraph("while_body", outer, _trace_body, body_fn, slots, where, stage_lists, cond_g)
+        try:
+            cond_g, _ = trace_subgraph("while_cond", outer, _trace_cond, cond_fn, slots, where)
+            body_g, changed = trace_subgraph("while_body", outer, _trace_body, body_fn, slots, where, stage_lists,
+                                             cond_g)
+        except Exception:
+            if not any(s.speculative for s in slots):
+                raise
+            changed = True  # traced again on the Python values, as if nothing had been speculated
+            for s in slots:
+                if s.speculative:
+                    s.unspeculate()
         if not changed:
             break
         drop_new_functions(outer, before)
@@ -171,6 +195,8 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
             f"the body of {where} returns {len(results)} loop values but the loop has {len(slots)}; "
             "return the same structure as the loop variables."
         )
+    if _refuted(slots, values, results):
+        return True
     # Python values the body turned into something else become loop variables;
     # the outputs of this trace are then meaningless (they were computed from
     # Python values), so only a trace that reclassifies nothing checks them.
@@ -204,6 +230,22 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
             changed |= retrace
     graph.outputs = outputs
     return changed
+
+
+def _refuted(slots, values, results) -> bool:
+    """Checks the speculated slots (``_Slot.speculate``) against the first trace: each must come
+    out a tensor other than its placeholder, and not its Python value again.  True if one does
+    not: then all go back to their Python values and the body is traced again."""
+    speculated = [(s, before, after) for s, before, after in zip(slots, values, results) if s.speculative]
+    if not speculated:
+        return False
+    refuted = any(after is before or not isinstance(after, Tensor) for _, before, after in speculated)
+    for s, _, _ in speculated:
+        if refuted:
+            s.unspeculate()
+        else:
+            s.speculative = False
+    return refuted
 
 
 def _classify(s, before, after, where, stage_lists) -> bool:
