@@ -44,10 +44,6 @@ _SYMBOLS = {
 _COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 
-def _name(lst) -> str:
-    return lst.list_label
-
-
 def is_list(value) -> bool:
     """A staged list (a tensor standing for a Python list)."""
     return isinstance(value, Tensor) and value.list_label is not None
@@ -68,7 +64,7 @@ def binary(name: str, left, right):
             return _concat(left, right)
         if name in _COMPARISONS:
             raise TracingError(
-                f"comparing {_name(lst)} with a list ({_SYMBOLS[name]}) at {user_location_text()}: "
+                f"comparing {lst.list_label} with a list ({_SYMBOLS[name]}) at {user_location_text()}: "
                 "a list appended to in a tensor loop or branch is one tensor of its elements, which cannot "
                 "be compared as a Python list. Compare the elements with rt ops, e.g. "
                 "rt.reduce_all(rt.equal(rt.stack(a), rt.stack(b))) for lists of one length."
@@ -80,7 +76,7 @@ def binary(name: str, left, right):
         if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar
             if other.dtype.kind in "iu":
                 raise TracingError(
-                    f"repeating {_name(lst)} by a tensor count at {user_location_text()} cannot be "
+                    f"repeating {lst.list_label} by a tensor count at {user_location_text()} cannot be "
                     "staged; repeat it by a Python int, or build the list in a loop."
                 )
             raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{other.dtype.name}'")
