@@ -91,11 +91,6 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         return run
 
     outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
-    for name, before, after in zip(names, init, outputs):  # staged lists keep their names for messages
-        if type(before) is list:
-            staged_list.remember(after, f"the staged list '{name}' of {where}")
-        elif isinstance(before, Tensor) and staged_list.described(before):
-            staged_list.remember(after, staged_list.described(before))
     set_state(state.write_back(init[:nouts], outputs) + init[nouts:])
 
 

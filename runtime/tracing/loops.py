@@ -187,9 +187,7 @@ def _trace_cond(graph, cond_fn, slots, where):
 def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     """Traces the body; updates ``slots``; returns True if another trace is needed."""
     values = _loop_inputs(graph, slots, where)
-    lists = [(v, f"the staged list '{s.label}' of {where}") for s, v in zip(slots, values) if s.kind == "list"]
-    with staged_list.describing(lists):
-        results = list(body_fn(list(values)))
+    results = list(body_fn(list(values)))
     if len(results) != len(slots):
         raise TracingError(
             f"the body of {where} returns {len(results)} loop values but the loop has {len(slots)}; "

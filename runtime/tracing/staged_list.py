@@ -35,8 +35,6 @@ through ``element_spec`` and builds initial values with ``stack``.
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 from autograph.runtime import ops
@@ -51,44 +49,12 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
-__all__ = [
-    "element_spec", "empty", "stack", "list_append", "list_pop", "describing", "described", "describe", "remember",
-]
-
-# the staged lists of the loop bodies being traced: id(tensor) -> (tensor, description)
-_DESCRIPTIONS: list[dict] = []
-
-
-@contextlib.contextmanager
-def describing(pairs):
-    """While tracing a loop body: its staged lists' placeholders, ``(tensor, description)``."""
-    _DESCRIPTIONS.append({id(t): (t, text) for t, text in pairs})
-    try:
-        yield
-    finally:
-        _DESCRIPTIONS.pop()
-
-
-def remember(tensor, text):
-    """``tensor`` (a staged list a pop or an ``if`` made) is called ``text`` for the rest of the loop body."""
-    if _DESCRIPTIONS and isinstance(tensor, Tensor):
-        _DESCRIPTIONS[-1][id(tensor)] = (tensor, text)
-
-
-def described(target):
-    """The description ``describing`` or ``remember`` gave the tensor ``target``; None if none."""
-    for scope in reversed(_DESCRIPTIONS):
-        found = scope.get(id(target))
-        if found is not None and found[0] is target:
-            return found[1]
-    return None
+__all__ = ["element_spec", "empty", "stack", "list_append", "list_pop", "describe"]
 
 
 def describe(target) -> str:
     """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
-    if target.op.type == "ListAppend":
-        return target.op.attrs["label"]
-    return described(target) or target.list_label or f"the staged list {target.name}"
+    return target.list_label or f"the staged list {target.name}"
 
 
 def _describe(value) -> str:
@@ -219,9 +185,7 @@ def list_append(target, item):
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
     rest, item = _pop(target, index)
-    label = describe(target)
-    remember(rest, label)
-    return marked(rest, label), item
+    return marked(rest, describe(target)), item
 
 
 def _pop(target, index):
