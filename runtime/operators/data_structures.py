@@ -57,20 +57,18 @@ def list_extend(target, items):
     A Python list extended by a tensor gets its rows, one item each, when
     their number is static; else it becomes a staged list (graph path).
     """
-    if type(target) is list and isinstance(items, Tensor):
-        if items.shape is None or not items.shape or items.shape[0] is None:
-            from autograph.runtime.operators import graph_paths
-            return graph_paths.list_extend(target, items)
-        target.extend(items[i] for i in range(items.shape[0]))
-        return target
     if type(target) is list:
+        if not isinstance(items, Tensor):
+            target.extend(items)
+            return target
+        if items.shape and items.shape[0] is not None:
+            target.extend(items[i] for i in range(items.shape[0]))
+            return target
+    elif not _staged(target):
         target.extend(items)
         return target
-    if _staged(target):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.list_extend(target, items)
-    target.extend(items)
-    return target
+    from autograph.runtime.operators import graph_paths
+    return graph_paths.list_extend(target, items)
 
 
 def list_pop(target, index=None):
