@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import gast
+
 from autograph import naming
 
 AG_NAME = "ag__"
@@ -36,7 +38,7 @@ class Options:
 
 class Context:
     __slots__ = (
-        "filename", "options", "namer", "names_pending", "namespace", "freevars", "function_name", "has_walrus", "kinds",
+        "filename", "options", "namer", "names_pending", "namespace", "freevars", "function_name", "kinds",
         "builtin_names", "leave_alone",
     )
 
@@ -53,14 +55,17 @@ class Context:
         self.namespace = namespace
         self.freevars = frozenset(freevars)
         self.function_name = function_name
-        # Whether the function contains `:=` anywhere (set by the unsupported pass).
-        self.has_walrus = True
         # The node types in the function (and markers: "not", "chain", "loop_else"), set by the
         # unsupported pass and added to by passes that emit others; None: not known.
         self.kinds = None
         # How call_trees treats statically resolved callees (see autograph.callees).
         self.builtin_names = builtin_names
         self.leave_alone = leave_alone if leave_alone is not None else (lambda value: False)
+
+    @property
+    def has_walrus(self) -> bool:
+        """Whether the function may contain ``:=`` (True until the unsupported pass has looked)."""
+        return not self.lacks(gast.NamedExpr)
 
     def lacks(self, *kinds) -> bool:
         """True if none of ``kinds`` is in the function: a pass that rewrites only those can skip it."""

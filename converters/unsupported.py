@@ -105,7 +105,7 @@ def _rewrite_super(function):
 def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
         raise ctx.error(node, "'async def'", _FIX_ASYNC)
-    nested, has_walrus, mentions_super = [], False, False
+    nested, mentions_super = [], False
     kinds = set()
     names = ctx.namer.used if ctx.names_pending else None
     for inner in ast_util.walk(node):
@@ -123,8 +123,6 @@ def transform(node, ctx):
             kinds.add("list_method")
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
-        elif kind is gast.NamedExpr:
-            has_walrus = True
         elif kind is gast.Name and inner.id == "super":
             mentions_super = True
     for inner in nested:
@@ -136,7 +134,6 @@ def transform(node, ctx):
         _check_function(function, ctx)
     if mentions_super and type(node) is not gast.Lambda:
         _rewrite_super(node)
-    ctx.has_walrus = has_walrus
     ctx.kinds = kinds
     ctx.names_pending = False
     return node
