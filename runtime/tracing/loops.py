@@ -66,7 +66,7 @@ class _Slot:
         self.shape = self.invariant if self.invariant is not None else ()
 
     def unspeculate(self):
-        self.kind, self.weak, self.speculative = "open", False, False
+        self.kind, self.weak, self.speculative, self.settled = "open", False, False, False
         self.dtype = self.shape = None
 
     def list_label(self, where):
@@ -232,8 +232,8 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
 
 def _refuted(slots, values, results) -> bool:
     """Checks the speculated slots (``_Slot.speculate``) against the first trace: each must come
-    out a tensor other than its placeholder, and not its Python value again.  True if one does
-    not: then all go back to their Python values and the body is traced again."""
+    out a tensor other than its placeholder (not a Python value).  True if one does not: then all
+    go back to their Python values and the body is traced again."""
     speculated = [(s, before, after) for s, before, after in zip(slots, values, results) if s.speculative]
     if not speculated:
         return False
