@@ -204,3 +204,14 @@ def reversed_staged_list(n):
 def test_other_list_methods_on_a_staged_list_name_it():
     check_raises(reversed_staged_list, i32(2), exc=AttributeError,
                  match=r"no attribute 'reverse': the staged list 'acc' of the for loop at .* not \.reverse\(\)")
+
+
+def multiplied_by_a_float_argument(n, x):
+    return filled(n) * x
+
+
+def test_repeating_by_a_float_tensor_is_python_s_type_error():
+    with pytest.raises(TypeError, match="can't multiply sequence by non-int of type 'numpy.float32'"):
+        multiplied_by_a_float_argument(2, np.float32(2))
+    check_raises(multiplied_by_a_float_argument, i32(2), np.float32(2), exc=TypeError,
+                 match="can't multiply sequence by non-int of type 'numpy.float32'")
