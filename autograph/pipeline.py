@@ -37,12 +37,19 @@ def _analyze(node, ctx):
 
 
 def _activity(node, ctx):
-    activity.analyze(node)
+    # Read by the next three passes only (the scopes' local names); each skips a function that
+    # lacks what it rewrites (a call, a subscript, a list method), and then so does this.
+    if not ctx.lacks(gast.Call, gast.Subscript, "list_method"):
+        activity.analyze(node)
     return node
 
 
 def _call_trees(node, ctx):
-    return call_trees.transform(node, ctx) if ctx.options.recursive else node
+    # Jump lowerings add no calls, and the ones asserts add are not wrapped: a function without
+    # a call of its own has none to convert.
+    if not ctx.options.recursive or ctx.lacks(gast.Call):
+        return node
+    return call_trees.transform(node, ctx)
 
 
 PASSES = (

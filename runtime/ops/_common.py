@@ -6,6 +6,10 @@
   an int32 ``t`` int32 and ``y * x`` with a weak float64 ``y`` (a Python
   float merged by an ``if``) and a float32 ``x`` is float32, both eagerly
   and in a graph.
+* ``watch_promotions(tensor)`` records the dtypes ``promote`` gives a weak
+  tensor next to strongly typed operands: the evidence a weakly typed loop
+  variable's dtype is settled from (``tracing/loops.py``), the same whatever
+  dtype the variable is traced with.
 * ``ufunc_dtype(ufunc, dtypes)`` is the result dtype numpy's type tables
   give an elementwise op (``ufunc.resolve_dtypes``): no kernel runs, and
   the numpy kernels follow the same tables, so eager and graph results agree.
@@ -61,6 +65,11 @@ def promote(values) -> list:
     strong = [dtype_of(v) for v in values if not is_weak(v)]
     if strong:
         target = dtypes.result_type(*strong, *[weak_number(v) for v in values if is_weak(v)])
+        if _WATCHED:
+            for v in values:
+                met = _WATCHED.get(id(v))
+                if met is not None and v is met[0]:
+                    met[1].add(target)
         return [_weak_as(v, target) if is_weak(v) else v for v in values]
     tensors = [v.dtype for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
@@ -68,6 +77,21 @@ def promote(values) -> list:
     target = dtypes.result_type(*tensors, *[v for v in values if not isinstance(v, Tensor)])
     return [v if isinstance(v, Tensor) else apply.constant(_weak_as(v, target), target, weak=True)
             for v in values]
+
+
+# id of a watched weak tensor -> (the tensor, the dtypes promote gave it); loops.py watches the
+# placeholders of a loop's weakly typed variables while it traces the loop.
+_WATCHED: dict = {}
+
+
+def watch_promotions(tensor, into: set) -> None:
+    """From now on until ``unwatch_promotions(tensor)``, ``promote`` adds to ``into`` each dtype it
+    gives weak ``tensor`` next to strongly typed operands."""
+    _WATCHED[id(tensor)] = (tensor, into)
+
+
+def unwatch_promotions(tensor) -> None:
+    _WATCHED.pop(id(tensor), None)
 
 
 def _weak_as(value, dtype):

@@ -6,6 +6,8 @@ retracing) are stated in ``autograph.runtime.tracing``'s docstring.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from autograph.runtime import ops
@@ -13,7 +15,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import apply
+from autograph.runtime.ops import _common, apply
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, drop_new_functions, emit, is_numeric_array, is_return_placeholder, is_strong,
@@ -28,7 +30,8 @@ _MAX_TRACES = 10
 class _Slot:
     """What build_while knows about one flat loop value."""
 
-    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled", "speculative")
+    __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled", "speculative",
+                 "unsettled_dtype", "evidence")
 
     # kind: 'tensor' (strongly typed loop variable), 'weak' (a Python number
     # or weak tensor that became a loop variable: its dtype may still widen),
@@ -43,6 +46,8 @@ class _Slot:
         self.fill = False  # the initial value is zeros (an unset return value)
         self.settled = False  # a weak variable's dtype was checked against its uses
         self.speculative = False  # a Python number traced as a weak loop variable before that is known
+        self.unsettled_dtype = None  # a weak variable's dtype before it is settled (_settle_weak_dtypes)
+        self.evidence = set()  # the dtypes ops gave its placeholders in this round's traces (_watching)
         self.dtype = None
         self.shape = None
         self.weak = False
@@ -67,7 +72,12 @@ class _Slot:
 
     def unspeculate(self):
         self.kind, self.weak, self.speculative, self.settled = "open", False, False, False
-        self.dtype = self.shape = None
+        self.dtype = self.shape = self.unsettled_dtype = None
+
+    @property
+    def unsettled(self) -> bool:
+        """A weakly typed loop variable whose dtype ``_settle_weak_dtypes`` has not settled yet."""
+        return self.kind == "weak" and self.weak and not self.settled
 
     def list_label(self, where):
         """What messages call this slot if it is a staged list (one this loop stages, or one staged
@@ -127,8 +137,13 @@ def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maxim
             s.speculate()
     for _ in range(_MAX_TRACES):
         before = set(outer.library)
+        for s in slots:
+            s.evidence.clear()
         try:
             cond_g, _ = trace_subgraph("while_cond", outer, _trace_cond, cond_fn, slots, where)
+            if _guess_weak_dtypes(slots, cond_g):  # the condition alone decides most counters' dtypes
+                drop_new_functions(outer, before)
+                cond_g, _ = trace_subgraph("while_cond", outer, _trace_cond, cond_fn, slots, where)
             body_g, changed = trace_subgraph("while_body", outer, _trace_body, body_fn, slots, where, stage_lists,
                                              cond_g)
         except Exception:
@@ -179,15 +194,32 @@ def _loop_inputs(graph, slots, where):
     return values
 
 
+@contextlib.contextmanager
+def _watching(slots, values):
+    """Records, while tracing, into each unsettled weak slot's ``evidence`` the dtypes that ops
+    combining its placeholder with strongly typed operands give it (``_common.promote``)."""
+    watched = [v for s, v in zip(slots, values) if s.unsettled]
+    for s, v in zip(slots, values):
+        if s.unsettled:
+            _common.watch_promotions(v, s.evidence)
+    try:
+        yield
+    finally:
+        for v in watched:
+            _common.unwatch_promotions(v)
+
+
 def _trace_cond(graph, cond_fn, slots, where):
     values = _loop_inputs(graph, slots, where)
-    graph.outputs = [as_predicate(cond_fn(values), where)]
+    with _watching(slots, values):
+        graph.outputs = [as_predicate(cond_fn(values), where)]
 
 
 def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     """Traces the body; updates ``slots``; returns True if another trace is needed."""
     values = _loop_inputs(graph, slots, where)
-    results = list(body_fn(list(values)))
+    with _watching(slots, values):
+        results = list(body_fn(list(values)))
     if len(results) != len(slots):
         raise TracingError(
             f"the body of {where} returns {len(results)} loop values but the loop has {len(slots)}; "
@@ -311,42 +343,70 @@ def _settle_weak_dtypes(slots, traced) -> bool:
     as a Python number and stays one (``steps = 0; ... steps += 1``): it
     takes, among the dtypes of its own kind (integer, floating),
 
-    1. the dtype of the strongly typed tensor it is combined with in the
-       condition or the body, if that is one dtype (``i = 0; while i < n``
-       with an int32 ``n``: int32);
-    2. else the dtype of the strongly typed tensors the loop condition
-       computes with, if that is one dtype (a counter in ``while n > 1`` or
-       ``for _ in range(n)`` with an int32 ``n``: int32), whatever else the
-       body does;
+    1. the dtype of the strongly typed tensors it is combined with (or cast
+       to) in the condition or the body, if that is one dtype (``i = 0;
+       while i < n`` with an int32 ``n``: int32);
+    2. else, if it is combined with none, the dtype of the strongly typed
+       tensors the loop condition computes with, if that is one dtype (a
+       counter in ``while n > 1`` or ``for _ in range(n)`` with an int32
+       ``n``: int32), whatever else the body does;
     3. else numpy's default for its Python type (int64, float64).
 
+    The evidence is what the ops recorded (``_watching``), not the graph's
+    casts, so it is the same whatever dtype the variable was traced with:
+    ``_guess_weak_dtypes`` may trace the body with the dtype the condition
+    alone gives, and a guess the rule confirms needs no other trace.
     ``traced`` is ``[(cond graph, its loop placeholders), (body graph, ...)]``.
     """
     changed = False
     loop_vars = [s for s in slots if s.is_loop_var]
     cond_graph = traced[0][0]
     for index, s in enumerate(loop_vars):
-        if not s.weak or s.settled or s.kind != "weak":
+        if not s.unsettled:
             continue
         s.settled = True
-        kind = np.dtype(s.dtype).kind
-        placeholders = [inputs[index] for _, inputs in traced]
-        targets = {
-            op.attrs["dtype"] for graph, _ in traced for op in graph.operations
-            if op.type == "Cast" and any(op.inputs[0] is p for p in placeholders)
-        }
-        targets = {t for t in targets if np.dtype(t).kind == kind}
-        if not targets:
-            targets = {
-                t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
-                if not t.weak and np.dtype(t.dtype).kind == kind
-            }
-        if len(targets) == 1:
-            (target,) = targets
-            if target != s.dtype:
-                s.dtype = target
-                changed = True
+        target = _weak_target(s, [(graph, inputs[index]) for graph, inputs in traced], cond_graph)
+        if target != s.dtype:
+            s.dtype = target
+            changed = True
     return changed
+
+
+def _guess_weak_dtypes(slots, cond_graph) -> bool:
+    """Gives each unsettled weak loop variable the dtype ``_settle_weak_dtypes``' rule gives it from
+    the condition alone, to trace the body with; True if one changed (trace the condition again)."""
+    changed = False
+    loop_vars = [s for s in slots if s.is_loop_var]
+    for index, s in enumerate(loop_vars):
+        if not s.unsettled:
+            continue
+        target = _weak_target(s, [(cond_graph, cond_graph.inputs[index])], cond_graph)
+        if target != s.dtype:
+            s.dtype = target
+            changed = True
+    return changed
+
+
+def _weak_target(s, traced, cond_graph):
+    """The dtype the rule of ``_settle_weak_dtypes`` gives slot ``s`` from its evidence and the
+    ``(graph, placeholder)`` pairs it was traced as."""
+    if s.unsettled_dtype is None:
+        s.unsettled_dtype = s.dtype
+    kind = np.dtype(s.unsettled_dtype).kind
+    targets = set(s.evidence)
+    targets.update(
+        op.attrs["dtype"] for graph, placeholder in traced for op in graph.operations
+        if op.type == "Cast" and op.inputs[0] is placeholder
+    )
+    targets = {t for t in targets if np.dtype(t).kind == kind}
+    if not targets:
+        targets = {
+            t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
+            if not t.weak and np.dtype(t.dtype).kind == kind
+        }
+    if len(targets) == 1:
+        return np.dtype(next(iter(targets)))
+    return s.unsettled_dtype
 
 
 def _check_list_change(s, before, after, where):
