@@ -259,6 +259,42 @@ def test_while_body_placeholders_and_nested_captures_carry_weakness():
     assert f(np.float32(1.5), np.int32(4)) == (4, np.float32(7.5))
 
 
+def test_while_counter_bounded_by_an_int32_tensor_is_int32_after_one_body_trace():
+    bodies = []
+
+    def fn(n):
+        def body(i):
+            bodies.append(i.dtype.name)  # a Python side effect: runs once per trace of the body
+            return (i + 1,)
+
+        return cfo.while_loop(lambda i: i < n, body, (0,))
+
+    f = traced(fn, (I32, ()))
+    (out,) = f.graph.outputs
+    assert (out.dtype.name, out.weak) == ("int32", True)
+    assert bodies == ["int32"]  # the condition alone settled it: the body was traced once, as int32
+    assert f(np.int32(5)) == (5,)
+
+
+def test_while_counter_the_body_combines_with_another_dtype_is_traced_again():
+    bodies = []
+
+    def fn(n, big):
+        def body(i, s):
+            bodies.append(i.dtype.name)
+            return i + 1, s + i * big  # i meets int64 in the body as well as int32 in the condition
+
+        return cfo.while_loop(lambda i, s: i < n, body, (0, ops.zeros((), "int64")))
+
+    f = traced(fn, (I32, ()), (I64, ()))
+    count, total = f.graph.outputs
+    # two strongly typed partners (int32 and int64): numpy's default int64, whatever dtype it was
+    # first traced with
+    assert (count.dtype.name, count.weak) == ("int64", True)
+    assert bodies == ["int32", "int64"]
+    assert f(np.int32(4), np.int64(10)) == (4, 60)
+
+
 def _for(iterable, body_fn, state, names):
     def get_state():
         return tuple(state[n] for n in names)
