@@ -114,8 +114,8 @@ class _Cloner:
         old, fields = node.__dict__, new.__dict__  # gast nodes keep their fields in their dicts
         for field in node._fields:
             value = old[field]
-            if isinstance(value, list):
-                value = self.clone_list(value, field)
+            if type(value) is list:
+                value = self.clone_list(value, field) if value else []
             elif isinstance(value, gast.AST):
                 value = self.clone(value)
             elif type(value) is str and value in replacements and field in ("name", "arg"):

@@ -35,6 +35,9 @@ from autograph.context import AG_NAME
 from autograph.converters import lists
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
+# The node types _check_function refuses (or looks into): a function with none of them, and
+# without the name ag__, needs no check.
+_CHECKED = frozenset({gast.Yield, gast.YieldFrom, gast.Await, gast.AsyncFor, gast.AsyncWith, gast.Try, gast.Global})
 _FIX_GENERATOR = (
     "Generators cannot be converted; call the generator from converted code instead (it runs as plain "
     "Python), or mark the function with @ag.do_not_convert."
@@ -105,7 +108,7 @@ def _rewrite_super(function):
 def transform(node, ctx):
     if type(node) is gast.AsyncFunctionDef:
         raise ctx.error(node, "'async def'", _FIX_ASYNC)
-    nested, mentions_super = [], False
+    nested, mentions_super, reserved = [], False, False
     kinds = set()
     names = ctx.namer.used if ctx.names_pending else None
     for inner in ast_util.walk(node):
@@ -123,15 +126,19 @@ def transform(node, ctx):
             kinds.add("list_method")
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
-        elif kind is gast.Name and inner.id == "super":
-            mentions_super = True
+        elif kind is gast.Name:
+            if inner.id == "super":
+                mentions_super = True
+            elif inner.id == AG_NAME:
+                reserved = True
     for inner in nested:
         if type(inner) is gast.AsyncFunctionDef or _is_generator(inner):
             anno.set(inner, ast_util.SKIP, True)
-    functions = ast_util.functions(node)
+    functions = ast_util.functions(node) if nested or type(node) is gast.Lambda else [node]
     anno.set(node, ast_util.FUNCTIONS_CACHE, functions)
-    for function in functions:
-        _check_function(function, ctx)
+    if reserved or not kinds.isdisjoint(_CHECKED):
+        for function in functions:
+            _check_function(function, ctx)
     if mentions_super and type(node) is not gast.Lambda:
         _rewrite_super(node)
     ctx.kinds = kinds

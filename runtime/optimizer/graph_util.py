@@ -168,27 +168,29 @@ def _copy_into(src, dst, outer_tmap) -> None:
     enclosing graph's tensor ids to their copies (for ``captures``)."""
     tmap: dict[int, Tensor] = {}
     ops: dict[int, Operation] = {}
+    copies = dst.operations
     for op in src.operations:
-        attrs = dict(op.attrs)
         copy = Operation(
-            dst, op.name, op.type, [tmap[id(t)] for t in op.inputs], attrs,
-            [ops[id(c)] for c in op.control_inputs], op.location,
+            dst, op.name, op.type, [tmap[id(t)] for t in op.inputs], op.attrs,
+            [ops[id(c)] for c in op.control_inputs] if op.control_inputs else (), op.location,
         )
-        copy.outputs = [Tensor(copy, i, t.dtype, t.shape, t.weak) for i, t in enumerate(op.outputs)]
-        for old, new in zip(op.outputs, copy.outputs):
+        outputs = copy.outputs = [Tensor(copy, t.value_index, t.dtype, t.shape, t.weak) for t in op.outputs]
+        for old, new in zip(op.outputs, outputs):
             tmap[id(old)] = new
         ops[id(op)] = copy
-        dst.operations.append(copy)
+        copies.append(copy)
         for attr in _function_attrs(op.type):
             sub = src.library[op.attrs[attr]]
             sub_copy = Graph(sub.name, outer=dst)  # ``outer`` follows the calling op
             _copy_into(sub, sub_copy, tmap)
-            attrs[attr] = dst.add_function(sub_copy, sub.name)
+            copy.attrs[attr] = dst.add_function(sub_copy, sub.name)
     dst.inputs = [tmap[id(t)] for t in src.inputs]
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
     dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]
     dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
-    dst._name_counts = _name_counts(dst)
+    # A graph built here (every op named by unique_name) has its counters; a loaded one has none.
+    counts = src._name_counts
+    dst._name_counts = dict(counts) if counts or not src.operations else _name_counts(dst)
     dst._capture_map = {id(o): i for o, i in dst.captures}
     for key, value in vars(src).items():
         if not key.startswith("_") and key not in _GRAPH_FIELDS:
