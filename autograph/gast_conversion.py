@@ -50,12 +50,23 @@ def _gast_class_of(kind):
     return found
 
 
+def _name(identifier, ctx, annotation, type_comment):
+    """A ``gast.Name`` built without its constructor (most nodes are names)."""
+    new = _GAST_NAME.__new__(_GAST_NAME)
+    d = new.__dict__
+    d["id"], d["ctx"], d["annotation"], d["type_comment"] = identifier, ctx, annotation, type_comment
+    return new
+
+
+_GAST_NAME = gast.Name
+
+
 def _to_gast(node):
     kind = type(node)
     if kind is ast.arg:
-        new = gast.Name(node.arg, gast.Param(), _gast_value(node.annotation), node.type_comment)
+        new = _name(node.arg, gast.Param(), _gast_value(node.annotation), node.type_comment)
     elif kind is ast.Name:
-        new = gast.Name(node.id, _to_gast(node.ctx), None, None)
+        new = _name(node.id, _to_gast(node.ctx), None, None)
     elif kind is ast.ExceptHandler and node.name:
         new = gast.ExceptHandler(_gast_value(node.type), gast.Name(node.name, gast.Store(), None, None),
                                  _gast_value(node.body))

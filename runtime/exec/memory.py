@@ -55,6 +55,8 @@ def donations(graph, needed) -> dict:
     that takes it: ``parallel.Dataflow`` adds those edges.)
     """
     ops = [op for op in graph.operations if id(op) in needed]
+    if not any(op.outputs and _large(op.outputs[0]) and ufunc_of(op.type) is not None for op in ops):
+        return {}  # no op writes into a buffer (a graph of scalars): nothing to find
     users: dict[int, list] = {}
     for op in ops:
         for t in op.inputs:
