@@ -86,6 +86,8 @@ class Rewriter:
 
 def rewrite(graph, rules: dict[str, Rule], default: Rule | None = None) -> bool:
     """Applies ``rules`` (by op type, else ``default``) to ``graph``; True if it changed."""
+    if default is None and all(op.type not in rules for op in graph.operations):
+        return False  # no op has a rule (licm on a graph without a loop)
     rw = Rewriter(graph)
     for op in list(graph.operations):
         if rw.subst:
