@@ -20,6 +20,7 @@ enclosing graph used there is captured automatically.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 
 from autograph.runtime.errors import TracingError
@@ -46,6 +47,14 @@ def current_graph():
     """The graph being built by the innermost trace, or None when eager."""
     stack = _state.stack
     return stack[-1] if stack else None
+
+
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def base_name(name: str) -> str:
+    """``add_3`` -> ``add``: the base to ask a graph for a fresh unique name."""
+    return _SUFFIX.sub("", name)
 
 
 class Operation:
@@ -91,6 +100,18 @@ class Graph:
         n = self._name_counts.get(base)
         self._name_counts[base] = 1 if n is None else n + 1
         return base if n is None else f"{base}_{n}"
+
+    def recount_names(self) -> None:
+        """Rebuilds the ``unique_name`` counters from the op names (after ops were added under
+        names of their own, as loading a graph def does): ``add_3`` means ``add`` goes on at 4."""
+        counts: dict[str, int] = {}
+        for op in self.operations:
+            base = base_name(op.name)
+            suffix = op.name[len(base) + 1:]
+            number = int(suffix) + 1 if suffix else 1
+            counts[base] = max(counts.get(base, 0), number)
+            counts[op.name] = max(counts.get(op.name, 0), 1)
+        self._name_counts = counts
 
     def add_function(self, graph: "Graph", base: str) -> str:
         """Adds ``graph`` to the shared function library under a unique name."""

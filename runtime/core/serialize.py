@@ -265,10 +265,10 @@ def _build_graph(fdef: dict, library: dict, session) -> tuple[Graph, dict]:
             for i, out in enumerate(node["outputs"])
         ]
         graph.operations.append(op)
-        graph.unique_name(op.name)
         ops[op.name] = op
         for t in op.outputs:
             tensors[t.name] = t
+    graph.recount_names()  # ops added later (by the optimizer) get names none of these have
     for field in ("inputs", "outputs"):
         for ref in fdef[field]:
             if ref not in tensors:

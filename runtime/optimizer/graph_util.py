@@ -19,14 +19,9 @@
 
 from __future__ import annotations
 
-import re
-
 from autograph.runtime.core import opdef
-from autograph.runtime.core.graph import Graph, Operation
+from autograph.runtime.core.graph import Graph, Operation, base_name  # noqa: F401 - base_name: for the passes
 from autograph.runtime.core.tensor import Tensor
-
-_SUFFIX = re.compile(r"_\d+$")
-
 
 # op type -> its definition's ``function_attrs`` (every pass asks for every op: looked up once)
 _FUNCTION_ATTRS: dict[str, tuple[str, ...]] = {}
@@ -86,11 +81,6 @@ def const_value(tensor):
     if op.type != "Const":
         return None
     return op.attrs["value"]
-
-
-def base_name(name: str) -> str:
-    """``add_3`` -> ``add``: the base to ask a graph for a fresh unique name."""
-    return _SUFFIX.sub("", name)
 
 
 def new_op(graph, type, inputs, attrs, output_specs, *, location=None, name=None, control_inputs=()):
@@ -188,29 +178,11 @@ def _copy_into(src, dst, outer_tmap) -> None:
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
     dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]
     dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
-    # A graph built here (every op named by unique_name) has its counters; a loaded one has none.
-    counts = src._name_counts
-    dst._name_counts = dict(counts) if counts or not src.operations else _name_counts(dst)
+    dst._name_counts = dict(src._name_counts)  # the same op names: the same counters
     dst._capture_map = {id(o): i for o, i in dst.captures}
     for key, value in vars(src).items():
         if not key.startswith("_") and key not in _GRAPH_FIELDS:
             setattr(dst, key, value)
-
-
-def _name_counts(graph) -> dict[str, int]:
-    """Counters for ``Graph.unique_name`` that never hand out a name already taken.
-
-    Rebuilt from the op names (a graph loaded from a graph def has no
-    counters of its own): ``add_3`` means ``add`` must continue at 4.
-    """
-    counts: dict[str, int] = {}
-    for op in graph.operations:
-        base = base_name(op.name)
-        suffix = op.name[len(base) + 1:]
-        number = int(suffix) + 1 if suffix else 1
-        counts[base] = max(counts.get(base, 0), number)
-        counts[op.name] = max(counts.get(op.name, 0), 1)
-    return counts
 
 
 _GRAPH_FIELDS = frozenset(
