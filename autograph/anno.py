@@ -6,9 +6,6 @@ node (attribute ``_ag_anno``), which ``gast``/``ast`` conversion ignores.
 
 Keys
 ----
-``QN``             (Name, Attribute, Subscript) the node's qualified name, a
-                   ``qual_names.QN`` (``a``, ``a.b``, ``a[i]``); set by
-                   ``qual_names``.
 ``SCOPE``          (FunctionDef, Lambda) a ``activity.Scope``: parameters,
                    bound names, ``global``/``nonlocal`` declarations, and
                    the names nested scopes capture; set by ``activity``.
@@ -18,7 +15,7 @@ Keys
                    target); set by ``activity``.
 ``MODIFIED``       (If, While, For) the names and attribute qualified names
                    bound anywhere in the statement's blocks, as a
-                   ``frozenset`` of ``QN``; set by ``activity``.
+                   ``frozenset`` of qualified names (``qual_names``); set by ``activity``.
 ``LIVE_IN``        (compound statements) names that may be read before being
                    written from the statement's entry on; set by ``liveness``.
 ``LIVE_OUT``       (compound statements) names live right after it.
@@ -45,7 +42,6 @@ Keys
 
 from __future__ import annotations
 
-QN = "qn"
 SCOPE = "scope"
 USES = "uses"
 DEFS = "defs"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import activity, liveness, qual_names, reaching_definitions
+from autograph import activity, liveness, reaching_definitions
 from autograph.converters import (
     asserts,
     break_statements,
@@ -27,8 +27,7 @@ from autograph.converters import (
 
 
 def _analyze(node, ctx):
-    """Qualified names, activity, liveness and reaching definitions, in that order."""
-    qual_names.resolve(node)
+    """Activity, liveness and reaching definitions, in that order."""
     activity.analyze(node)
     if type(node) is not gast.Lambda:
         liveness.analyze(node)

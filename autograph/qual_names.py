@@ -1,10 +1,11 @@
-"""Qualified names: annotates ``Name``, ``Attribute`` and ``Subscript`` nodes
-with the symbol they denote, spelled as in the source.
+"""Qualified names: the symbol a ``Name``, ``Attribute`` or ``Subscript`` node
+denotes, spelled as in the source (``qn_of``, computed where an analysis
+needs it: ``activity`` asks for the targets and containers it records).
 
 ``x`` -> ``'x'``; ``self.total`` -> ``'self.total'``; ``a.b[i]`` ->
 ``'a.b[i]'``; ``a[0]`` -> ``'a[0]'``.  Only chains rooted at a name, with
 subscripts by a name or a constant, get one (``f().x`` and ``a[i + 1]`` do
-not: they denote no stable symbol).  Annotation key ``anno.QN``.
+not: they denote no stable symbol).
 
 ``root(qn)`` is the variable a qualified name starts from; ``is_composite``
 tells ``a.b``/``a[i]`` from a plain ``a``.
@@ -13,8 +14,6 @@ tells ``a.b``/``a[i]`` from a plain ``a``.
 from __future__ import annotations
 
 import gast
-
-from autograph import anno, ast_util
 
 
 def root(qn: str) -> str:
@@ -38,7 +37,7 @@ def _subscript_key(node):
 
 
 def qn_of(node):
-    """The qualified name of an expression node, computed (and annotated) on demand."""
+    """The qualified name of an expression node, or None."""
     kind = type(node)
     if kind is gast.Name:
         qn = node.id
@@ -51,14 +50,4 @@ def qn_of(node):
         qn = None if parent is None or key is None else f"{parent}[{key}]"
     else:
         return None
-    if qn is not None:
-        anno.set(node, anno.QN, qn)
     return qn
-
-
-def resolve(tree):
-    """Annotates every name, attribute chain and subscript in ``tree`` with its QN."""
-    for node in ast_util.walk(tree):
-        if type(node) in (gast.Name, gast.Attribute, gast.Subscript) and not anno.has(node, anno.QN):
-            qn_of(node)
-    return tree
