@@ -28,22 +28,39 @@ class SourceUnavailable(Exception):
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 class _FileIndex:
-    __slots__ = ("lines", "tree", "defs", "lambdas")
+    __slots__ = ("lines", "tree", "defs", "_lambdas")
 
     def __init__(self, lines, tree):
         self.lines = lines
         self.tree = tree
         self.defs = {}
-        self.lambdas = {}
-        for node in ast.walk(tree):
-            kind = type(node)
-            if kind in _FUNCTION_NODES:
+        self._lambdas = None
+        statements = list(reversed(tree.body))  # defs are statements: the expressions need no walk
+        while statements:
+            node = statements.pop()
+            if type(node) in _FUNCTION_NODES:
                 first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
                 self.defs.setdefault((first, node.name), node)
                 self.defs.setdefault((node.lineno, node.name), node)
-            elif kind is ast.Lambda:
-                self.lambdas.setdefault(node.lineno, []).append(node)
+            for field in _BLOCKS:
+                block = getattr(node, field, None)
+                if block:
+                    statements.extend(reversed(block))
+
+    @property
+    def lambdas(self) -> dict:
+        """First line -> the lambdas starting there (indexed when a lambda is first looked up)."""
+        if self._lambdas is None:
+            lambdas = {}
+            for node in ast.walk(self.tree):
+                if type(node) is ast.Lambda:
+                    lambdas.setdefault(node.lineno, []).append(node)
+            self._lambdas = lambdas
+        return self._lambdas
 
 
 # filename -> its index, most recently used last; bounded, so code exec'd under
