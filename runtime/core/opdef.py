@@ -96,6 +96,12 @@ def weak_if_all_inputs_weak(inputs, attrs) -> bool:
     return bool(inputs) and all(t.weak for t in inputs)
 
 
+def weak_if_first_input_weak(inputs, attrs) -> bool:
+    """The rule of ops that read part of their first input (``l[i]`` of a staged list of Python
+    numbers is a Python number)."""
+    return bool(inputs) and inputs[0].weak
+
+
 def weak_from_attr(inputs, attrs) -> bool:
     """The rule of ``Const`` and ``Cast``: weak when their ``weak`` attr says so."""
     return bool(attrs.get("weak", False))

@@ -80,9 +80,7 @@ def constant(value, dtype=None, name="const", weak=False):
     if array.dtype == object:
         raise TypeError(f"cannot convert {value!r} to a tensor: it is not numeric")
     attrs = {"value": array, "dtype": array.dtype}
-    if weak:
-        if array.ndim:
-            raise ValueError(f"only a scalar can be weakly typed, got a constant of shape {array.shape}")
+    if weak:  # a Python number, or the elements of a staged list of Python numbers
         attrs["weak"] = True
     op = graph.add_op("Const", [], attrs, [(array.dtype, array.shape)], location=user_location(), name=name)
     op.outputs[0].weak = weak

@@ -149,11 +149,13 @@ def _pack_infer(inputs, attrs):
     return [(dtype, merged[:axis] + (len(inputs),) + merged[axis:])]
 
 
-opdef.register("Pack", infer=_pack_infer)
+# weak (attr): the stacked elements of a staged list of Python numbers (``tracing/staged_list.py``)
+opdef.register("Pack", infer=_pack_infer, weak=opdef.weak_from_attr)
 
 
-def stack(values, axis=0, name=None):
-    """Stacks tensors of one shape along a new ``axis``.
+def stack(values, axis=0, name=None, weak=False):
+    """Stacks tensors of one shape along a new ``axis``; ``weak`` (while tracing) for a staged list
+    of Python numbers (strongly typed otherwise, as ``np.stack`` of Python numbers is).
 
     As in numpy, a single tensor (or array) is a sequence of its rows, so
     stacking it along axis 0 gives it back: a staged list that came out of
@@ -164,7 +166,10 @@ def stack(values, axis=0, name=None):
             raise ValueError(f"stack of a single tensor supports only axis=0, got axis={axis}")
         return apply.apply_op("Identity", [values], name=name)
     values = promote(list(values))
-    return apply.apply_op("Pack", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+    attrs = {"axis": check_int_attr(axis, "axis")}
+    if weak:
+        attrs["weak"] = True
+    return apply.apply_op("Pack", values, attrs, name=name)
 
 
 def _concat_infer(inputs, attrs):
@@ -202,13 +207,16 @@ def _concat_infer(inputs, attrs):
     return [(dtype, tuple(out))]
 
 
-opdef.register("ConcatV2", infer=_concat_infer)
+opdef.register("ConcatV2", infer=_concat_infer, weak=opdef.weak_from_attr)
 
 
-def concat(values, axis=0, name=None):
-    """Joins tensors along an existing ``axis``."""
+def concat(values, axis=0, name=None, weak=False):
+    """Joins tensors along an existing ``axis``; ``weak`` as for ``stack``."""
     values = promote(list(values))
-    return apply.apply_op("ConcatV2", values, {"axis": check_int_attr(axis, "axis")}, name=name)
+    attrs = {"axis": check_int_attr(axis, "axis")}
+    if weak:
+        attrs["weak"] = True
+    return apply.apply_op("ConcatV2", values, attrs, name=name)
 
 
 # -- ListAppend (staged lists: tracing/staged_list.py) -----------------------
@@ -231,7 +239,7 @@ def _list_append_infer(inputs, attrs):
     return [(target.dtype, (None if length is None else length + 1, *element))]
 
 
-opdef.register("ListAppend", infer=_list_append_infer)
+opdef.register("ListAppend", infer=_list_append_infer, weak=opdef.weak_if_all_inputs_weak)
 
 
 def list_append(target, item, label="the list", name=None):
@@ -399,7 +407,7 @@ def _gather_infer(inputs, attrs):
     return [(params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1 :])]
 
 
-opdef.register("GatherV2", infer=_gather_infer)
+opdef.register("GatherV2", infer=_gather_infer, weak=opdef.weak_if_first_input_weak)
 
 
 def gather(params, indices, axis=0, name=None):

@@ -76,7 +76,7 @@ def _strided_slice_infer(inputs, attrs):
     return [(x.dtype, sliced_shape(x.shape, attrs["spec"]))]
 
 
-opdef.register("StridedSlice", infer=_strided_slice_infer)
+opdef.register("StridedSlice", infer=_strided_slice_infer, weak=opdef.weak_if_first_input_weak)
 
 
 def _is_int(v) -> bool:

@@ -76,8 +76,9 @@ class _Slot:
 
     @property
     def unsettled(self) -> bool:
-        """A weakly typed loop variable whose dtype ``_settle_weak_dtypes`` has not settled yet."""
-        return self.kind == "weak" and self.weak and not self.settled
+        """A weakly typed loop variable whose dtype ``_settle_weak_dtypes`` has not settled yet (not a
+        staged list of Python numbers: it keeps numpy's dtype until a strongly typed element joins)."""
+        return self.kind == "weak" and self.weak and not self.settled and not getattr(self.init, "list_label", None)
 
     def list_label(self, where):
         """What messages call this slot if it is a staged list (one this loop stages, or one staged
@@ -436,9 +437,10 @@ def _check_list_change(s, before, after, where):
 def _stage_list_slot(s, after, where):
     elements = list(s.init) + (list(after) if type(after) is list else [])
     like = after if isinstance(after, Tensor) else None
-    dtype, elem_shape = staged_list.element_spec(elements, like, s.label, where)
+    dtype, elem_shape, weak = staged_list.element_spec(elements, like, s.label, where)
     s.kind = "list"
     s.dtype = dtype
+    s.weak = weak
     s.shape = s.invariant if s.invariant is not None else (None, *elem_shape) if elem_shape is not None else None
 
 
@@ -510,8 +512,9 @@ def _initial_tensor(s, where):
     if s.kind == "list":
         elem_shape = None if s.shape is None else s.shape[1:]
         if not s.init:
-            return staged_list.empty(s.dtype, elem_shape)
-        return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=elem_shape, label=s.label, where=where)
+            return staged_list.empty(s.dtype, elem_shape, s.weak)
+        return staged_list.stack(list(s.init), dtype=s.dtype, elem_shape=elem_shape, weak=s.weak, label=s.label,
+                                 where=where)
     if isinstance(s.init, Tensor):
         if s.init.dtype != s.dtype:  # a weakly typed initial value that widened or became strongly typed
             return ops.cast(s.init, s.dtype, weak=s.weak)

@@ -17,7 +17,11 @@ receiver here:
 Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
 ``for x in l`` are the tensor operations on its first dimension.  All
 elements must share one dtype (Python numbers and weakly typed tensors take
-it, NEP 50) and one shape.
+it, NEP 50) and one shape.  A list of Python numbers only (``acc = [0]``,
+``acc.append(1)``) is weakly typed, as each of its elements is: its items
+(``acc[-1]``) are weak, and it takes the dtype of the first strongly typed
+element appended to it or of the strongly typed list it meets at the end of
+a branch (``acc.append(x)`` with a float32 ``x`` makes it a float32 list).
 
 Element shapes, as a TensorArray's: the static element shape is what the
 trace knows of all elements, and dimensions that differ between them (or
@@ -75,22 +79,26 @@ def _check_element(value, label, where):
 
 
 def element_spec(elements, like=None, label="list", where="the loop"):
-    """``(dtype, element_shape)`` of a staged list holding ``elements``.
+    """``(dtype, element_shape, weak)`` of a staged list holding ``elements``.
 
     ``like`` is an already staged tensor whose elements join them.  Python
-    numbers are weakly typed; shapes that differ relax to unknown dimensions.
+    numbers are weakly typed (so is a list of them only: ``weak``); shapes
+    that differ relax to unknown dimensions.
     """
     strong, weak, elem_shapes = [], [], []
     for value in elements:
         _check_element(value, label, where)
-        if is_weak(value):
+        if is_weak(value):  # a Python number, a weak scalar, or a staged list of Python numbers
             weak.append(value)
-            elem_shapes.append(())
+            elem_shapes.append(shapes.as_shape(value.shape) if isinstance(value, Tensor) else ())
         else:
             strong.append(value.dtype)
             elem_shapes.append(shapes.as_shape(value.shape))
     if isinstance(like, Tensor):
-        strong.append(like.dtype)
+        if like.weak:
+            weak.append(like)
+        else:
+            strong.append(like.dtype)
         elem_shapes.append(None if like.shape is None else like.shape[1:])
     if not strong and not weak:
         raise TracingError(
@@ -104,32 +112,38 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     elem_shape = elem_shapes[0]
     for other in elem_shapes[1:]:
         elem_shape = shapes.relax(elem_shape, other)
-    return dtype, elem_shape
+    return dtype, elem_shape, not strong
 
 
-def empty(dtype, elem_shape):
+def empty(dtype, elem_shape, weak=False):
     """An empty staged list: 0 for the element dimensions not known yet (the first ``ListAppend`` sets them)."""
     shape = (0,) if elem_shape is None else (0, *[0 if d is None else d for d in elem_shape])
-    return apply.constant(np.zeros(shape, dtype=dtype), dtype)
+    return apply.constant(np.zeros(shape, dtype=dtype), dtype, weak=weak)
 
 
-def stack(values, *, dtype=None, like=None, elem_shape=None, label="list", where="the loop"):
+def stack(values, *, dtype=None, like=None, elem_shape=None, weak=None, label="list", where="the loop"):
     """The Python list ``values`` as one tensor of the current graph, stacked on a new first axis.
 
     ``like`` (a list or tensor of the same kind of elements) supplies the
-    dtype and element shape when ``values`` is empty; ``dtype`` forces one.
+    dtype and element shape when ``values`` is empty; ``dtype`` and
+    ``weak`` force them (by default the list is weak if its elements are).
     """
-    return marked(_stacked(list(values), dtype, like, elem_shape, label, where), f"the staged list '{label}' of {where}")
+    return marked(_stacked(list(values), dtype, like, elem_shape, weak, label, where),
+                  f"the staged list '{label}' of {where}")
 
 
-def _stacked(values, dtype, like, elem_shape, label, where):
+def _stacked(values, dtype, like, elem_shape, weak, label, where):
     if dtype is None or (not values and elem_shape is None):
         pool = values + (like if type(like) is list else [])
-        spec_dtype, spec_shape = element_spec(pool, like if isinstance(like, Tensor) else None, label, where)
+        spec_dtype, spec_shape, spec_weak = element_spec(pool, like if isinstance(like, Tensor) else None, label,
+                                                         where)
         dtype = dtype or spec_dtype
         elem_shape = spec_shape if elem_shape is None else elem_shape
+        weak = spec_weak if weak is None else weak
+    elif weak is None:
+        weak = bool(values) and all(is_weak(v) for v in values)
     if not values:
-        return empty(dtype, elem_shape)
+        return empty(dtype, elem_shape, weak)
     for value in values:
         _check_element(value, label, where)
     known = [shapes.as_shape(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values]
@@ -148,16 +162,16 @@ def _stacked(values, dtype, like, elem_shape, label, where):
                 f"the elements of the list '{label}' of {where} have different shapes; a staged list "
                 "stacks its elements, so they must have one shape."
             ) from None
-        return apply.constant(array, dtype)
+        return apply.constant(array, dtype, weak=weak)
     tensors = []
     for value in values:
         if isinstance(value, Tensor):
             if value.dtype != dtype:
-                value = ops.cast(value, dtype)
+                value = ops.cast(value, dtype, weak=value.weak)
             tensors.append(value)
         else:
-            tensors.append(apply.constant(value, dtype))
-    return ops.stack(tensors, axis=0)
+            tensors.append(apply.constant(value, dtype, weak=is_weak(value)))
+    return array_ops.stack(tensors, axis=0, weak=weak)
 
 
 def list_append(target, item):
@@ -167,10 +181,15 @@ def list_append(target, item):
     if current_graph() is None:
         raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
-        item = apply.constant(item, dtypes.result_type(target.dtype, item))
+        item = apply.constant(item, dtypes.result_type(target.dtype, item), weak=True)
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
         item = apply.constant(item)
+    if target.weak:  # a list of Python numbers takes the element's dtype (NEP 50, as one of them would)
+        dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
+                 else dtypes.result_type(item.dtype, weak_number(target)))
+        if target.dtype != dtype:
+            target = marked(ops.cast(target, dtype, weak=item.weak), label)
     if item.dtype != target.dtype:
         if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
@@ -178,7 +197,7 @@ def list_append(target, item):
                 "elements of a staged list share one dtype. Cast the "
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
-        item = ops.cast(item, target.dtype)
+        item = ops.cast(item, target.dtype, weak=item.weak)
     return marked(array_ops.list_append(target, item, label), label)
 
 

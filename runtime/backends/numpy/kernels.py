@@ -69,11 +69,11 @@ def _size(x, *, out_type):
     return np.asarray(np.size(x), dtype=out_type)
 
 
-def _pack(*values, axis):
+def _pack(*values, axis, weak=False):
     return np.stack(values, axis=axis)
 
 
-def _concat(*values, axis):
+def _concat(*values, axis, weak=False):
     return np.concatenate(values, axis=axis)
 
 
