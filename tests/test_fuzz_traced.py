@@ -74,7 +74,7 @@ from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype, staged_re
 
 # Constructs the runtime gets wrong today (issue 8); the generator leaves
 # them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN = frozenset({"return_list_early"})
+FEATURES_KNOWN_BROKEN: frozenset = frozenset()
 
 MODES = {
     "interpreter": {},

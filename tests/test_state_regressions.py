@@ -472,12 +472,27 @@ def list_in_a_tuple_returned_from_a_tensor_loop(xs, t):
     return len(out), out
 
 
-@pytest.mark.xfail(strict=True, raises=ag.TracingError,
-                   reason="a list inside a tuple returned from a tensor loop is not staged (only a top-level "
-                          "list state entry is): 'the return value' changes structure in the for loop")
 def test_list_in_a_tuple_returned_from_a_tensor_loop():
     check(list_in_a_tuple_returned_from_a_tensor_loop, np.array([1.0, 5.0], np.float32), np.float32(2.0),
           staged=True)  # (1, [5.0])
+
+
+def list_returned_before_and_inside_a_tensor_loop(xs, t):
+    out = [t]
+    if t > 100:  # a tensor if: the return value holds a list of one item before the loop ...
+        return len(out), out
+    for x in xs:
+        if x > t:
+            out.append(x)
+            return len(out), out  # ... which the loop grows: it is staged from its items so far
+    return len(out), out
+
+
+def test_list_returned_before_and_inside_a_tensor_loop():
+    xs = np.array([1.0, 5.0], np.float32)
+    check(list_returned_before_and_inside_a_tensor_loop, xs, np.float32(2.0), staged=True)  # (2, [2.0, 5.0])
+    check(list_returned_before_and_inside_a_tensor_loop, xs, np.float32(200.0), staged=True)  # (1, [200.0])
+    check(list_returned_before_and_inside_a_tensor_loop, xs, np.float32(9.0), staged=True)  # (1, [9.0])
 
 
 # -- 8. Python numbers in tensor loops are traced as loop variables from the first trace

@@ -13,6 +13,9 @@ import re
 from autograph.runtime.core import nest
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.errors import TracingError
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.undefined import UndefinedReturnValue
+from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 
@@ -92,6 +95,14 @@ def flatten_like(init, new, names, where, staged):
         if is_state_leaf(before, index in staged):
             flat.append(after)
             continue
+        if name == _DESCRIBED["retval_"] and type(before) is not list:
+            # The return value holds a list the loop grows (``return len(out), out`` in the body):
+            # that list is one leaf, a staged list (unset, or empty: zeros of no rows).  (A list
+            # returned by itself is staged as any top-level list is, below.)
+            leafed = _lists_as_leaves(before, after, name, where)
+            if leafed is not None:
+                raise Restage(index, leafed)
+            after = _staged_unset_lists(before, after, name, where)
         if type(before) is list and (type(after) is not list or len(before) != len(after)):
             if not name.isidentifier() and name != _DESCRIBED["retval_"]:
                 # Only a local list is staged: converted code rebinds it at every append
@@ -121,6 +132,57 @@ def flatten_like(init, new, names, where, staged):
     return flat
 
 
+class StageFirst:
+    """In a ``Restage`` entry: a list of the state to stage before the loop (``trace_loop`` stacks
+    it in the enclosing graph)."""
+
+    def __init__(self, items, label, where):
+        self.items, self.label, self.where = items, label, where
+
+    def staged(self):
+        return staged_list.stack(self.items, label=self.label, where=self.where)
+
+
+def _lists_as_leaves(before, after, label, where):
+    """``before`` (the return value before the body) with each list that ``after`` holds as a
+    staged list, or as a list of another length, made one leaf: an unset one if it is empty or
+    unset (an empty staged list), else its items to stage (``StageFirst``); None if there is none."""
+    if type(before) is list:
+        grown = (isinstance(after, Tensor) and after.list_label) or (type(after) is list and len(after) != len(before))
+        if not grown:
+            return None
+        if all(is_return_placeholder(v) for v in before):
+            return UndefinedReturnValue()
+        return StageFirst(before, label, where)
+    if type(before) is tuple and type(after) is tuple and len(before) == len(after) and not nest.is_namedtuple(before):
+        parts = [_lists_as_leaves(b, a, f"{label}[{i}]", where) for i, (b, a) in enumerate(zip(before, after))]
+        if all(p is None for p in parts):
+            return None
+        return tuple(b if p is None else p for b, p in zip(before, parts))
+    if type(before) is dict and type(after) is dict and before.keys() == after.keys():
+        parts = {k: _lists_as_leaves(before[k], after[k], f"{label}[{k!r}]", where) for k in before}
+        if all(p is None for p in parts.values()):
+            return None
+        return {k: before[k] if parts[k] is None else parts[k] for k in before}
+    return None
+
+
+def _staged_unset_lists(before, after, label, where):
+    """``after`` with each Python list that sits where ``before`` has one leaf (unset, or a staged
+    list) staged (stacked)."""
+    if isinstance(before, Tensor) and before.list_label and type(after) is list:
+        return staged_list.stack(after, like=before, label=label, where=where)
+    if is_return_placeholder(before) and type(after) is list:
+        # An empty list is still unknown (the loop traces a list it grows as a Python list first):
+        # the leaf stays unset in this trace.
+        return staged_list.stack(after, label=label, where=where) if after else before
+    if type(before) is tuple and type(after) is tuple and len(before) == len(after) and not nest.is_namedtuple(before):
+        return tuple(_staged_unset_lists(b, a, label, where) for b, a in zip(before, after))
+    if type(before) is dict and type(after) is dict and before.keys() == after.keys():
+        return {k: _staged_unset_lists(before[k], after[k], label, where) for k in before}
+    return after
+
+
 def pack_state(init, flat, staged):
     flat = list(flat)
     out, index = [], 0
@@ -144,7 +206,9 @@ def trace_loop(trace, init):
     """
     outer = current_graph()
     staged = frozenset()
-    while True:
+    # Each restage stages one more entry or gives an unset return value more structure: a bound
+    # on them only guards against a bug making two of them undo each other.
+    for _ in range(4 * len(init) + 4):
         before = set(outer.library)
         try:
             return trace(init, staged), init, staged
@@ -154,7 +218,11 @@ def trace_loop(trace, init):
             if restage.entry is None:
                 staged = staged | {restage.index}
             else:
-                init = init[:restage.index] + (restage.entry,) + init[restage.index + 1:]
+                leaves = [v.staged() if type(v) is StageFirst else v for v in nest.flatten(restage.entry)]
+                entry = nest.pack_as(restage.entry, leaves)  # lists to stage first: in this graph
+                init = init[:restage.index] + (entry,) + init[restage.index + 1:]
+    raise RuntimeError("autograph bug: the state of a tensor loop did not settle (restaged too often); "
+                       "please report it with the function's source")
 
 
 def fresh(state):

@@ -116,6 +116,10 @@ def expand_return_placeholder(value, like):
     """
     if is_return_placeholder(value) and nest.is_nested(like):
         return nest.pack_as(like, [value] * len(nest.flatten(like)))
+    if type(value) is tuple and type(like) is tuple and len(value) == len(like):  # partly expanded already
+        return tuple(expand_return_placeholder(v, l) for v, l in zip(value, like))
+    if type(value) is dict and type(like) is dict and value.keys() == like.keys():
+        return {k: expand_return_placeholder(value[k], like[k]) for k in value}
     return value
 
 

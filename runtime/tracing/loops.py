@@ -292,7 +292,9 @@ def _classify(s, before, after, where, stage_lists) -> bool:
             f"{s.label} before the loop (with the dtype and shape the loop gives it)."
         )
     if is_return_placeholder(init) and (is_strong(after) or is_weak(after)):
-        s.kind, s.fill = "weak", True
+        # unset until the loop returns: zeros (an empty list, for a staged list) before that
+        s.kind = "list" if isinstance(after, Tensor) and after.list_label else "weak"
+        s.fill = True
         s.dtype = after.dtype if is_strong(after) else weak_dtype(after)
         s.weak = is_weak(after)
         s.shape = s.invariant if s.invariant is not None else shapes.as_shape(getattr(after, "shape", ()))
@@ -509,6 +511,8 @@ def _body_output(graph, s, value, where):
 
 def _initial_tensor(s, where):
     """The While input for loop variable ``s`` before the first iteration."""
+    if s.fill and s.kind == "list":
+        return staged_list.empty(s.dtype, None if s.shape is None else s.shape[1:], s.weak)
     if s.kind == "list":
         elem_shape = None if s.shape is None else s.shape[1:]
         if not s.init:
@@ -521,7 +525,7 @@ def _initial_tensor(s, where):
         return s.init
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
-        return apply.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak and shape == ())
+        return apply.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak)
     return apply.constant(s.init, s.dtype, weak=s.weak and is_python_number(s.init))
 
 

@@ -26,7 +26,7 @@ def zeros_like_value(value, dtype, weak=False):
     """A Const of zeros shaped like ``value`` (unknown dimensions become 0) in the current graph."""
     shape = shapes.as_shape(getattr(value, "shape", ())) if not is_python_number(value) else ()
     shape = () if shape is None else tuple(0 if d is None else d for d in shape)
-    return apply.constant(np.zeros(shape, dtype), dtype, weak=weak and shape == ())
+    return apply.constant(np.zeros(shape, dtype), dtype, weak=weak)
 
 
 def is_numeric_array(value) -> bool:
