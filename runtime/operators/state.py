@@ -12,9 +12,9 @@ import re
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.errors import TracingError
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
+from autograph.runtime.errors import TracingError
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
@@ -132,7 +132,7 @@ def flatten_like(init, new, names, where, staged):
     return flat
 
 
-class StageFirst:
+class _StageFirst:
     """In a ``Restage`` entry: a list of the state to stage before the loop (``trace_loop`` stacks
     it in the enclosing graph)."""
 
@@ -146,14 +146,14 @@ class StageFirst:
 def _lists_as_leaves(before, after, label, where):
     """``before`` (the return value before the body) with each list that ``after`` holds as a
     staged list, or as a list of another length, made one leaf: an unset one if it is empty or
-    unset (an empty staged list), else its items to stage (``StageFirst``); None if there is none."""
+    unset (an empty staged list), else its items to stage (``_StageFirst``); None if there is none."""
     if type(before) is list:
         grown = (isinstance(after, Tensor) and after.list_label) or (type(after) is list and len(after) != len(before))
         if not grown:
             return None
         if all(is_return_placeholder(v) for v in before):
             return UndefinedReturnValue()
-        return StageFirst(before, label, where)
+        return _StageFirst(before, label, where)
     if type(before) is tuple and type(after) is tuple and len(before) == len(after) and not nest.is_namedtuple(before):
         parts = [_lists_as_leaves(b, a, f"{label}[{i}]", where) for i, (b, a) in enumerate(zip(before, after))]
         if all(p is None for p in parts):
@@ -218,7 +218,7 @@ def trace_loop(trace, init):
             if restage.entry is None:
                 staged = staged | {restage.index}
             else:
-                leaves = [v.staged() if type(v) is StageFirst else v for v in nest.flatten(restage.entry)]
+                leaves = [v.staged() if type(v) is _StageFirst else v for v in nest.flatten(restage.entry)]
                 entry = nest.pack_as(restage.entry, leaves)  # lists to stage first: in this graph
                 init = init[:restage.index] + (entry,) + init[restage.index + 1:]
     raise RuntimeError("autograph bug: the state of a tensor loop did not settle (restaged too often); "

@@ -50,8 +50,10 @@ Rules:
   Python list the body appends to is staged (``staged_list``: one tensor
   of stacked elements, whose element shape is what the trace knows of all
   of them, TensorArray-like; elements of different shapes when the graph
-  runs are an ``ExecutionError`` naming the list); any other Python value
-  the body changes is a ``TracingError``.
+  runs are an ``ExecutionError`` naming the list; a list of Python numbers
+  only is weakly typed, as its elements are), and so is a list the loop
+  returns inside a tuple or dict (``return len(out), out``); any other
+  Python value the body changes is a ``TracingError``.
 * The body is traced more than once when needed (a first trace discovers
   which Python values become tensors, further traces relax shapes; a
   Python int or float the loop changes is traced as a weakly typed loop

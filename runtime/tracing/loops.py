@@ -199,14 +199,13 @@ def _loop_inputs(graph, slots, where):
 def _watching(slots, values):
     """Records, while tracing, into each unsettled weak slot's ``evidence`` the dtypes that ops
     combining its placeholder with strongly typed operands give it (``_common.promote``)."""
-    watched = [v for s, v in zip(slots, values) if s.unsettled]
-    for s, v in zip(slots, values):
-        if s.unsettled:
-            _common.watch_promotions(v, s.evidence)
+    watched = [(s, v) for s, v in zip(slots, values) if s.unsettled]
+    for s, v in watched:
+        _common.watch_promotions(v, s.evidence)
     try:
         yield
     finally:
-        for v in watched:
+        for _, v in watched:
             _common.unwatch_promotions(v)
 
 
