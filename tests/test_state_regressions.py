@@ -488,6 +488,24 @@ def list_returned_before_and_inside_a_tensor_loop(xs, t):
     return len(out), out
 
 
+def running_scores(xs, limit):
+    history = [0]
+    best = 0
+    for x in xs:
+        if x > limit:
+            history.append(x)
+            return len(history), history
+        best = max(best, 1)  # max of Python numbers is one of them: weak, as best is
+        history.append(best)
+    return len(history), history
+
+
+def test_running_scores_mix_python_numbers_and_a_float32_item():
+    xs = np.array([1.0, 2.0, 7.0, 3.0], np.float32)
+    check(running_scores, xs, np.float32(5.0), staged=True)  # (4, [0, 1, 1, 7.0])
+    check(running_scores, xs, np.float32(50.0), staged=True)  # (5, [0, 1, 1, 1, 1])
+
+
 def test_list_returned_before_and_inside_a_tensor_loop():
     xs = np.array([1.0, 5.0], np.float32)
     check(list_returned_before_and_inside_a_tensor_loop, xs, np.float32(2.0), staged=True)  # (2, [2.0, 5.0])

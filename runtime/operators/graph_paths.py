@@ -39,7 +39,7 @@ import numpy as np
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
-from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
@@ -363,7 +363,8 @@ def abs_(x):
 
 def extremum(args, which):
     """``max(a, b, ...)`` / ``min(...)`` with tensors: ``rt.maximum``/``rt.minimum`` of them; of one
-    tensor, ``rt.reduce_max``/``reduce_min`` over its first axis (what Python's loop over its rows gives)."""
+    tensor, ``rt.reduce_max``/``reduce_min`` over its first axis (what Python's loop over its rows gives).
+    Of Python numbers only (weak tensors, a staged list of them) it is one of them: weakly typed."""
     if len(args) == 1:
         (only,) = args
         if not isinstance(only, Tensor) or only.shape == ():
@@ -371,11 +372,14 @@ def extremum(args, which):
                 f"{construct_at(which + '()')}: {which}() of one value needs an iterable; give it a tensor with at "
                 f"least one dimension, or several values."
             )
-        return (ops.reduce_max if which == "max" else ops.reduce_min)(only, axis=0)
-    combine = ops.maximum if which == "max" else ops.minimum
-    result = args[0]
-    for value in args[1:]:
-        result = combine(result, value)
+        result = (ops.reduce_max if which == "max" else ops.reduce_min)(only, axis=0)
+    else:
+        combine = ops.maximum if which == "max" else ops.minimum
+        result = args[0]
+        for value in args[1:]:
+            result = combine(result, value)
+    if all(is_weak(v) for v in args):
+        result = ops.cast(result, result.dtype, weak=True)
     return result
 
 
