@@ -215,3 +215,17 @@ def test_repeating_by_a_float_tensor_is_python_s_type_error():
         multiplied_by_a_float_argument(2, np.float32(2))
     check_raises(multiplied_by_a_float_argument, i32(2), np.float32(2), exc=TypeError,
                  match="can't multiply sequence by non-int of type 'numpy.float32'")
+
+
+def numbers_concatenated(n, x):
+    acc = filled(n)  # Python ints only: a weakly typed staged list
+    more = acc + [1.5]  # still Python numbers only
+    joined = [x] + acc  # a float32 item: the Python ints take its dtype (NEP 50)
+    return len(more), more[-1] * x, len(joined), joined[-1] * x
+
+
+def test_lists_of_python_numbers_concatenate_weakly():
+    check(numbers_concatenated, i32(3), np.float32(2.0))  # (4, 3.0, 4, 40.0)
+    graph = ag.function(numbers_concatenated).get_concrete_function(
+        rt.TensorSpec((), "int32"), rt.TensorSpec((), "float32")).graph
+    assert [t.dtype.name for t in graph.outputs[1::2]] == ["float32", "float32"]  # weak items times x

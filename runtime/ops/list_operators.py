@@ -30,7 +30,7 @@ import numpy as np
 
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.core.tensor import Tensor, is_python_number, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array
 from autograph.runtime.ops.core import cast
@@ -118,11 +118,12 @@ def _as_stacked(value, like):
     items = list(value)
     if not items:
         shape = (0, *(0 if d is None else d for d in (like.shape[1:] if like.shape is not None else ())))
-        return apply.constant(np.zeros(shape, like.dtype), like.dtype)
+        return apply.constant(np.zeros(shape, like.dtype), like.dtype, weak=like.weak)
     tensors = [v if isinstance(v, Tensor) else apply.constant(v, dtypes.result_type(like.dtype, v)
-                                                               if is_python_number(v) else None)
+                                                               if is_python_number(v) else None,
+                                                               weak=is_python_number(v))
                for v in items]
-    return array.stack(tensors, axis=0)
+    return array.stack(tensors, axis=0, weak=all(t.weak for t in tensors))
 
 
 def extended(lst, items):
@@ -133,13 +134,17 @@ def extended(lst, items):
 def _concat(left, right):
     like = left if is_list(left) else right
     a, b = _as_stacked(left, like), _as_stacked(right, like)
+    weak = a.weak and b.weak  # lists of Python numbers only: so is the concatenation
     if a.dtype != b.dtype:
-        dtype = dtypes.result_type(a.dtype, b.dtype)
-        a, b = (x if x.dtype == dtype else cast(x, dtype) for x in (a, b))
-    return marked(array.concat([a, b], axis=0), like.list_label)
+        if weak:  # numpy's dtype for both
+            dtype = dtypes.result_type(a.dtype, b.dtype)
+        else:  # NEP 50: a list of Python numbers takes the other list's dtype
+            dtype = dtypes.result_type(*(weak_number(x) if x.weak else x.dtype for x in (a, b)))
+        a, b = (x if x.dtype == dtype else cast(x, dtype, weak=weak) for x in (a, b))
+    return marked(array.concat([a, b], axis=0, weak=weak), like.list_label)
 
 
 def _repeat(lst, count):
     if count <= 0:
         return marked(lst[:0], lst.list_label)
-    return marked(array.concat([lst] * count, axis=0), lst.list_label) if count > 1 else lst
+    return marked(array.concat([lst] * count, axis=0, weak=lst.weak), lst.list_label) if count > 1 else lst
