@@ -229,3 +229,15 @@ def test_lists_of_python_numbers_concatenate_weakly():
     graph = ag.function(numbers_concatenated).get_concrete_function(
         rt.TensorSpec((), "int32"), rt.TensorSpec((), "float32")).graph
     assert [t.dtype.name for t in graph.outputs[1::2]] == ["float32", "float32"]  # weak items times x
+
+
+def numbers_concatenated_with_int8(n, x):
+    acc = [1000]
+    for i in range(n):
+        acc.append(300)
+    both = acc + [x]  # an int8 list joins Python ints: they must not wrap
+    return both[0], both[1], both[-1], len(both)
+
+
+def test_python_numbers_concatenated_with_int8_keep_their_values():
+    check(numbers_concatenated_with_int8, i32(2), np.int8(1), check_dtype=False)  # (1000, 300, 1, 4)

@@ -390,6 +390,36 @@ def test_python_number_list_meets_a_tensor_list():
     check(python_number_list_meets_a_tensor_list, i32(-4), i32(7))  # (3, 3)
 
 
+def python_numbers_joined_by_a_narrower_dtype(x, n):
+    acc = [1000]
+    for i in range(n):
+        acc.append(300)  # Python ints: an int8 element must not wrap them ...
+    if x > 0:
+        acc.append(x)  # ... whether it joins in a branch ...
+    acc.append(x)  # ... or after it
+    return acc
+
+
+def test_python_numbers_are_never_narrowed_by_the_dtype_that_joins_them():
+    check(python_numbers_joined_by_a_narrower_dtype, np.int8(1), i32(2), staged=True)  # [1000, 300, 300, 1, 1]
+    check(python_numbers_joined_by_a_narrower_dtype, np.int8(-1), i32(2), staged=True)  # [1000, 300, 300, -1]
+    check(python_numbers_joined_by_a_narrower_dtype, np.float16(1.5), i32(1), staged=True)
+
+
+def python_numbers_and_an_int8_list_in_branches(a, n):
+    acc = [1000, 2000]
+    if a > 0:
+        acc.append(3)
+    else:
+        acc = [n]  # an int8 list of another length: 1000 must not become int8
+    return acc
+
+
+def test_python_numbers_and_an_int8_list_in_branches():
+    check(python_numbers_and_an_int8_list_in_branches, i32(1), np.int8(7), staged=True)  # [1000, 2000, 3]
+    check(python_numbers_and_an_int8_list_in_branches, i32(-1), np.int8(7), staged=True)  # [7]
+
+
 def python_number_list_item_times_a_float(x, n):
     acc = []
     for i in range(n):

@@ -69,3 +69,22 @@ def is_bool(dtype) -> bool:
 def result_type(*operands) -> np.dtype:
     """Promotes dtypes and weak Python scalars the way NumPy 2 does."""
     return as_dtype(np.result_type(*operands))
+
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
+    """The dtype of a weakly typed staged list (a list of Python numbers, ``list_dtype``) joined by
+    a strongly typed element or list of ``other_dtype``.
+
+    Of a higher kind, the other dtype, as NEP 50 makes a Python number next to it (Python ints
+    joined by a float32 element: float32); of the same kind, numpy's promotion of the two, as for
+    arrays, so the list's numbers are never narrowed (``[1000]`` joined by an int8 stays int64,
+    where a weak scalar would be cast to int8).
+    """
+    list_dtype, other_dtype = np.dtype(list_dtype), np.dtype(other_dtype)
+    if _KIND_RANK[other_dtype.kind] > _KIND_RANK[list_dtype.kind]:
+        return as_dtype(other_dtype)
+    return result_type(list_dtype, other_dtype)

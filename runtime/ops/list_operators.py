@@ -30,7 +30,7 @@ import numpy as np
 
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor, is_python_number, weak_number
+from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array
 from autograph.runtime.ops.core import cast
@@ -136,10 +136,11 @@ def _concat(left, right):
     a, b = _as_stacked(left, like), _as_stacked(right, like)
     weak = a.weak and b.weak  # lists of Python numbers only: so is the concatenation
     if a.dtype != b.dtype:
-        if weak:  # numpy's dtype for both
+        if weak or not (a.weak or b.weak):  # numpy's dtype for both
             dtype = dtypes.result_type(a.dtype, b.dtype)
-        else:  # NEP 50: a list of Python numbers takes the other list's dtype
-            dtype = dtypes.result_type(*(weak_number(x) if x.weak else x.dtype for x in (a, b)))
+        else:  # a list of Python numbers joined by a strongly typed one
+            numbers, other = (a, b) if a.weak else (b, a)
+            dtype = dtypes.staged_list_result_type(numbers.dtype, other.dtype)
         a, b = (x if x.dtype == dtype else cast(x, dtype, weak=weak) for x in (a, b))
     return marked(array.concat([a, b], axis=0, weak=weak), like.list_label)
 

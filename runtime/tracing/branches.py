@@ -180,5 +180,8 @@ def _merge_dtype(label, a, b, where):
             f"{where}; both branches must give it the same dtype. Cast one of them, e.g. "
             f"rt.cast({label}, '{strong[1].name}')."
         )
+    numbers = [v for v in (a, b) if isinstance(v, Tensor) and v.weak and v.list_label]
+    if numbers:  # a staged list of Python numbers: never narrowed (its numbers stay what they are)
+        return dtypes.staged_list_result_type(numbers[0].dtype, strong[0]), False
     weak = [weak_number(v) for v in (a, b) if is_weak(v)]
     return dtypes.result_type(strong[0], *weak), False

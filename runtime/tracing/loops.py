@@ -469,11 +469,14 @@ def _body_output(graph, s, value, where):
     if s.weak and is_strong(value):
         # a weakly typed loop variable the body makes strongly typed takes that dtype: trace again
         s.weak = False
-        s.dtype = _strong_dtype(value.dtype, s.dtype)
+        s.dtype = (dtypes.staged_list_result_type(s.dtype, value.dtype) if s.kind == "list"
+                   else _strong_dtype(value.dtype, s.dtype))
         retrace = True
     if s.weak:
         dtype = dtypes.result_type(s.dtype, value) if is_python_number(value) else value.dtype
         tensor = to_tensor_in(graph, value, dtype, weak=True)
+    elif is_weak(value) and isinstance(value, Tensor) and value.list_label:  # Python numbers joining a list
+        tensor = to_tensor_in(graph, value, dtype=dtypes.staged_list_result_type(value.dtype, s.dtype))
     elif is_weak(value):
         tensor = to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, weak_number(value)))
     else:

@@ -106,13 +106,32 @@ def element_spec(elements, like=None, label="list", where="the loop"):
             "element dtype is unknown. Append to it in the loop, or start from a tensor."
         )
     if strong:
-        dtype = dtypes.result_type(*strong, *[weak_number(v) for v in weak])
+        # NEP 50 for Python numbers and weak scalars, unless a Python number does not fit; a staged
+        # list of Python numbers is never narrowed (dtypes.staged_list_result_type)
+        lists = [v.dtype for v in weak if isinstance(v, Tensor) and v.shape != ()]
+        scalars = [v for v in weak if not (isinstance(v, Tensor) and v.shape != ())]
+        dtype = dtypes.result_type(*strong, *[weak_number(v) for v in scalars])
+        numbers = [v for v in scalars if not isinstance(v, Tensor)]
+        if not all(_fits(v, dtype) for v in numbers):
+            dtype = dtypes.staged_list_result_type(dtypes.result_type(*numbers), dtype)
+        if lists:
+            dtype = dtypes.staged_list_result_type(dtypes.result_type(*lists), dtype)
     else:  # weakly typed values only: numpy's dtype for them (a weak tensor's own)
         dtype = dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in weak])
     elem_shape = elem_shapes[0]
     for other in elem_shapes[1:]:
         elem_shape = shapes.relax(elem_shape, other)
     return dtype, elem_shape, not strong
+
+
+def _fits(number, dtype) -> bool:
+    """The Python number ``number`` is exactly a value of ``dtype`` (as an element of a list it
+    keeps its value, so a list of it and int8 elements is not int8 if it is 1000)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(number, dtype=dtype).item() == number
+    except (OverflowError, ValueError):
+        return False
 
 
 def empty(dtype, elem_shape, weak=False):
@@ -185,9 +204,9 @@ def list_append(target, item):
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
         item = apply.constant(item)
-    if target.weak:  # a list of Python numbers takes the element's dtype (NEP 50, as one of them would)
+    if target.weak:  # a list of Python numbers: the element joins it (never narrowing its numbers)
         dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
-                 else dtypes.result_type(item.dtype, weak_number(target)))
+                 else dtypes.staged_list_result_type(target.dtype, item.dtype))
         if target.dtype != dtype:
             target = marked(ops.cast(target, dtype, weak=item.weak), label)
     if item.dtype != target.dtype:
