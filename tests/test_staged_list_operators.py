@@ -239,5 +239,6 @@ def numbers_concatenated_with_int8(n, x):
     return both[0], both[1], both[-1], len(both)
 
 
-def test_python_numbers_concatenated_with_int8_keep_their_values():
-    check(numbers_concatenated_with_int8, i32(2), np.int8(1), check_dtype=False)  # (1000, 300, 1, 4)
+def test_python_numbers_concatenated_with_int8_that_cannot_hold_them_are_an_error():
+    with pytest.raises(AssertionError, match="holds a Python number that int8 cannot hold"):
+        ag.function(numbers_concatenated_with_int8)(i32(2), np.int8(1))  # Python: (1000, 300, 1, 4)

@@ -72,19 +72,16 @@ def result_type(*operands) -> np.dtype:
 
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
-
-
 def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
     """The dtype of a weakly typed staged list (a list of Python numbers, ``list_dtype``) joined by
-    a strongly typed element or list of ``other_dtype``.
-
-    Of a higher kind, the other dtype, as NEP 50 makes a Python number next to it (Python ints
-    joined by a float32 element: float32); of the same kind, numpy's promotion of the two, as for
-    arrays, so the list's numbers are never narrowed (``[1000]`` joined by an int8 stays int64,
-    where a weak scalar would be cast to int8).
+    a strongly typed element or list of ``other_dtype``: NEP 50's, as for a Python number next to
+    it (Python ints joined by an int32 or a float32 element: int32, float32).  Where that dtype
+    cannot hold every number of ``list_dtype`` (``narrows``), the cast is checked when the graph
+    runs (``list_operators.cast_numbers``): a number it cannot hold is an error, never another number.
     """
-    list_dtype, other_dtype = np.dtype(list_dtype), np.dtype(other_dtype)
-    if _KIND_RANK[other_dtype.kind] > _KIND_RANK[list_dtype.kind]:
-        return as_dtype(other_dtype)
-    return result_type(list_dtype, other_dtype)
+    return result_type(other_dtype, {"b": False, "u": 0, "i": 0, "f": 0.0}[np.dtype(list_dtype).kind])
+
+
+def narrows(from_dtype, to_dtype) -> bool:
+    """True if some value of ``from_dtype`` is not a value of ``to_dtype``."""
+    return result_type(from_dtype, to_dtype) != np.dtype(to_dtype)

@@ -49,6 +49,25 @@ def is_list(value) -> bool:
     return isinstance(value, Tensor) and value.list_label is not None
 
 
+def cast_numbers(value, dtype, weak=False):
+    """``value`` cast to ``dtype``; for a staged list of Python numbers (a weak non-scalar tensor)
+    cast to a dtype that cannot hold all of its dtype's values (Python ints next to an int8: int8),
+    an ``Assert`` checks at every run that its numbers are unchanged, so a number the new dtype
+    cannot hold (``1000``) is an error naming the list, never another number."""
+    result = cast(value, dtype, weak=weak)
+    if isinstance(value, Tensor) and value.weak and value.shape != () and dtypes.narrows(value.dtype, dtype):
+        from autograph.runtime.ops import math, reduction  # math's operators reach this module
+
+        unchanged = reduction.reduce_all(math.equal(cast(result, value.dtype), value))
+        label = value.list_label or f"the staged list {value.name}"
+        apply.apply_op("Assert", [unchanged], {"message": (
+            f"{label} holds a Python number that {dtypes.as_dtype(dtype).name} cannot hold, the dtype of the "
+            f"tensor it is combined with (at {user_location_text()}); cast that tensor to a wider dtype first "
+            f"(rt.cast(..., '{value.dtype.name}'))"
+        )})
+    return result
+
+
 def marked(tensor, label=None):
     """``tensor``, marked as the staged list ``label`` ("the staged list 'acc' of the for loop at f.py:3")."""
     tensor.list_label = label or f"the staged list {tensor.name}"
@@ -141,7 +160,7 @@ def _concat(left, right):
         else:  # a list of Python numbers joined by a strongly typed one
             numbers, other = (a, b) if a.weak else (b, a)
             dtype = dtypes.staged_list_result_type(numbers.dtype, other.dtype)
-        a, b = (x if x.dtype == dtype else cast(x, dtype, weak=weak) for x in (a, b))
+        a, b = (x if x.dtype == dtype else cast_numbers(x, dtype, weak=weak) for x in (a, b))
     return marked(array.concat([a, b], axis=0, weak=weak), like.list_label)
 
 

@@ -10,6 +10,7 @@ from autograph.runtime.core import dtypes, nest
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import apply, list_operators
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
@@ -128,6 +129,11 @@ def _branch_tensor(graph, value, other, dtype, weak):
     if is_return_placeholder(value):
         with graph.as_default():
             return zeros_like_value(other, dtype, weak)
+    if isinstance(value, Tensor) and value.list_label and value.weak and value.dtype != dtype:
+        with graph.as_default():  # Python numbers joining a list of another dtype: checked
+            captured = apply.capture(graph, value)
+            captured.list_label = value.list_label
+            return list_operators.cast_numbers(captured, dtype, weak)
     return to_tensor_in(graph, value, dtype, weak)
 
 

@@ -15,7 +15,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import _common, apply
+from autograph.runtime.ops import _common, apply, list_operators
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, drop_new_functions, emit, is_numeric_array, is_return_placeholder, is_strong,
@@ -476,7 +476,12 @@ def _body_output(graph, s, value, where):
         dtype = dtypes.result_type(s.dtype, value) if is_python_number(value) else value.dtype
         tensor = to_tensor_in(graph, value, dtype, weak=True)
     elif is_weak(value) and isinstance(value, Tensor) and value.list_label:  # Python numbers joining a list
-        tensor = to_tensor_in(graph, value, dtype=dtypes.staged_list_result_type(value.dtype, s.dtype))
+        with graph.as_default():
+            tensor = apply.capture(graph, value)
+            tensor.list_label = value.list_label
+            dtype = dtypes.staged_list_result_type(value.dtype, s.dtype)
+            if tensor.dtype != dtype:
+                tensor = list_operators.cast_numbers(tensor, dtype)
     elif is_weak(value):
         tensor = to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, weak_number(value)))
     else:
@@ -523,7 +528,7 @@ def _initial_tensor(s, where):
                                  where=where)
     if isinstance(s.init, Tensor):
         if s.init.dtype != s.dtype:  # a weakly typed initial value that widened or became strongly typed
-            return ops.cast(s.init, s.dtype, weak=s.weak)
+            return list_operators.cast_numbers(s.init, s.dtype, weak=s.weak)
         return s.init
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)

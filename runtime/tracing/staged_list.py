@@ -47,6 +47,7 @@ from autograph.runtime.core import dtypes, shapes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.ops import array as array_ops
+from autograph.runtime.ops import list_operators
 from autograph.runtime.ops.list_operators import marked
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
@@ -106,15 +107,15 @@ def element_spec(elements, like=None, label="list", where="the loop"):
             "element dtype is unknown. Append to it in the loop, or start from a tensor."
         )
     if strong:
-        # NEP 50 for Python numbers and weak scalars, unless a Python number does not fit; a staged
-        # list of Python numbers is never narrowed (dtypes.staged_list_result_type)
+        # NEP 50 for Python numbers and weak scalars, unless a Python number is not exactly a value
+        # of that dtype (Python keeps it as it is): then numpy's promotion, as for arrays
         lists = [v.dtype for v in weak if isinstance(v, Tensor) and v.shape != ()]
         scalars = [v for v in weak if not (isinstance(v, Tensor) and v.shape != ())]
         dtype = dtypes.result_type(*strong, *[weak_number(v) for v in scalars])
         numbers = [v for v in scalars if not isinstance(v, Tensor)]
         if not all(_fits(v, dtype) for v in numbers):
-            dtype = dtypes.staged_list_result_type(dtypes.result_type(*numbers), dtype)
-        if lists:
+            dtype = dtypes.result_type(dtypes.result_type(*numbers), dtype)
+        if lists:  # checked where they are cast (list_operators.cast_numbers)
             dtype = dtypes.staged_list_result_type(dtypes.result_type(*lists), dtype)
     else:  # weakly typed values only: numpy's dtype for them (a weak tensor's own)
         dtype = dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in weak])
@@ -186,7 +187,7 @@ def _stacked(values, dtype, like, elem_shape, weak, label, where):
     for value in values:
         if isinstance(value, Tensor):
             if value.dtype != dtype:
-                value = ops.cast(value, dtype, weak=value.weak)
+                value = list_operators.cast_numbers(value, dtype, weak=value.weak)
             tensors.append(value)
         else:
             tensors.append(apply.constant(value, dtype, weak=is_weak(value)))
@@ -200,6 +201,12 @@ def list_append(target, item):
     if current_graph() is None:
         raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
     if is_weak(item) and not isinstance(item, Tensor):
+        if not target.weak and not _fits(item, target.dtype):
+            raise TracingError(
+                f"{where} adds the Python number {item!r} to {label}, of {target.dtype.name} elements, which "
+                f"cannot hold it; all elements of a staged list share one dtype. Give the list a wider dtype "
+                f"(start it from rt.cast(x, 'int64'), say)."
+            )
         item = apply.constant(item, dtypes.result_type(target.dtype, item), weak=True)
     elif not isinstance(item, Tensor):
         _check_element(item, "list", where)
@@ -208,7 +215,7 @@ def list_append(target, item):
         dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
                  else dtypes.staged_list_result_type(target.dtype, item.dtype))
         if target.dtype != dtype:
-            target = marked(ops.cast(target, dtype, weak=item.weak), label)
+            target = marked(list_operators.cast_numbers(target, dtype, weak=item.weak), label)
     if item.dtype != target.dtype:
         if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
