@@ -21,7 +21,11 @@ it, NEP 50) and one shape.  A list of Python numbers only (``acc = [0]``,
 ``acc.append(1)``) is weakly typed, as each of its elements is: its items
 (``acc[-1]``) are weak, and it takes the dtype of the first strongly typed
 element appended to it or of the strongly typed list it meets at the end of
-a branch (``acc.append(x)`` with a float32 ``x`` makes it a float32 list).
+a branch (``acc.append(x)`` with a float32 ``x`` makes it a float32 list),
+as NEP 50 makes a Python number next to it; where that dtype cannot hold
+every number the list may hold, the graph checks them when it runs
+(``list_operators.cast_numbers``).  A Python constant the dtype cannot hold
+exactly (``1000`` next to an int8, ``0.1`` next to a float32) widens it.
 
 Element shapes, as a TensorArray's: the static element shape is what the
 trace knows of all elements, and dimensions that differ between them (or
