@@ -420,6 +420,21 @@ def test_python_numbers_an_int8_can_hold_join_it():
     check(small_python_numbers_joined_by_int8, np.int8(1), i32(2), staged=True)  # [10, 20, 20, 1]
 
 
+def big_python_number_appended_to_an_int8_list(x, n):
+    acc = []
+    for i in range(n):
+        acc.append(x)  # a staged int8 list ...
+    acc.append(1000)  # ... cannot hold this: refused, never wrapped
+    return acc
+
+
+def test_a_python_number_a_staged_list_cannot_hold_is_refused():
+    for options in MODES.values():
+        with pytest.raises(ag.TracingError, match=r"adds the Python number 1000 to the staged list 'acc' of the "
+                                                  r"for loop at .*test_state_regressions.py:\d+, of int8 elements"):
+            ag.function(big_python_number_appended_to_an_int8_list, **options)(np.int8(1), i32(2))
+
+
 def python_numbers_and_an_int8_list_in_branches(a, n):
     acc = [1000, 2000]
     if a > 0:

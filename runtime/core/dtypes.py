@@ -72,6 +72,10 @@ def result_type(*operands) -> np.dtype:
 
 
 
+# dtype kind -> a Python number of that kind: what NEP 50 promotion sees of a weakly typed value
+KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
+
+
 def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
     """The dtype of a weakly typed staged list (a list of Python numbers, ``list_dtype``) joined by
     a strongly typed element or list of ``other_dtype``: NEP 50's, as for a Python number next to
@@ -79,7 +83,7 @@ def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
     cannot hold every number of ``list_dtype`` (``narrows``), the cast is checked when the graph
     runs (``list_operators.cast_numbers``): a number it cannot hold is an error, never another number.
     """
-    return result_type(other_dtype, {"b": False, "u": 0, "i": 0, "f": 0.0}[np.dtype(list_dtype).kind])
+    return result_type(other_dtype, KIND_NUMBERS[np.dtype(list_dtype).kind])
 
 
 def narrows(from_dtype, to_dtype) -> bool:

@@ -206,7 +206,7 @@ def is_tensor(value) -> bool:
 _PYTHON_NUMBERS = (bool, int, float)
 
 # a Python number of each dtype kind: how a weakly typed tensor enters NEP 50 promotion
-KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
+KIND_NUMBERS = dtypes.KIND_NUMBERS
 
 
 def is_python_number(value) -> bool:
