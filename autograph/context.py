@@ -39,7 +39,7 @@ class Options:
 class Context:
     __slots__ = (
         "filename", "options", "namer", "names_pending", "namespace", "freevars", "function_name", "kinds",
-        "builtin_names", "leave_alone",
+        "builtin_names", "leave_alone", "roles",
     )
 
     def __init__(
@@ -61,6 +61,10 @@ class Context:
         # How call_trees treats statically resolved callees (see autograph.callees).
         self.builtin_names = builtin_names
         self.leave_alone = leave_alone if leave_alone is not None else (lambda value: False)
+        # Generated state variables with a role the runtime must know (the return lowering's value
+        # and flag): name -> role ("return_value", "return_flag").  control_flow passes the roles
+        # of a statement's state in the operator call (the runtime never guesses them from names).
+        self.roles = {}
 
     @property
     def has_walrus(self) -> bool:

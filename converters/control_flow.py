@@ -365,6 +365,11 @@ class _FunctionConverter:
         )
         return getter + setter, get_name, set_name
 
+    def _roles(self, state):
+        """The ``opts`` entries naming the state variables that have a role (the return lowering's
+        value and flag: ``('return_value', 'retval_')``): the runtime reads roles only from these."""
+        return [(role, templates.constant(n)) for n in state if (role := self.ctx.roles.get(n)) is not None]
+
     def _is_bound(self, name) -> bool:
         """True if some frame gives ``name`` the binding a ``nonlocal name`` needs."""
         for frame in reversed(self.frames):
@@ -541,10 +546,14 @@ class _FunctionConverter:
             else_ref = templates.replace_as_expression("ag__.no_op")
         getter, setter, definitions = self._state_functions(state, node)
         code += definitions
+        template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)"
+        roles = self._roles(state)
+        if roles:
+            template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts, opts)"
         call = inits + templates.replace(
-            "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)",
-            origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
+            template, origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
             set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(outputs)),
+            opts=_opts_dict(roles),
         )
         return code, call
 
@@ -571,12 +580,11 @@ class _FunctionConverter:
         code += body
         getter, setter, definitions = self._state_functions(state, node)
         code += definitions
-        template = "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {})"
-        if extra_test is not None:
-            template = "ag__.while_stmt(test, body, get_state, set_state, symbol_names, {'extra_test': extra})"
+        opts = [("extra_test", templates.name(extra_name))] if extra_test is not None else []
         call = inits + templates.replace(
-            template, origin=node, test=test_name, body=body_name, get_state=getter, set_state=setter,
-            symbol_names=templates.str_tuple(state), extra=extra_name if extra_test is not None else None,
+            "ag__.while_stmt(test, body, get_state, set_state, symbol_names, opts)", origin=node, test=test_name,
+            body=body_name, get_state=getter, set_state=setter, symbol_names=templates.str_tuple(state),
+            opts=_opts_dict(opts + self._roles(state)),
         )
         return code, call
 
@@ -626,12 +634,18 @@ class _FunctionConverter:
         code += body
         getter, setter, definitions = self._state_functions(state, node)
         code += definitions
+        opts = [("iterate_names", templates.constant(iterate_names))] + self._roles(state)
         call = inits + templates.replace(
-            "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, {'iterate_names': names})",
+            "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)",
             origin=node, iter_=node.iter, extra_test=extra_ref, body=body_name, get_state=getter,
-            set_state=setter, symbol_names=templates.str_tuple(state), names=templates.constant(iterate_names),
+            set_state=setter, symbol_names=templates.str_tuple(state), opts=_opts_dict(opts),
         )
         return code, call
+
+
+def _opts_dict(entries):
+    """``{'key': value, ...}`` of an operator call's ``opts`` (keys as given, values AST nodes)."""
+    return gast.Dict(keys=[templates.constant(k) for k, _ in entries], values=[v for _, v in entries])
 
 
 def _ordered_state(names, composites) -> list:

@@ -84,6 +84,8 @@ def _lower_function(function, ctx):
         return
     lowering.emitted(ctx)
     lowering_ = _ReturnLowering(ctx.namer.new("do_return"), ctx.namer.new("retval_"))
+    ctx.roles[lowering_.flag] = "return_flag"
+    ctx.roles[lowering_.retval] = "return_value"
     start = ast_util.body_start(function)
     original_status = lowering_.status(function.body[start:])
     body, _ = lowering_.block(function.body[start:])

@@ -64,8 +64,15 @@ The state model (what is state, and how tensor mode keeps it sound):
 
 Operators (signatures are fixed; generated code calls them positionally):
 
-* ``if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)``
-  -- ``nouts`` is the number of state variables (the outputs of the ``if``).
+* ``if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts,
+  opts=None)`` -- ``nouts`` is the number of state variables (the outputs of
+  the ``if``); ``opts`` holds only roles (below).
+* Roles: the state variables the return lowering made are named in ``opts``
+  of every statement whose state holds them: ``'return_value'`` (the value
+  returned, e.g. ``'retval_1'``) and ``'return_flag'`` (``'do_return_1'``).
+  The runtime knows them only from there, never from their names (a user
+  variable called ``retval_`` is an ordinary variable); messages call them
+  "the return value" and "the return flag".
 * ``while_stmt(test, body, get_state, set_state, symbol_names, opts)`` --
   ``test`` is a zero-argument closure; ``opts`` is a dict
   (``maximum_iterations``, ``shape_invariants``, and ``extra_test``: a

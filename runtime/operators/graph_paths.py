@@ -68,7 +68,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
     """Graph path of ``if``: both branches traced, one ``If`` op, outputs bound by ``set_state``.
 
     The state is the ``nouts`` outputs followed by the names the branches
@@ -80,7 +80,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         return body() if cond else orelse()
     where = construct_at("the if")
     init = tuple(get_state())
-    names = state.labels(symbol_names, init)
+    names = state.labels(symbol_names, init, opts)
 
     def branch(fn):
         def run():
@@ -101,7 +101,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
     body and gives the next lead values; ``set_state`` has bound the state first.
     """
     init = tuple(get_state())
-    names = state.labels(symbol_names, init)
+    names = state.labels(symbol_names, init, opts)
     opts = opts or {}
     k = len(lead)
 

@@ -8,8 +8,6 @@ mechanics for the graph paths of ``if_stmt``, ``while_stmt`` and
 
 from __future__ import annotations
 
-import re
-
 from autograph.runtime.core import nest
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
@@ -20,14 +18,17 @@ from autograph.runtime.tracing.branches import expand_return_placeholder
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 
 
-# generated names (the return lowering's) -> what messages call them
-_INTERNAL = re.compile(r"^(retval_|do_return)(_\d+)?$")
-_DESCRIBED = {"retval_": "the return value", "do_return": "the return flag"}
+# The roles an operator call's ``opts`` may give state variables (``{'return_value': 'retval_'}``,
+# from the converter) -> the label that stands for the variable (never an identifier, so never a
+# user's variable).
+_ROLE_LABELS = {"return_value": "the return value", "return_flag": "the return flag"}
+RETURN_VALUE = _ROLE_LABELS["return_value"]
 
 
-def labels(symbol_names, state):
-    """The state's labels for messages: its symbols as written, generated ones described."""
-    names = [_DESCRIBED[m.group(1)] if (m := _INTERNAL.match(n)) else n for n in symbol_names or ()]
+def labels(symbol_names, state, opts=None):
+    """The state's labels for messages: its symbols as written, those with a role described."""
+    described = {opts[role]: label for role, label in _ROLE_LABELS.items() if opts and role in opts}
+    names = [described.get(n, n) for n in symbol_names or ()]
     names += [f"<state {i}>" for i in range(len(names), len(state))]
     return names
 
@@ -95,7 +96,7 @@ def flatten_like(init, new, names, where, staged):
         if is_state_leaf(before, index in staged):
             flat.append(after)
             continue
-        if name == _DESCRIBED["retval_"] and type(before) is not list:
+        if name == RETURN_VALUE and type(before) is not list:
             # The return value holds a list the loop grows (``return len(out), out`` in the body):
             # that list is one leaf, a staged list (unset, or empty: zeros of no rows).  (A list
             # returned by itself is staged as any top-level list is, below.)
@@ -104,7 +105,7 @@ def flatten_like(init, new, names, where, staged):
                 raise Restage(index, leafed)
             after = _staged_unset_lists(before, after, name, where)
         if type(before) is list and (type(after) is not list or len(before) != len(after)):
-            if not name.isidentifier() and name != _DESCRIBED["retval_"]:
+            if not name.isidentifier() and name != RETURN_VALUE:
                 # Only a local list is staged: converted code rebinds it at every append
                 # (l = ag__.list_append(l, x)); an attribute's list keeps its own methods.
                 # (The return value is a local of the generated code, only ever assigned.)

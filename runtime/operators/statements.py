@@ -71,8 +71,8 @@ def no_state(vars_=None):
     return ()
 
 
-def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
-    """Runs ``body()`` if ``cond`` is true, else ``orelse()``."""
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
+    """Runs ``body()`` if ``cond`` is true, else ``orelse()`` (``opts``: the state's roles)."""
     if cond is True:
         body()
     elif cond is False:
@@ -80,7 +80,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
             orelse()
     elif isinstance(cond, Tensor):
         from autograph.runtime.operators import graph_paths
-        return graph_paths.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
+        return graph_paths.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts)
     elif cond:
         body()
     else:
@@ -203,7 +203,9 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
             if keep_going is False:
                 return
             if isinstance(keep_going, Tensor):
-                return _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names)
+                return _guarded_iterations(
+                    iterator, keep_going, extra_test, body, get_state, set_state, symbol_names, opts
+                )
             if not keep_going:
                 return
         for item in iterator:
@@ -215,8 +217,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
             return
 
 
-def _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names):
+def _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names, opts):
     """The rest of a Python loop once its extra test is a tensor: ``if keep_going: body(item)``."""
     for item in iterator:
-        if_stmt(keep_going, lambda: body(item), no_op, get_state, set_state, symbol_names, len(symbol_names))
+        if_stmt(keep_going, lambda: body(item), no_op, get_state, set_state, symbol_names, len(symbol_names), opts)
         keep_going = extra_test()
