@@ -70,6 +70,10 @@ class Lowering:
     def lower_loop(self, loop):
         raise NotImplementedError
 
+    def loop_status(self, loop) -> int:
+        """Whether a loop containing a jump of ours always jumps (before ``lower_loop`` changes it)."""
+        return MAYBE
+
     # -- helpers --------------------------------------------------------------
 
     def flag_assignment(self, origin):
@@ -122,6 +126,8 @@ class Lowering:
             return NEVER
         if kind is gast.If:
             return _combine(self.status(node.body), self.status(node.orelse))
+        if kind in ast_util.LOOPS:
+            return self.loop_status(node)
         return MAYBE
 
     # -- the lowering ---------------------------------------------------------
@@ -152,9 +158,9 @@ class Lowering:
                 status = _combine(body_status, orelse_status)
                 self.touched_ifs.append(node)
             elif kind in ast_util.LOOPS:
+                status = self.loop_status(node)
                 node.body, _ = self.block(node.body)
                 self.lower_loop(node)
-                status = MAYBE
             else:
                 status = NEVER
                 for owner, field in ast_util.child_blocks(node):

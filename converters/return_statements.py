@@ -30,6 +30,10 @@ without a ``return``, else as a placeholder never returned)::
         retval_ = -1
     return retval_
 
+A ``while True:`` loop without a ``break`` ends only by returning, so a
+function ending with one always returns (``retval_`` starts as the
+placeholder).
+
 Functions whose returns are not nested in other statements are unchanged.
 """
 
@@ -56,6 +60,14 @@ class _ReturnLowering(lowering.Lowering):
 
     def lower_loop(self, loop):
         break_statements.add_loop_test(loop, self.flag_test())
+
+    def loop_status(self, loop):
+        # `while True:` without a break of its own ends only by a return (or an exception): the
+        # code after it never runs, and the function cannot fall off its end there.
+        endless = type(loop) is gast.While and type(loop.test) is gast.Constant and bool(loop.test.value)
+        if endless and not loop.orelse and anno.get(loop, anno.EXTRA_LOOP_TEST, None) is None:
+            return lowering.ALWAYS
+        return lowering.MAYBE
 
 
 def _needs_lowering(function) -> bool:

@@ -108,3 +108,38 @@ def test_the_converter_names_the_roles_in_the_operator_call():
     assert "{'iterate_names': 'i', 'return_flag': 'do_return_1', 'return_value': 'retval_1'}" in code
     assert "{'iterate_names': 'i', 'return_flag': 'do_return', 'return_value': 'retval_'}" in code
     assert "'return_value'" not in ag.to_code(user_variable_called_retval)
+
+
+def endless_loop_returns(n):
+    i = 0
+    while True:
+        i += 1
+        if i > n:
+            return i * 2
+
+
+def endless_loop_with_break(n):
+    i = 0
+    while True:
+        i += 1
+        if i > 10:
+            break
+        if i > n:
+            return i
+    return -1
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_while_true_whose_only_exits_are_returns(n):
+    check(endless_loop_returns, i32(n))
+
+
+@pytest.mark.parametrize("n", [3, 20])
+def test_while_true_with_a_break_may_fall_through(n):
+    check(endless_loop_with_break, i32(n))
+
+
+def test_while_true_without_break_always_returns():
+    code = ag.to_code(endless_loop_returns)
+    assert "retval_ = ag__.UndefinedReturnValue()" in code
+    assert "retval_ = None" not in code
