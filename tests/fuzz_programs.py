@@ -55,6 +55,23 @@ elements, returned as that array), so the header line ``# staged:
 result[i]`` names the result that may come back as
 ``np.asarray(<the Python list>)``.
 
+Edges: with ``alias`` the list is also reached as ``ys`` or ``box['r']``
+and appended to through that name (reads go through ``acc``); with
+``helper_call`` state is written by calls: module-level helpers
+``bump(o, e)`` (``o.v``) and ``put(d, e)`` (``d['y']``), the method
+``o.add(e)`` and a closure ``inc(e)`` doing ``nonlocal k``; ``walrus``
+binds ``w<k>`` in a ``while`` or ``if`` test, read in the body and right
+after the statement; ``tensor_index`` assigns items and slices of ``v``
+(also ``+=``) at indices ``e % 4`` (out of range for a short ``v``: Python's
+``IndexError``), reads ``v[e % 4]`` and returns ``v`` (never inside a
+``for x in v``, whose iteration would see the in-place update only in
+Python: arrays passed in are values); ``builtins`` uses ``max``, ``min``,
+``abs`` and ``divmod`` on values of one kind; ``comprehension`` sums or
+counts a list comprehension or generator over ``v``; ``raise`` raises
+``ValueError`` under a condition.  A program that may raise says so in a
+header line ``# may raise: IndexError, ValueError``: on inputs where
+Python raises one of them, every mode must raise it too.
+
 ``FEATURES`` names every optional construct; ``features=`` restricts the
 writer to a subset (a disabled state kind is neither created nor
 returned).
@@ -106,11 +123,19 @@ FEATURES = frozenset(
         "for_list",  # for x in acc
         "return_list",  # return (..., len(acc), acc): a staged list comes back stacked
         "return_list_early",  # ... also from inside ifs and loops (else no early return then)
+        # the edges of Python (see "Edges" in the module docstring)
+        "alias",  # ys = acc / box = {'r': acc}: appends through the alias, reads through acc
+        "helper_call",  # bump(o, e) / put(d, e) / o.add(e) / inc(e) (nonlocal k): state written by a call
+        "walrus",  # while (w := c) < n / if (w := e) > e: w read in the body and after
+        "tensor_index",  # v[e % 4] = e / v[e % 4:] += e / v[e % 4] reads: IndexError when out of range
+        "builtins",  # max(e, e), min(e, e), abs(e), divmod(e, m)[1]
+        "comprehension",  # sum([x % 5 for x in v]), sum(x % 5 for x in v), len([x for x in v if c])
+        "raise",  # if c and c: raise ValueError('...') (Python raises on some inputs: so must the graph)
     }
 )
 
 _NEEDS_APPEND = ("append_number", "pop", "pop_late_guard", "pop_to_item", "list_index", "for_list", "return_list",
-                 "return_list_early")
+                 "return_list_early", "alias")
 
 MAX_DEPTH = 3  # nesting of compound statements
 MAX_BOUND = 3  # while loops with a constant bound iterate at most this often
@@ -139,6 +164,10 @@ class ProgramWriter:
         self.loop_if_writes = []  # one set per loop body being written: targets its ifs assign
         self.iterating_acc = 0  # for loops over acc being written: no append or pop in there
         self.returns_acc = False  # the program returns acc itself
+        self.iterating_v = 0  # for loops over v being written: no item assignment to v in there
+        self.raises = set()  # names of the exceptions the program may raise (the '# may raise' header)
+        self.aliases = ["acc"]  # the names appends go through (see alias)
+        self.walruses = 0
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
 
     def on(self, feature: str) -> bool:
@@ -192,8 +221,12 @@ class ProgramWriter:
         return str(self.choose(0, 9))
 
     def expr(self, scope, kind: str, depth: int = 0) -> str:
-        top = (8 if self.on("list_index") else 7) if depth < 2 else 1
+        base = 8 if self.on("list_index") else 7
+        edges = [edge for edge in ("builtins", "comprehension", "tensor_index") if self.on(edge)]
+        top = base + len(edges) if depth < 2 else 1
         choice = self.choose(0, top)
+        if choice > base:
+            return self.edge_expr(edges[choice - base - 1], scope, kind, depth)
         if choice <= 1:
             return self.leaf(scope, kind)
         sub = lambda: self.expr(scope, kind, depth + 1)  # noqa: E731
@@ -213,6 +246,30 @@ class ProgramWriter:
             guard = self.pick((f"len(acc) > {max(index, -index - 1)}", f"len(acc) >= {max(index + 1, -index)}"))
             return f"(acc[{index}] if {guard} else {sub()})"
         return self.leaf(scope, kind)
+
+    def edge_expr(self, edge: str, scope, kind: str, depth: int) -> str:
+        """An expression of one of the Python-edge features (builtins, comprehension, tensor_index)."""
+        sub = lambda: self.expr(scope, kind, depth + 1)  # noqa: E731
+        if edge == "builtins":
+            form = self.choose(0, 3)
+            if form <= 1:
+                return f"{('max', 'min')[form]}({sub()}, {sub()})"
+            if form == 2:
+                return f"abs({sub()})"
+            return f"divmod({sub()}, {self.choose(2, 5)})[1]"
+        if "v" in self.excluded:
+            return self.leaf(scope, kind)
+        if edge == "tensor_index":
+            if not self.compatible(V, kind):
+                return self.leaf(scope, kind)
+            self.raises.add("IndexError")
+            return f"v[{self.index(scope, depth)}]"
+        count = f"len([y for y in v if y > {self.leaf(scope, V)}])"
+        if not self.compatible(V, kind) or self.compatible(I, kind) and self.choose(0, 2) == 0:
+            return count
+        if self.acc_readable() and self.choose(0, 2) == 0:
+            return f"(sum(acc) % {MODULUS})"
+        return self.pick((f"sum([y % 5 for y in v])", f"sum(y % 5 for y in v)"))
 
     def cond(self, scope, depth: int = 0) -> str:
         top = 5 if depth < 2 else 0
@@ -260,11 +317,24 @@ class ProgramWriter:
             kinds += ["append", "append"]
             if self.on("pop"):
                 kinds.append("pop")
+        kinds += [edge for edge in ("helper_call", "raise") if self.on(edge)]
+        if self.on("tensor_index") and not self.iterating_v and self.v_readable():
+            kinds.append("tensor_index")
         kind = self.pick(kinds)
         if kind == "append":
             for written in self.writes:
                 written.add("acc")
-            return [f"acc.append({self.element(scope)})"]
+            return [f"{self.pick(self.aliases)}.append({self.element(scope)})"]
+        if kind == "helper_call":
+            call = self.call_statement(scope)
+            if call:
+                return call
+            kind = "assign"
+        if kind == "raise":
+            self.raises.add("ValueError")
+            return [f"if {self.cond(scope)} and {self.cond(scope)}:", "    raise ValueError('unlucky')"]
+        if kind == "tensor_index":
+            return self.index_statement(scope)
         if kind == "pop":
             return self.pop_statement(scope)
         if kind in ("break", "continue", "return"):
@@ -331,6 +401,64 @@ class ProgramWriter:
             self.loop_if_writes[-1].update(written)
         return [f"if {guard}:", f"    {body}"]
 
+    def readable(self, target: str) -> bool:
+        """Whether a statement may read ``target`` here (as an augmented assignment does)."""
+        if target in self.excluded:
+            return False
+        return not (self.loop_if_writes and not self.on("augassign_after_if_in_loop")
+                    and target in self.loop_if_writes[-1])
+
+    def wrote(self, target: str) -> None:
+        for written in self.writes:
+            written.add(target)
+
+    def call_statement(self, scope) -> list[str]:
+        """A call that updates state: a module-level helper, a method, or a closure with ``nonlocal``."""
+        calls = [("inc({})", "k", I)]
+        if self.on("attr"):
+            calls += [("bump(o, {})", "o.v", V), ("o.add({})", "o.v", V)]
+        if self.on("dict"):
+            calls += [("put(d, {})", "d['y']", V)]
+        calls = [call for call in calls if self.readable(call[1])]
+        if not calls:
+            return []
+        template, target, kind = self.pick(calls)
+        self.wrote(target)
+        return [template.format(self.expr(scope, kind))]
+
+    def v_readable(self) -> bool:
+        return self.on("tensor_index") and "v" not in self.excluded
+
+    def index(self, scope, depth: int = 0) -> str:
+        """An index into ``v``: ``e % 4`` (often out of range) or ``e % max(len(v), 1)`` (only for an empty ``v``)."""
+        bound = self.pick(("4", "max(len(v), 1)", "max(len(v), 1)"))
+        return f"({self.expr(scope, I, depth + 1)}) % {bound}"
+
+    def index_statement(self, scope) -> list[str]:
+        """``v[e % 4] = e``, ``v[e % 4] += e`` (out of range: IndexError) or the same on a slice of ``v``."""
+        self.wrote("v")
+        where = self.index(scope)
+        form = self.choose(0, 3)
+        if form <= 1:
+            self.raises.add("IndexError")
+        target = f"v[{where}]" if form <= 1 else self.pick((f"v[{where}:]", f"v[:{where}]"))
+        if form % 2:
+            return [f"{target} += {self.leaf(scope, V)}"]
+        return [f"{target} = {self.value(scope, V)}"]
+
+    def walrus_name(self) -> str:
+        self.walruses += 1
+        return f"w{self.walruses - 1}"
+
+    def read_after(self, name: str) -> list[str]:
+        """``s = (s + w) % 97`` right after the statement whose test bound ``w``."""
+        targets = [t for t, k in self.slots if k == I and self.readable(t)]
+        if not targets:
+            return []
+        target = self.pick(targets)
+        self.wrote(target)
+        return [f"{target} = ({target} + {name}) % {MODULUS}"]
+
     def writable(self, target: str, kind: str) -> bool:
         """Whether ``target`` may be assigned inside control flow."""
         if target[0] in "dl" and "[" in target:
@@ -341,7 +469,13 @@ class ProgramWriter:
         outer_excluded = self.excluded
         written = set()
         self.writes.append(written)
-        lines = [f"if {self.cond(scope)}:"] + _indent(self.block(scope, depth + 1, in_loop))
+        test, after = self.cond(scope), []
+        if self.on("walrus") and self.choose(0, 2) == 0:
+            name = self.walrus_name()
+            op = self.pick(("<", "<=", "==", "!=", ">", ">="))
+            test = f"({name} := {self.expr(scope, I)}) {op} {self.expr(scope, I)}"
+            scope, after = scope + [(name, I)], [name]
+        lines = [f"if {test}:"] + _indent(self.block(scope, depth + 1, in_loop))
         if self.on("elif"):
             for _ in range(self.choose(0, 1)):
                 self.exclude(written)
@@ -353,6 +487,8 @@ class ProgramWriter:
         self.excluded = outer_excluded
         if self.loop_if_writes:
             self.loop_if_writes[-1].update(written)
+        for name in after:
+            lines += self.read_after(name)
         return lines
 
     def exclude(self, written: set[str]) -> None:
@@ -365,10 +501,12 @@ class ProgramWriter:
         if self.on("for_range"):
             shapes += ["range(n)", "range(n)", f"range({self.choose(0, MAX_BOUND)})",
                        f"range({self.expr(scope, I)} % {MAX_BOUND + 1})"]
-        if self.on("for_tensor"):
+        if self.on("for_tensor") and "v" not in self.excluded:
             shapes += ["v", "v"]
         if self.on("for_list") and self.acc_readable():
             shapes += ["acc"]
+        if not shapes:
+            shapes = ["range(n)"] if self.on("for_range") else [f"range({self.choose(0, MAX_BOUND)})"]
         iterable = self.pick(shapes)
         if iterable in ("v", "acc"):
             var, kind = f"x{self.loops}", V
@@ -377,8 +515,10 @@ class ProgramWriter:
         self.loops += 1
         self.loop_if_writes.append(set())
         self.iterating_acc += iterable == "acc"
+        self.iterating_v += iterable == "v"
         body = self.block(scope + [(var, kind)], depth + 1, True)
         self.iterating_acc -= iterable == "acc"
+        self.iterating_v -= iterable == "v"
         self.loop_if_writes.pop()
         return [f"for {var} in {iterable}:"] + _indent(body)
 
@@ -393,20 +533,29 @@ class ProgramWriter:
         shape = self.pick(shapes)
         lines = [f"{counter} = 0"]
         body = [f"{counter} += 1"]
+        after = []
         if shape == "true":
             lines.append("while True:")
             body += [f"if {counter} > {self.choose(0, MAX_BOUND)}:", "    break"]
         else:
             bound = "n" if shape == "n" else str(self.choose(1, MAX_BOUND))
             test = f"{counter} < {bound}"
-            if self.choose(0, 2):
-                extra = self.cond(scope)
+            extra = self.cond(scope) if self.choose(0, 2) else None
+            if self.on("walrus") and self.choose(0, 1):
+                # the walrus comes first: it binds its name whatever the rest of the test gives
+                name = self.walrus_name()
+                test, scope, after = f"({name} := {counter}) < {bound}", scope + [(name, I)], [name]
+                test = f"{test} and {extra}" if extra else test
+            elif extra:
                 test = f"{test} and {extra}" if self.choose(0, 1) else f"({extra}) and {test}"
             lines.append(f"while {test}:")
         self.loop_if_writes.append(set())
         body += self.block(scope, depth + 1, True)
         self.loop_if_writes.pop()
-        return lines + _indent(body)
+        lines += _indent(body)
+        for name in after:
+            lines += self.read_after(name)
+        return lines
 
     def return_statement(self, scope) -> str:
         return "return " + self.result
@@ -429,6 +578,12 @@ class ProgramWriter:
             if not self.on("append_number"):
                 items = [item if not item.isdigit() else self.pick(("a", "b")) for item in items]
             body.append(f"acc = [{', '.join(items)}]")
+            if self.on("alias") and self.choose(0, 2):
+                alias = self.pick(("ys", "box['r']"))
+                body.append("ys = acc" if alias == "ys" else "box = {'r': acc}")
+                self.aliases.append(alias)
+        if self.on("helper_call"):
+            body += ["def inc(x):", "    nonlocal k", f"    k = (k + x) % {MODULUS}"]
         if self.on("return_containers") and self.choose(0, 1):
             parts = ["s", "k", "t", "u"]
             parts += ["d"] if self.on("dict") else []
@@ -443,12 +598,17 @@ class ProgramWriter:
                 header.append(f"# staged: result[{len(parts)}]")
                 parts.append("acc")
                 self.returns_acc = True
+        if self.on("tensor_index"):
+            parts.append("v")
         self.result = ", ".join(parts)
         body += self.block([], 0, False)
         if self.on("append"):
             body += self.list_reads()
         body.append(f"return {self.result}")
-        return "\n".join(header + ["def prog(a, b, n, v):"] + _indent(body)) + "\n"
+        if self.raises:
+            header.append(f"# may raise: {', '.join(sorted(self.raises))}")
+        helpers = HELPERS if self.on("helper_call") else []
+        return "\n".join(header + helpers + ["def prog(a, b, n, v):"] + _indent(body)) + "\n"
 
     def list_reads(self) -> list[str]:
         """Reads of ``acc`` after the program's statements: a sum over it, a guarded last or first item."""
@@ -464,8 +624,19 @@ class ProgramWriter:
         return lines
 
 
+HELPERS = [
+    "def bump(o, x):",
+    f"    o.v = (o.v + x) % {MODULUS}",
+    "def put(d, x):",
+    f"    d['y'] = (d['y'] + x) % {MODULUS}",
+]
+
+
 class Box:
-    """The object whose attribute ``o.v`` generated programs update."""
+    """The object whose attribute ``o.v`` generated programs update (also through ``add``)."""
+
+    def add(self, x):
+        self.v = (self.v + x) % MODULUS
 
     def __repr__(self):
         return f"Box({vars(self)!r})"
@@ -479,3 +650,9 @@ def program_dtype(source: str) -> str:
 def staged_results(source: str) -> frozenset[int]:
     """Indices of the results that may come back as a staged list (the ``# staged: result[i]`` lines)."""
     return frozenset(int(i) for i in re.findall(r"^# staged: result\[(\d+)\]$", source, re.MULTILINE))
+
+
+def may_raise(source: str) -> frozenset[str]:
+    """Names of the exceptions the program may raise (its ``# may raise:`` header line)."""
+    found = re.search(r"^# may raise: (.*)$", source, re.MULTILINE)
+    return frozenset(found.group(1).split(", ")) if found else frozenset()

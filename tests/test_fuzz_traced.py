@@ -21,7 +21,12 @@ and called on every argument tuple of ``ARGS``.  Every outcome is one of
   ``TracingError`` that names no variable of the program;
 - ``refused``: some mode raised an ``ag.TracingError`` naming a variable
   (counted apart: the goal is that a Python-total program is never refused);
-- ``python_error``: the reference itself raised (a generator bug).
+- ``python_error``: the reference itself raised (a generator bug), other
+  than an exception its ``# may raise:`` header names: on inputs where the
+  reference raises one of those, every mode must raise it too (the
+  exception itself, or an ``ag.ExecutionError`` whose ``original`` is one,
+  naming the op and the user's line); returning a value there is a
+  ``mismatch``.
 
 ``dtype`` counts programs where a result's dtype differs between the
 reference (a numpy value) and a mode, or between modes; it is reported, not
@@ -70,11 +75,15 @@ import autograph as ag
 from autograph import runtime as rt
 
 sys.path.insert(0, os.path.dirname(__file__))
-from fuzz_programs import FEATURES, Box, ProgramWriter, program_dtype, staged_results  # noqa: E402
+from fuzz_programs import (  # noqa: E402
+    FEATURES, Box, ProgramWriter, may_raise, program_dtype, staged_results,
+)
 
-# Constructs the runtime gets wrong today (issue 8); the generator leaves
-# them out unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN: frozenset = frozenset()
+# Constructs the runtime gets wrong today; the generator leaves them out
+# unless AUTOGRAPH_FUZZ_FEATURES turns them on.
+FEATURES_KNOWN_BROKEN: frozenset = frozenset(
+    {"alias", "helper_call", "walrus", "tensor_index", "builtins", "comprehension", "raise"}
+)
 
 MODES = {
     "interpreter": {},
@@ -130,7 +139,8 @@ def load(source: str):
 
 
 _KEYWORDS = {"def", "prog", "if", "elif", "else", "while", "for", "in", "range", "return", "and", "or",
-             "not", "break", "continue", "True", "len", "append", "pop"}
+             "not", "break", "continue", "True", "len", "append", "pop", "max", "min", "abs", "divmod", "sum",
+             "raise", "unlucky", "nonlocal", "bump", "put", "inc", "add"}
 
 
 def variable_names(source: str) -> set[str]:
@@ -208,6 +218,34 @@ def dtypes_of(value):
     return tuple(np.asarray(leaf).dtype.name for _, leaf in flatten(value)[0])
 
 
+class Raised:
+    """The reference raised ``error``, an exception the program's header says it may raise."""
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def matches(self, error: BaseException) -> bool:
+        want = type(self.error)
+        return isinstance(error, want) or isinstance(error, ag.ExecutionError) and isinstance(error.original, want)
+
+    def __repr__(self):
+        return f"raises {type(self.error).__name__}({self.error})"
+
+
+def fresh(args):
+    """A copy of ``args`` whose arrays the call may update in place (``v[i] = ..`` in Python)."""
+    return tuple(np.array(x) if isinstance(x, np.ndarray) else x for x in args)
+
+
+def reference(fn, args, source: str):
+    try:
+        return fn(*fresh(args))
+    except Exception as exc:  # noqa: BLE001 - the generator's fault, unless the header names it
+        if type(exc).__name__ in may_raise(source):
+            return Raised(exc)
+        raise
+
+
 def run_program(source: str, modes=MODES) -> Result:
     filename, fn = load(source)
     try:
@@ -216,7 +254,7 @@ def run_program(source: str, modes=MODES) -> Result:
         expected = []
         for args in calls:
             try:
-                expected.append(fn(*args))
+                expected.append(reference(fn, args, source))
             except Exception as exc:  # noqa: BLE001 - the generator's fault
                 return Result("python_error", f"{args!r}: {type(exc).__name__}: {exc}")
         names = variable_names(source)
@@ -229,7 +267,7 @@ def run_program(source: str, modes=MODES) -> Result:
                 traced = ag.function(fn, input_signature=signature(dtype), **options)
                 for args, want in zip(calls, expected):
                     try:
-                        got = traced(*args)
+                        got = traced(*fresh(args))
                     except ag.TracingError as exc:
                         if names_a_variable(str(exc), names):
                             found = Result("refused", f"[{mode}] {type(exc).__name__}: {exc}")
@@ -238,10 +276,16 @@ def run_program(source: str, modes=MODES) -> Result:
                         worst = _worse(worst, found)
                         break
                     except Exception as exc:  # noqa: BLE001 - the outcome under test
+                        if isinstance(want, Raised) and want.matches(exc):
+                            continue
                         where = traceback.extract_tb(exc.__traceback__)[-1]
                         found = Result("internal", f"[{mode}] {type(exc).__name__}: {exc} "
                                                    f"(at {where.filename}:{where.lineno})")
                         worst = _worse(worst, found)
+                        break
+                    if isinstance(want, Raised):
+                        worst = _worse(worst, Result("mismatch", f"[{mode}] args {args!r}: returned {got!r}, "
+                                                                 f"Python {want!r}"))
                         break
                     difference, dtype_differs = compare(want, got, staged)
                     if difference:
@@ -344,6 +388,8 @@ def test_generator_is_python_total_and_covers_the_constructs():
         "return_containers": "u, d, l",
         "append": "acc.append(", "pop": "acc.pop()", "list_index": "acc[", "for_list": " in acc:",
         "return_list": "len(acc), acc", "pop_to_item": "] = acc.pop()", "pop_late_guard": ") and len(acc)",
+        "alias": "].append(", "helper_call": "bump(o, ", "walrus": " := ", "tensor_index": "v[(",
+        "builtins": "max(", "comprehension": " for y in v", "raise": "raise ValueError",
     }
     for _ in range(300):
         source = ProgramWriter(rng.randint).program()
@@ -352,7 +398,7 @@ def test_generator_is_python_total_and_covers_the_constructs():
         filename, fn = load(source)
         linecache.cache.pop(filename, None)
         for args in arguments(program_dtype(source)):
-            fn(*args)
+            reference(fn, args, source)
     rare = {f: seen[f] for f in markers if seen[f] < 10}
     assert not rare, f"features too rare in 300 programs: {rare}"
 
