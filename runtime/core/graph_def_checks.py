@@ -76,31 +76,51 @@ def _callees(graph) -> list[tuple[str, str, str]]:
 
 def _check_calls(main, graphs, options) -> None:
     library = main.library
-    depth_of: dict[str, int] = {}  # function -> deepest nesting below it (done)
     for graph in graphs:
         for node, attr, name in _callees(graph):
             if name not in library:
                 raise GraphDefError(f"node {node!r} of graph {graph.name!r}: field 'attrs.{attr}' names function "
                                     f"{name!r}, which is not in the library")
-
-    def visit(graph, path):
-        if graph.name in depth_of:
-            return depth_of[graph.name]
-        deepest = 0
-        for node, attr, name in _callees(graph):
-            if name in path or library[name] is main:
-                cycle = " -> ".join([*path, name])
-                raise GraphDefError(f"node {node!r} of graph {graph.name!r}: field 'attrs.{attr}' makes the "
-                                    f"functions call themselves ({cycle}); sub-graphs must not recurse")
-            deepest = max(deepest, 1 + visit(library[name], [*path, name]))
-            if deepest > options.max_depth:
-                raise GraphDefError(f"node {node!r} of graph {graph.name!r}: sub-graphs nest more than "
-                                    f"max_depth={options.max_depth} deep; pass LoadOptions(max_depth=...) if trusted")
-        depth_of[graph.name] = deepest
-        return deepest
-
+    below: dict[str, int] = {}  # function -> deepest nesting below it (done)
     for graph in graphs:
-        visit(graph, [graph.name])
+        if graph.name not in below:
+            _walk_calls(graph, main, below, options.max_depth)
+
+
+def _walk_calls(root, main, below, max_depth) -> None:
+    """Depth-first from ``root`` without recursion: a cycle or a nesting past ``max_depth`` is
+    refused on the way down, before the walk goes deeper (so no file can make it recurse)."""
+    library = main.library
+    path, calls, deepest = [root], [iter(_callees(root))], [0]
+    on_path = {root.name}
+    while path:
+        graph = path[-1]
+        call = next(calls[-1], None)
+        if call is None:  # every callee of ``graph`` done
+            path.pop()
+            calls.pop()
+            on_path.discard(graph.name)
+            below[graph.name] = depth = deepest.pop()
+            if deepest:
+                deepest[-1] = max(deepest[-1], depth + 1)
+            continue
+        node, attr, name = call
+        callee = library[name]
+        if name in on_path or callee is main:
+            cycle = " -> ".join([*(g.name for g in path), name])
+            raise GraphDefError(f"node {node!r} of graph {graph.name!r}: field 'attrs.{attr}' makes the "
+                                f"functions call themselves ({cycle}); sub-graphs must not recurse")
+        nesting = len(path) + below.get(name, 0)  # of the deepest call below ``root`` through this one
+        if nesting > max_depth:
+            raise GraphDefError(f"node {node!r} of graph {graph.name!r}: sub-graphs nest more than "
+                                f"max_depth={max_depth} deep; pass LoadOptions(max_depth=...) if trusted")
+        if name in below:
+            deepest[-1] = max(deepest[-1], below[name] + 1)
+        else:
+            path.append(callee)
+            calls.append(iter(_callees(callee)))
+            deepest.append(0)
+            on_path.add(name)
 
 
 def _known(tensor, value):

@@ -47,20 +47,36 @@ from autograph.runtime.errors import GraphDefError
 class LoadOptions:
     """Resource limits of ``Graph.from_graph_def`` (defaults: safe for untrusted files).
 
-    ``max_elements``: elements of any one tensor whose size the file fixes
-    (constants, variable values, shapes known statically); ``max_nodes``:
-    nodes in the whole document; ``max_depth``: nesting of sub-graphs
-    (an ``If`` inside a ``While`` is depth 2); ``max_iterations``: if not
-    None, a ``While`` of the loaded graph that would run more iterations
-    raises ``ResourceLimitError``.
+    ``max_elements``: elements of any one tensor of the loaded graph -- those
+    the file fixes (constants, variable records, static shapes) are checked
+    at load, the others by the kernels that allocate them, before they
+    allocate (``exec/limits.py``); ``max_nodes``: nodes in the whole
+    document; ``max_depth``: nesting of sub-graphs (an ``If`` inside a
+    ``While`` is depth 2), at most ``MAX_DEPTH``; ``max_iterations``: the
+    iterations one run of the loaded graph may make, over all its ``While``
+    loops (nested ones included), or None for no bound; past it the run
+    raises ``ResourceLimitError`` naming the loop.
     """
 
     max_elements: int = 1 << 24
     max_nodes: int = 100_000
     max_depth: int = 32
-    max_iterations: int | None = None
+    max_iterations: int | None = 1_000_000
+
+    def __post_init__(self):
+        for field in ("max_elements", "max_nodes", "max_depth", "max_iterations"):
+            value = getattr(self, field)
+            if not (value is None and field == "max_iterations") and (type(value) is not int or value < 0):
+                raise ValueError(f"LoadOptions({field}={value!r}): a limit is an int >= 0"
+                                 + (" (or None: unbounded)" if field == "max_iterations" else ""))
+        if self.max_depth > MAX_DEPTH:
+            raise ValueError(f"LoadOptions(max_depth={self.max_depth}): at most {MAX_DEPTH}; the walks over a "
+                             "graph (verifier, optimizer, code generator, executor) nest a few Python frames "
+                             "per level of sub-graphs")
 
 
+# sub-graphs nesting this deep keep every walk over a graph well inside Python's recursion limit
+MAX_DEPTH = 100
 _load_ids = itertools.count()
 _MAX_NESTING = 64  # nesting of attribute values (tuples in tuples ...)
 _MAX_NAME = 256
@@ -239,6 +255,36 @@ _EXPLICIT = {
 }
 
 
+# op types whose inputs the default backend's kernel signature does not tell: (fewest, most or None)
+_ARITY = {"Placeholder": (0, 0), "If": (1, None), "While": (0, None), "Select": (3, 3),
+          **{t: (1, 1) for t in _NUMPY_ATTRS}}
+
+
+def check_arity(node: dict, where: str) -> None:
+    """GraphDefError if the node lists more or fewer inputs than its op type takes."""
+    low, high = arity(node["type"])
+    if len(node["inputs"]) < low or (high is not None and len(node["inputs"]) > high):
+        takes = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+        _fail(where, f"a {node['type']} takes {takes} input(s), but field 'inputs' lists {len(node['inputs'])}")
+
+
+def arity(op_type: str) -> tuple[int, int | None]:
+    """``(fewest, most)`` inputs an ``op_type`` op takes (most None: any number), from its
+    default-backend kernel's positional parameters (a ufunc's ``nin``)."""
+    if op_type in _ARITY:
+        return _ARITY[op_type]
+    kernel = backend.get().kernels.get(op_type)
+    if isinstance(kernel, np.ufunc):
+        return kernel.nin, kernel.nin
+    if not inspect.isfunction(kernel):
+        raise TypeError(f"op type {op_type!r}: its kernel {kernel!r} does not tell its inputs; add it to _ARITY")
+    params = inspect.signature(kernel).parameters.values()
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
+    fewest = sum(1 for p in positional if p.default is p.empty)
+    return fewest, None if variadic else len(positional)
+
+
 def attribute_names(op_type: str) -> tuple[frozenset, frozenset]:
     """``(required, optional)`` attribute names of ``op_type``, from its default-backend kernel's keyword-only parameters."""
     if op_type in _EXPLICIT:
@@ -279,7 +325,10 @@ def decode_attrs(node: dict, where: str, session: Session) -> dict:
         field = f"attrs.{key}"
         value = serialize.decode_value(raw, where, field, session)
         kind = KINDS.get((node["type"], key)) or KINDS.get(key) or _plain
-        attrs[key] = kind(value, where, field, session)
+        if kind is _dtype_kind:
+            attrs[key] = kind(value, where, field, session, node["type"])
+        else:
+            attrs[key] = kind(value, where, field, session)
     missing = required - attrs.keys()
     if missing:
         _fail(where, f"{node['type']} needs attribute(s) {', '.join(sorted(missing))}, which are missing")
@@ -296,9 +345,16 @@ def _plain(value, where, field, session, depth=0):
     _fail(where, f"field {field!r} must be plain data (numbers, strings, tuples), got {type(value).__name__}")
 
 
-def _dtype_kind(value, where, field, session):
-    if value is not None and not isinstance(value, np.dtype):  # None: "the input's" (ZerosLike)
-        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}} or null, got {value!r:.60}")
+# op types whose ``dtype`` attribute may be null, meaning "the input's"
+_NULL_DTYPE = frozenset({"ZerosLike", "OnesLike"})
+
+
+def _dtype_kind(value, where, field, session, op_type=None):
+    if value is None and op_type in _NULL_DTYPE and field == "attrs.dtype":
+        return value
+    if not isinstance(value, np.dtype):
+        allowed = " or null" if op_type in _NULL_DTYPE else ""
+        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}}{allowed}, got {value!r:.60}")
     return value
 
 
@@ -372,11 +428,15 @@ def _random_stream(value, where, field, session):
 
 
 def _variable_kind(value, where, field, session):
-    from autograph.runtime.ops.variables import VariableHandle
+    from autograph.runtime.ops.variables import VariableHandle, lookup_variable
 
     if not isinstance(value, VariableHandle):
         _fail(where, f"field {field!r} must be a variable record {{\"variable\": {{...}}}}, got {value!r:.60}; "
                      "a graph file cannot refer to variables of the process loading it")
+    var = lookup_variable(value)
+    check_size(var.shape, where, f"{field} (the variable record's shape)", session.options)
+    # (the record's value, as the loader made it: read from storage, as the kernels do, not through an op)
+    check_size(np.shape(var._value), where, f"{field} (the variable record's value)", session.options)
     return value
 
 
@@ -386,7 +446,8 @@ _SLICE_ITEMS = {"index": 1, "slice": 3, "newaxis": 0, "ellipsis": 0}
 def _spec_kind(value, where, field, session):
     ok = type(value) is tuple and len(value) <= 64
     for item in value if ok else ():
-        ok = ok and type(item) is tuple and item and item[0] in _SLICE_ITEMS and len(item) == 1 + _SLICE_ITEMS[item[0]]
+        ok = (ok and type(item) is tuple and item and type(item[0]) is str and item[0] in _SLICE_ITEMS
+              and len(item) == 1 + _SLICE_ITEMS[item[0]])
         for part in item[1:] if ok else ():
             dynamic = type(part) is str and part[:1] == "$" and part[1:].isdigit() and part[1:].isascii()
             ok = ok and (part is None or type(part) is int or dynamic)

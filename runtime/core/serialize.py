@@ -254,6 +254,7 @@ def _build_graph(fdef: dict, library: dict, session) -> tuple[Graph, dict]:
             if ref not in tensors:
                 raise GraphDefError(f"{where} uses {ref!r} before it is defined (field 'inputs')")
             inputs.append(tensors[ref])
+        graph_def_schema.check_arity(node, where)
         for name in node["control_inputs"]:
             if name not in ops:
                 raise GraphDefError(f"{where} uses {name!r} before it is defined (field 'control_inputs')")

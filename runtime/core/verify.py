@@ -45,15 +45,20 @@ def _fail(graph, index: int | None, message: str):
 
 
 def verify(graph) -> None:
-    """Raises ``VerificationError`` if ``graph`` or a function it calls breaks an invariant."""
-    done: set[int] = set()
-    _verify_graph(graph, done)
+    """Raises ``VerificationError`` if ``graph`` or a function it calls breaks an invariant.
+
+    A worklist, not recursion: however deep sub-graphs nest, verifying them uses no stack."""
+    done: set[int] = {id(graph)}
+    todo = [graph]
+    while todo:
+        for callee in _verify_graph(todo.pop()):
+            if id(callee) not in done:
+                done.add(id(callee))
+                todo.append(callee)
 
 
-def _verify_graph(graph, done: set) -> None:
-    if id(graph) in done:
-        return
-    done.add(id(graph))
+def _verify_graph(graph) -> list:
+    """Checks ``graph`` itself; returns the library functions its ops call."""
     position: dict[int, int] = {}
     names: set[str] = set()
     for index, op in enumerate(graph.operations):
@@ -96,9 +101,7 @@ def _verify_graph(graph, done: set) -> None:
             _check_inference(graph, index, op, definition)
         position[id(op)] = index
     _check_boundary(graph, position)
-    for op in graph.operations:
-        for _, fn_name in opdef.function_attrs(op):
-            _verify_graph(graph.library[fn_name], done)
+    return [graph.library[fn_name] for op in graph.operations for _, fn_name in opdef.function_attrs(op)]
 
 
 def _check_inference(graph, index, op, definition) -> None:

@@ -43,7 +43,8 @@ import operator
 import numpy as np
 
 from autograph.runtime.core import backend, opdef, printer, spellings
-from autograph.runtime.errors import USER_ERROR_ATTR, ExecutionError, mark_user_error
+from autograph.runtime.errors import USER_ERROR_ATTR, ExecutionError, ResourceLimitError, mark_user_error
+from autograph.runtime.exec import limits
 from autograph.runtime.exec.plan import INPUTS, NO_INPUTS, ONE_INPUT, Plan
 
 
@@ -105,7 +106,14 @@ _NUMERIC_KINDS = frozenset("biufc")
 
 def _kernel_rule(builder, op, python_operators=True):
     """The backend's kernel with the op's attributes bound (plus the library for functional
-    ops); a ufunc with a Python operator spelling on numeric operands is called as that operator."""
+    ops); a ufunc with a Python operator spelling on numeric operands is called as that operator.
+    An op of a loaded graph that could grow past ``max_elements`` checks its result's size first."""
+    call = _kernel_call(builder, op, python_operators)
+    check = limits.guard(op)  # None for traced graphs
+    return call if check is None else limits.guarded(call, check)
+
+
+def _kernel_call(builder, op, python_operators):
     kernel = backend.get().kernel(op.type)
     if (
         python_operators and not op.attrs and isinstance(kernel, np.ufunc) and op.type in PYTHON_OPERATORS
@@ -141,10 +149,11 @@ def _while_rule(builder, op):
     run_loop = tiering.run_loop
 
     def run_while(*args, cond, body, library, maximum_iterations=None):
-        loop_vars = run_loop(library[cond], library[body], args, maximum_iterations)
+        loop_vars = run_loop(library[cond], library[body], args, maximum_iterations, loop=op.name)
         return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
 
-    return functools.partial(run_while, **op.attrs, library=builder.graph.library)
+    # a loaded graph's While runs inside its run's iteration budget (one of its own if called alone)
+    return limits.scoped(functools.partial(run_while, **op.attrs, library=builder.graph.library), op.graph)
 
 
 RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule, "If": _if_rule, "While": _while_rule}
@@ -173,6 +182,7 @@ def plan(graph) -> Plan:
         or found.last_stateful is not graph.last_stateful
     ):
         found = graph._executor_plan = Plan(graph, _rule_of, run)
+        found.run = limits.scoped(found.run, graph)  # a loaded graph: one iteration budget per run
     return found
 
 
@@ -217,7 +227,7 @@ def wrap_error(error: Exception, op):
         add_note(error, f"  inside {op.type} op '{op.name}' created at {_location(op)}")
         return error
     user = getattr(error, USER_ERROR_ATTR, False) or isinstance(error, USER_ERRORS.get(op.type, ()))
-    if user and mark_user_error(error):
+    if (user and mark_user_error(error)) or isinstance(error, ResourceLimitError):  # (a limit: not the op's fault)
         add_note(error, f"raised in graph {op.graph.name!r} by {op.type} op '{op.name}' created at {_location(op)}")
         error.__autograph_noted__ = True
         return error

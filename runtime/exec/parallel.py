@@ -22,6 +22,7 @@ Entry points: ``runner(graph, parallel)`` (the best way to run a graph),
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import os
 import queue
 import statistics
@@ -30,7 +31,7 @@ import time
 
 from autograph.runtime.core import opdef
 
-from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.exec import interpreter as executor, limits
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -90,7 +91,8 @@ class Dataflow:
         self.keep = frozenset(plan.output_slots) | frozenset(range(plan.nargs))
         self.segments = self._segments()
         self.worthwhile = _independent_pair(self.heavy, self.succs)
-        self.adaptive = Adaptive(plan.run, self.run)
+        # (a loaded graph's run keeps one iteration budget, on the workers too: exec/limits.py)
+        self.adaptive = Adaptive(plan.run, limits.scoped(self.run, plan.graph))
 
     def _segments(self) -> list[tuple[int, ...]]:
         heavy, succs, npreds = self.heavy, self.succs, self.npreds
@@ -120,7 +122,7 @@ class Dataflow:
                 i = ready.pop()
                 if heavy[i] and state.inflight < WORKERS and (ready or state.inflight):
                     state.inflight += 1
-                    pool.submit(_run_segment, steps, segments[i], env, state.done)
+                    pool.submit(contextvars.copy_context().run, _run_segment, steps, segments[i], env, state.done)
                     continue
                 state.finish(_run_segment(steps, segments[i], env, None))
                 # hand finished workers' successors out before running on here

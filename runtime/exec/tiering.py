@@ -13,9 +13,10 @@ run often, or for long, is compiled after at most about as much time as
 compiling takes (the ski-rental bound: never more than twice the best
 choice made in hindsight).  If that
 compilation fails for any reason the loop stays interpreted, after one
-``AutoGraphWarning``.  A loop of a graph loaded with
-``LoadOptions(max_iterations=N)`` raises ``ResourceLimitError`` rather than
-run an iteration past ``N``.
+``AutoGraphWarning``.  A loop of a loaded graph spends the
+run's iteration budget (``LoadOptions.max_iterations``, ``exec/limits.py``),
+interpreted and compiled alike: ``ResourceLimitError`` rather than an
+iteration past it.
 """
 
 from __future__ import annotations
@@ -24,30 +25,30 @@ import time
 
 from autograph.runtime.core import backend
 from autograph.runtime.core.location import warn_at_user
-from autograph.runtime.errors import AutoGraphError, AutoGraphWarning, ResourceLimitError
+from autograph.runtime.errors import AutoGraphError, AutoGraphWarning
 
-from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.exec import interpreter as executor, limits
 
 HOT_ITERATIONS = 16
 HOT_SECONDS = 0.5e-3
 
 
-def run_loop(cond, body, args, maximum_iterations=None) -> list:
+def run_loop(cond, body, args, maximum_iterations=None, loop=None) -> list:
     """The ``While`` loop over library graphs ``cond``/``body``; returns the final loop variables.
 
     ``args`` are the loop variables then the invariant captures.  Once the
     loop is hot (module docstring) it continues in code compiled by
     ``compile_loop`` (if the graphs compile), with the remaining iteration
     budget.  The time spent interpreting is kept on ``body``
-    (``_interpreted_seconds``).
+    (``_interpreted_seconds``).  A loop of a loaded graph spends its run's
+    iteration budget (``exec/limits.py``; ``loop``, the op's name, names it
+    in the error).
     """
     n = len(body.outputs)
     loop_vars, invariant = list(args[:n]), list(args[n:])
     cond_run, body_run = executor.plan(cond).run, executor.plan(body).run
-    load_limit = _load_limit(body)
-    capped = load_limit is not None and (maximum_iterations is None or load_limit < maximum_iterations)
-    if capped:
-        maximum_iterations = load_limit
+    budget = limits.budget(body)  # None: not a loaded graph, or one without a bound
+    what = None if budget is None else limits.describe_loop(loop, cond, body)
     count = 0
     interpreted = body.__dict__.get("_interpreted_seconds", 0.0)
     start = time.perf_counter()
@@ -65,23 +66,13 @@ def run_loop(cond, body, args, maximum_iterations=None) -> list:
                         break
             if not cond_run(loop_vars + invariant)[0]:
                 return loop_vars
+            if budget is not None:
+                budget.spend(what)
             loop_vars = body_run(loop_vars + invariant)
             count += 1
     finally:
         body._interpreted_seconds = interpreted + ((time.perf_counter() if stop is None else stop) - start)
-    if capped and cond_run(loop_vars + invariant)[0]:
-        raise ResourceLimitError(
-            f"the While over {cond.name!r}/{body.name!r} of a loaded graph would run more than "
-            f"max_iterations={load_limit} iterations; load the graph with a larger "
-            "LoadOptions(max_iterations=...) if it is trusted"
-        )
     return loop_vars
-
-
-def _load_limit(body):
-    """The iteration limit of a graph loaded with ``LoadOptions(max_iterations=...)``, or None."""
-    options = getattr(body, "load_options", None)
-    return None if options is None else options.max_iterations
 
 
 def _compiled_loop(cond, body, bounded: bool):

@@ -65,7 +65,7 @@ import numpy as np
 
 from autograph.runtime.backends.numpy.kernels import KERNELS
 from autograph.runtime.core import spellings
-from autograph.runtime.exec import interpreter as executor, memory, plan
+from autograph.runtime.exec import interpreter as executor, limits, memory, plan
 from autograph.runtime.errors import AutoGraphError
 
 _counter = itertools.count()
@@ -142,6 +142,7 @@ class _Codegen:
         self.prologue: list[str] = []
         self.kernels: dict[str, str] = {}  # op type -> the global name bound to its kernel
         self.inlined: set[int] = set()  # ids of tensors written as an expression where they are used
+        self.budget: str | None = None  # the local holding a loaded graph's iteration budget (_budget)
         self.function_name = self.fresh(_NAME.sub("_", name) + "_jit")
 
     def load(self, source):
@@ -242,6 +243,7 @@ class _Codegen:
             if id(op) not in needed or op.type == "Placeholder":
                 continue
             rule = RULES.get(op.type, _default_rule)
+            _guard(self, op, depth)
             rule(self, op, depth, reuse)
         return [self.expr(t) for t in graph.outputs]
 
@@ -397,10 +399,6 @@ def _while(gen, op, depth, reuse):
         else:
             name = gen.var(arg)
         state.append(name)
-    if getattr(op.graph, "load_options", None) is not None and op.graph.load_options.max_iterations is not None:
-        raise JitUnsupported(
-            f"While op '{op.name}' is in a graph loaded with an iteration limit, which the interpreter enforces"
-        )
     limit = op.attrs.get("maximum_iterations")
     _loop(gen, op, cond, body, state, None if limit is None else str(int(limit)), depth)
     for t, name in zip(op.outputs, state):
@@ -427,6 +425,10 @@ def _loop(gen, op, cond, body, state, limit, depth):
     else:
         gen.emit(depth + 1, f"if not {test}:", op)
         gen.emit(depth + 2, "break", op)
+    budget = _budget(gen, body)
+    if budget is not None:  # a loaded graph: every iteration spends the run's budget (exec/limits.py)
+        loop = gen.bind(limits.describe_loop(None if op is None else op.name, cond, body), "loop")
+        gen.emit(depth + 1, f"{budget}.spend({loop})", op)
     for placeholder, name in zip(body.all_inputs, state):
         gen.names[id(placeholder)] = name
     results = gen.block(body, depth + 1)
@@ -434,6 +436,25 @@ def _loop(gen, op, cond, body, state, limit, depth):
         gen.emit(depth + 1, f"{', '.join(state[:nvars])} = {', '.join(results)}", op)
     if counter is not None:
         gen.emit(depth + 1, f"{counter} += 1", op)
+
+
+def _budget(gen, body) -> str | None:
+    """The local holding the run's iteration budget of a loaded graph (fetched once, in the
+    prologue: the budget of the run under way, or a new one), or None for an unbounded graph."""
+    if limits.limit_of(body) is None:
+        return None
+    if gen.budget is None:
+        gen.budget = gen.fresh("budget")
+        budget_of = gen.bind(functools.partial(limits.budget, body), "budget_of")
+        gen.prologue.append(f"{gen.budget} = {budget_of}()")
+    return gen.budget
+
+
+def _guard(gen, op, depth) -> None:
+    """An op of a loaded graph that could grow past ``max_elements`` checks its inputs first."""
+    check = limits.guard(op)
+    if check is not None:
+        gen.emit(depth, f"{gen.bind(check, 'check_' + op.name)}({', '.join(gen.var(t) for t in op.inputs)})", op)
 
 
 RULES = {
