@@ -3,7 +3,8 @@
 Tensors are immutable, so the update must be functional: the container is
 rebound with the result (for Python containers, the same object, updated
 in place with Python's in-place operator).  Only items of plain local names
-are rewritten, and only with an index that is an expression (not a slice).
+are rewritten; a slice in the index becomes ``ag__.slice(start, stop, step)``
+(``x[a:] += 5`` -> ``x = ag__.aug_setitem(x, ag__.slice(a, None, None), '+=', 5)``).
 
 Before::
 
@@ -51,6 +52,19 @@ def _item_chain(target):
     return target.id, indices
 
 
+def _as_expression(index):
+    """The index as an expression: a slice ``a:b`` (which only brackets can hold) becomes
+    ``ag__.slice(a, b, None)``, inside a tuple too (``x[i, a:]``)."""
+    if type(index) is gast.Slice:
+        parts = [p if p is not None else templates.constant(None) for p in (index.lower, index.upper, index.step)]
+        return templates.replace_as_expression(
+            "ag__.slice(lower, upper, step)", origin=index, lower=parts[0], upper=parts[1], step=parts[2]
+        )
+    if type(index) is gast.Tuple:
+        index.elts = [_as_expression(e) for e in index.elts]
+    return index
+
+
 def _update(container, indices, op, value, origin):
     """``ag__.aug_setitem(container, i, op, value)``, nested for ``m[i][j]``: the inner
     update gives the new row, which the outer one stores with ``'='``."""
@@ -79,10 +93,9 @@ def _lower(statement, local):
     if chain is None or chain[0] not in local or not chain[1]:
         return statement
     name, indices = chain
-    if any(ast_util.contains_type(index, gast.Slice) for index in indices):
-        return statement
     if len(indices) > 1 and any(ast_util.contains_type(index, _EFFECTS) for index in indices):
         return statement  # the nested form evaluates the outer indices twice
+    indices = [_as_expression(index) for index in indices]
     value = _update(templates.name(name), indices, op, statement.value, statement)
     (lowered,) = templates.replace("container = value", origin=statement, container=name, value=value)
     return lowered

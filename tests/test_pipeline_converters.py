@@ -664,7 +664,7 @@ def test_augmented_subscript_assignment():
         """
         def f(counts, k, self):
             counts = ag__.aug_setitem(counts, k, '+=', 1)
-            counts[1:2] += [3]
+            counts = ag__.aug_setitem(counts, ag__.slice(1, 2, None), '+=', [3])
             self.c[k] -= 1
             GLOBAL[k] *= 2
         """,

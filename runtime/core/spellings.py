@@ -55,6 +55,8 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling("BitwiseOr", "__or__", "__ror__", "{0} | {1}", kinds="iu"),
     Spelling("LogicalXor", "__xor__", "__rxor__", "{0} ^ {1}", kinds="b"),
     Spelling("BitwiseXor", "__xor__", "__rxor__", "{0} ^ {1}", kinds="iu"),
+    Spelling("LeftShift", "__lshift__", "__rlshift__", "{0} << {1}"),
+    Spelling("RightShift", "__rshift__", "__rrshift__", "{0} >> {1}"),
     Spelling("Neg", "__neg__", None, "-{0}"),
     Spelling("Identity", "__pos__", None, "+{0}"),
     Spelling("Abs", "__abs__", None, "abs({0})"),

@@ -102,6 +102,10 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``control_flow.and_(lambda: a, b)`` / ``control_flow.or_(lambda: a, b)``
   (both operands as closures, the first one returning the value already
   computed, so it is never evaluated twice).
+* ``python_condition(value, construct, targets)`` -- ``value`` unchanged
+  unless it is a ``Tensor``, then a ``TracingError``: wraps the deciding
+  operands of an ``and``/``or``/conditional expression left as written
+  because a walrus in an operand Python may skip binds ``targets``.
 * ``assert_(cond, message)`` -- ``message`` is ``None`` or a closure
   returning the assertion message; graph path ``control_flow.assert_``.
 * ``Undefined('x')`` -- the value of a variable not defined on every path;
@@ -141,17 +145,22 @@ from autograph.runtime.operators.data_structures import (
     aug_setitem, getattr_, list_append, list_extend, list_pop, setattr_,
 )
 from autograph.runtime.operators.exceptions import assert_
-from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_
+from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_, python_condition
 from autograph.runtime.operators.py_builtins import (
     abs_ as abs,
+    bool_ as bool,
     enumerate_ as enumerate,
     float_ as float,
     int_ as int,
+    isinstance_ as isinstance,
     len_ as len,
     max_ as max,
     min_ as min,
     print_ as print,
     range_ as range,
+    reversed_ as reversed,
+    slice_ as slice,
+    type_ as type,
     zip_ as zip,
 )
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
@@ -162,6 +171,8 @@ __all__ = [
     "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
     "is_undefined",
-    "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print", "range",
+    "bool", "isinstance", "reversed", "slice", "type",
+    "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
+    "python_condition", "range",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

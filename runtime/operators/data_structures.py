@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import operator
 
+from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import indexing
 from autograph.runtime.core.undefined import Undefined
 
 _INPLACE = {
@@ -84,12 +87,18 @@ def list_pop(target, index=None):
 def aug_setitem(target, index, op, value):
     """``target[index] op value`` (``op`` like ``'+='``, or ``'='``); returns the updated container.
 
-    Tensors are immutable, so the graph path returns a new tensor; Python
-    containers are updated in place, with Python's in-place operator.
+    Tensors are immutable, so the graph path returns a new tensor (``indexing.setitem``: numpy's
+    semantics, bounds checked when the graph runs); Python containers are updated in place, with
+    Python's in-place operator.  A tensor key of a dict is an ``ag.TracingError``.
     """
     if type(target) not in (list, dict) and isinstance(target, Tensor):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.aug_setitem(target, index, op, value)
+        return indexing.setitem(target, index, op, value)
+    if isinstance(index, Tensor) and isinstance(target, dict):
+        raise TracingError(
+            f"{construct_at(f'the `d[k] {op} v`')}: a symbolic tensor used as a key of a dict; the dict "
+            "would be keyed by the tensor object (its identity), never by the value the graph computes. "
+            "Key the dict by a Python value, or keep the values in a tensor indexed by the key."
+        )
     if op == "=":
         target[index] = value
     else:

@@ -6,6 +6,9 @@ a ``Tensor`` argument it goes to ``control_flow.range_`` (and ``len_``,
 ``print_``, ...), the graph path.  ``len``, ``enumerate`` and ``zip`` also
 send staged iterables there (objects whose class sets
 ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``).
+``max``/``min``/``int``/``float``/``bool``/``reversed``/``isinstance``/``type``
+with a tensor go to ``tensor_builtins``, which gives Python's answer for the
+values the tensors stand for (or Python's error when the graph runs).
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ def _any_tensor(args) -> bool:
 
 def range_(*args):
     if _any_tensor(args):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.range_(*args)
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.range_(*args)
     return builtins.range(*args)
 
 
@@ -73,16 +76,23 @@ def print_(*args, **kwargs):
 
 def int_(*args, **kwargs):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.int_(*args, **kwargs)
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.int_(*args, **kwargs)
     return builtins.int(*args, **kwargs)
 
 
 def float_(*args):
     if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.float_(*args)
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.float_(*args)
     return builtins.float(*args)
+
+
+def bool_(*args):
+    if args and isinstance(args[0], Tensor):
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.bool_(*args)
+    return builtins.bool(*args)
 
 
 def abs_(x):
@@ -94,16 +104,37 @@ def abs_(x):
 
 def max_(*args, **kwargs):
     if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.extremum(args, "max")
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.extremum(args, "max")
     return builtins.max(*args, **kwargs)
 
 
 def min_(*args, **kwargs):
     if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.extremum(args, "min")
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.extremum(args, "min")
     return builtins.min(*args, **kwargs)
+
+
+def reversed_(sequence):
+    if _staged(sequence):
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.reversed_(sequence)
+    return builtins.reversed(sequence)
+
+
+def isinstance_(value, classinfo):
+    if isinstance(value, Tensor):
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.isinstance_(value, classinfo)
+    return builtins.isinstance(value, classinfo)
+
+
+def type_(*args):
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        from autograph.runtime.operators import tensor_builtins
+        return tensor_builtins.type_(*args)
+    return builtins.type(*args)
 
 
 def enumerate_(iterable, start=0):
@@ -120,6 +151,10 @@ def zip_(*iterables, **kwargs):
     return builtins.zip(*iterables, **kwargs)
 
 
+# the converters spell ``x[a:b] = v`` as ``aug_setitem(x, ag__.slice(a, b, None), ...)``
+slice_ = builtins.slice
+
+
 # The names generated code uses (``ag__.range``, ...) -> the functions above.
 BUILTINS = {
     "range": range_,
@@ -132,4 +167,9 @@ BUILTINS = {
     "min": min_,
     "enumerate": enumerate_,
     "zip": zip_,
+    "bool": bool_,
+    "reversed": reversed_,
+    "isinstance": isinstance_,
+    "type": type_,
+    "slice": slice_,
 }

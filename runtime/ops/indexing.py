@@ -15,17 +15,33 @@ array) selects along its dimension with ``GatherV2``, as numpy's integer
 array indexing does for a single index array.  Static shapes follow numpy;
 a constant index out of range for a known dimension is an ``IndexError``
 at trace time.
+
+``x[key] = v`` and ``x[key] += v`` on a tensor (``setitem``) are one
+``SetItem`` op: a new tensor, ``x`` with the item updated, computed by the
+very Python statement on a copy of ``x``'s value when the graph runs.  So
+numpy decides everything as it does for the user's array: bounds
+(``IndexError``), broadcasting ``v`` into the item (``ValueError``), the
+cast into ``x``'s dtype (``x[i] = 2.7`` into an int array stores 2), Python
+numbers that do not fit (``OverflowError``: the op knows a Python value came
+in, ``python_value``), and the casting rule of in-place operators on slices.
+Its ``key`` attribute spells the index like a spec, plus ``("array", "$k")``
+for an index array or mask (input ``k``); a failure names the statement and
+the user's ``file:line``.
 """
 
 from __future__ import annotations
+
+import linecache
 
 import numpy as np
 
 from autograph.runtime.core import dtypes, opdef, shapes
 
-from autograph.runtime.ops import apply
+from autograph.runtime.ops import apply, list_operators
 from autograph.runtime.ops.array import gather
-from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.location import user_frame, user_location_text
+from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.errors import TracingError
 
 _FULL = ("slice", None, None, None)
 
@@ -184,3 +200,109 @@ def _gather_axis(tensor, key, position) -> int:
         elif isinstance(e, slice) or e is None:
             axis += 1
     return axis
+
+
+# -- x[key] = v, x[key] op= v --------------------------------------------------------
+
+# the augmented assignments Python spells (``'='`` stores the value)
+AUGMENTED = ("=", "+=", "-=", "*=", "@=", "/=", "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^=")
+
+
+def _set_item_infer(inputs, attrs):
+    x, value, *dynamic = inputs
+    for item in attrs["key"]:
+        for part in item[1:]:
+            if isinstance(part, str) and not (part[:1] == "$" and part[1:].isdigit() and 0 < int(part[1:]) <= len(dynamic)):
+                raise ValueError(f"SetItem: {part!r} names no index input")
+    if attrs["operator"] not in AUGMENTED:
+        raise ValueError(f"SetItem: unknown operator {attrs['operator']!r}")
+    return [(x.dtype, x.shape)]
+
+
+opdef.register("SetItem", infer=_set_item_infer, weak=opdef.weak_if_first_input_weak)
+
+
+class _KeyBuilder(_SpecBuilder):
+    """A ``SetItem`` key: spec items, plus ``("array", "$k")`` for index arrays and masks."""
+
+    def item(self, entry):
+        if _is_advanced(entry):
+            if not isinstance(entry, Tensor):
+                entry = np.asarray(entry)
+            if not (dtypes.is_integer(entry.dtype) or dtypes.is_bool(entry.dtype)):
+                raise TypeError(f"an index array must hold integers or bools, got {entry.dtype}")
+            self.dynamic.append(entry)
+            return ("array", f"${len(self.dynamic)}")
+        return super().item(entry)
+
+
+def _statement() -> str:
+    """The user's statement (``x[i] = v``) and ``file:line``, for messages."""
+    frame = user_frame(2)
+    text = linecache.getline(*frame).strip() if frame else ""
+    return f"`{text}` at {user_location_text()}" if text else f"the item assignment at {user_location_text()}"
+
+
+def _is_python_value(value) -> bool:
+    """True for what Python itself holds: a number (or a weak tensor standing for one), a list or tuple."""
+    if isinstance(value, Tensor):
+        return value.weak and value.shape == ()
+    return is_python_number(value) or type(value) in (list, tuple)
+
+
+def setitem(tensor, key, operator, value):
+    """``tensor[key] = value`` (``operator`` ``'='``) or ``tensor[key] += value`` (``'+='``, ...):
+    a new tensor, updated as numpy updates a copy of the array (see the module docstring)."""
+    where = _statement()
+    if tensor.list_label:
+        return _list_setitem(tensor, key, operator, value, where)
+    if not isinstance(key, tuple):
+        key = (key,)
+    if sum(1 for e in key if e is Ellipsis) > 1:
+        raise IndexError(f"{where}: an index can only have a single ellipsis ('...')")
+    builder = _KeyBuilder()
+    spec = tuple(builder.item(e) for e in key)
+    attrs = {"key": spec, "operator": operator, "python_value": _is_python_value(value), "where": where}
+    return apply.apply_op("SetItem", [tensor, value, *builder.dynamic], attrs, name="set_item")
+
+
+def _list_setitem(target, index, operator, value, where):
+    """``l[i] = v`` on a staged list: one element replaced, as in the Python list it stands for."""
+    if isinstance(index, (tuple, slice)) or _is_advanced(index):
+        raise TracingError(
+            f"{where}: {target.list_label} is carried as one tensor of its elements; assigning to a slice "
+            "of it (which may change its length) is not supported. Build the new list with append, or "
+            "assign one item at a time."
+        )
+    element = None if target.shape is None else target.shape[1:]
+    shape = getattr(value, "shape", None) if not is_python_number(value) else ()
+    if shape is None and type(value) in (list, tuple):
+        shape = np.shape(value)
+    if operator == "=" and (element is None or shape is None or tuple(shape) != tuple(element)):
+        raise TracingError(
+            f"{where}: the value stored in {target.list_label} must have the shape of its elements "
+            f"({shapes.format_shape(element)}), got {shapes.format_shape(shape)}; a Python list would hold it "
+            "as it is, a staged list cannot."
+        )
+    _check_list_dtype(target, value, where)
+    builder = _KeyBuilder()
+    spec = (builder.item(index),)
+    attrs = {"key": spec, "operator": operator, "python_value": _is_python_value(value),
+             "where": f"{where} ({target.list_label}): list assignment"}
+    result = apply.apply_op("SetItem", [target, value, *builder.dynamic], attrs, name="set_item")
+    return list_operators.marked(result, target.list_label)
+
+
+def _check_list_dtype(target, value, where):
+    """A staged list keeps one dtype: a value Python would store as another type is refused."""
+    if isinstance(value, Tensor) and value.list_label:
+        raise TracingError(f"{where}: storing a list in an item of {target.list_label} is not supported.")
+    weak = _is_python_value(value)
+    dtype = value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+    fits = np.can_cast(dtype, target.dtype, "same_kind") if weak else dtype == target.dtype
+    if not fits:
+        raise TracingError(
+            f"{where}: {target.list_label} holds {target.dtype.name} elements; storing a "
+            f"{'Python ' + type(value).__name__ if not isinstance(value, Tensor) else dtype.name} value would "
+            f"hold another type in the Python list. Cast the value to {target.dtype.name} first."
+        )

@@ -17,6 +17,7 @@ executor's rule (``exec/interpreter.py``).
 
 from __future__ import annotations
 
+import operator as py_operator
 import sys
 
 import numpy as np
@@ -138,6 +139,86 @@ def build_key(spec, dynamic) -> tuple:
 
 def _strided_slice(x, *dynamic, spec):
     return np.asarray(x)[build_key(spec, dynamic)]
+
+
+# ``x[key] op= v`` as Python spells it (runtime/ops/indexing.py: SetItem)
+_IN_PLACE = {"+=": "iadd", "-=": "isub", "*=": "imul", "@=": "imatmul", "/=": "itruediv", "//=": "ifloordiv",
+             "%=": "imod", "**=": "ipow", "<<=": "ilshift", ">>=": "irshift", "&=": "iand", "|=": "ior",
+             "^=": "ixor"}
+
+
+def _item_key(key, dynamic) -> tuple:
+    """The Python index a ``SetItem`` key stands for: a spec's items, ``("array", "$k")`` an index array."""
+    resolve = lambda v: dynamic[int(v[1:]) - 1] if isinstance(v, str) else v  # noqa: E731
+    parts = []
+    for item in key:
+        if item[0] == "array":
+            parts.append(np.asarray(resolve(item[1])))
+        else:
+            parts.extend(build_key((item,), [int(d) if np.ndim(d) == 0 else 0 for d in dynamic]))
+    return tuple(parts)
+
+
+def _set_item(x, value, *dynamic, key, operator, python_value, where):
+    """The user's statement on a copy of ``x``: numpy's bounds, broadcasting and casting; its
+    errors keep their type (they are the user's), the message naming the statement."""
+    out = np.array(x, copy=True)
+    index = _item_key(key, dynamic)
+    if python_value:
+        value = np.asarray(value).tolist()
+    try:
+        if operator == "=":
+            out[index] = value
+        else:
+            out[index] = getattr(py_operator, _IN_PLACE[operator])(out[index], value)
+    except (IndexError, ValueError, OverflowError, TypeError, ArithmeticError) as e:
+        error = type(e)(f"{where}: {e}") if type(e) in (IndexError, ValueError, OverflowError, TypeError) else e
+        mark_user_error(error)
+        raise error from None
+    return out
+
+
+# -- Python's conversions (runtime/ops/math.py): failures are the user's, as in Python --
+
+
+def _user_error(kind, message):
+    error = kind(message)
+    mark_user_error(error)
+    return error
+
+
+def _py_int(x, *, where):
+    a = np.asarray(x)
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            nan = np.isnan(a).any()
+            raise _user_error(ValueError if nan else OverflowError,
+                              f"{where}: cannot convert float {'NaN' if nan else 'infinity'} to integer")
+        if (np.abs(a) >= 2.0**63).any():
+            raise _user_error(OverflowError, f"{where}: {a.flat[np.argmax(np.abs(a))]!r} does not fit in int64, "
+                                             "the widest integer of a graph (Python's ints are unbounded)")
+    return a.astype(np.int64)
+
+
+def _py_bool(x, *, where):
+    try:
+        return np.bool_(bool(np.asarray(x)))
+    except ValueError as e:
+        raise _user_error(ValueError, f"{where}: {e}") from None
+
+
+def _round(x, *, decimals, python=False):
+    if python:  # a Python number: Python's correctly rounded round(), not numpy's scaling
+        a = np.asarray(x)
+        return np.asarray(round(a.item(), decimals), dtype=a.dtype)
+    return np.round(np.asarray(x), decimals)
+
+
+def _ensure(x, ok, *, error, message):
+    if not np.all(ok):
+        raise _user_error({e.__name__: e for e in (ValueError, OverflowError, IndexError, TypeError,
+                                                     ZeroDivisionError)}[error], message)
+    return x
 
 
 # -- reductions (runtime/ops/reduction.py) --------------------------------------------
@@ -289,6 +370,11 @@ KERNELS: dict = {
     "OnesLike": _ones_like,
     "GatherV2": _gather,
     "StridedSlice": _strided_slice,
+    "SetItem": _set_item,
+    "PyInt": _py_int,
+    "PyBool": _py_bool,
+    "Round": _round,
+    "Ensure": _ensure,
     "RandomUniform": _uniform,
     "RandomNormal": _normal,
     "ReadVariable": _read_variable,

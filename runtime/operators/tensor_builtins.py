@@ -1,0 +1,221 @@
+"""Graph paths of Python's builtins on tensors: Python's answers, or Python's errors when the graph runs.
+
+``ag__.max(a, b)`` (``py_builtins``) comes here when an argument is a
+``Tensor``.  Each builtin gives what Python gives on the numpy values the
+tensors stand for:
+
+* ``max(a, b)`` / ``min(a, b)`` return one of their operands, chosen by
+  Python's comparison (``max`` keeps ``a`` unless ``b > a``: a NaN first
+  operand wins, a NaN later one never does), so the result has the chosen
+  operand's dtype.  Operands of two different strong dtypes would give a
+  dtype chosen by the values: an ``ag.TracingError`` asking for a cast.
+  ``max(t)`` of a vector is its largest element by the same rule;
+* ``int(x)`` of a float tensor truncates, and at run time an infinity is
+  Python's ``OverflowError``, a NaN its ``ValueError`` (``math.PyInt``);
+  ``bool(x)`` is numpy's truth value (``ValueError`` for an array of more
+  than one element, when the graph runs: ``math.PyBool``);
+* ``range(a, b, s)`` with a tensor step ``s == 0`` is Python's ``ValueError``
+  when the graph runs (``math.Ensure``); ``reversed()`` of a range with tensor
+  bounds is the range counting down, of a tensor its rows backwards;
+* ``isinstance(t, cls)`` and ``type(t)`` answer for the value the tensor
+  stands for (``numpy_type``): a weakly typed scalar is a Python number
+  (``int``, ``float``, ``bool``), another scalar a numpy scalar
+  (``np.float32``), a tensor of rank >= 1 an ``np.ndarray``, a staged list
+  a ``list``.  A 0-d array argument is traced like a numpy scalar, so it
+  answers as one (README).
+
+What Python gives as a Python number (``int()``, ``round(x)``, ``bool()``)
+is a weakly typed tensor (NEP 50), so ``int(n) * x`` keeps ``x``'s dtype.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from autograph.runtime import ops
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.location import construct_at
+from autograph.runtime.core.tensor import Tensor, is_weak
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import iterables
+from autograph.runtime.ops import math, reduction
+
+# dtype kind of a weakly typed scalar -> the Python type of the number it stands for
+_PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
+
+
+def numpy_type(tensor) -> type:
+    """The type of the value ``tensor`` stands for: a Python number's, a numpy scalar's, ndarray or list."""
+    if tensor.list_label:
+        return builtins.list
+    if tensor.shape == ():
+        if tensor.weak:
+            return _PYTHON_TYPES[tensor.dtype.kind]
+        return tensor.dtype.type
+    return np.ndarray
+
+
+def isinstance_(value, classinfo) -> builtins.bool:
+    """``isinstance(t, cls)``: as for the value ``t`` stands for (``rt.Tensor`` itself also matches)."""
+    if builtins.isinstance(value, classinfo):
+        return True
+    stand_in = numpy_type(value)
+    if builtins.isinstance(classinfo, tuple):
+        return any(_is_subclass(stand_in, c) for c in classinfo)
+    return _is_subclass(stand_in, classinfo)
+
+
+def _is_subclass(stand_in, cls) -> builtins.bool:
+    if builtins.isinstance(cls, tuple):
+        return any(_is_subclass(stand_in, c) for c in cls)
+    return builtins.issubclass(stand_in, cls)
+
+
+def extremum(args, which):
+    """``max(...)`` / ``min(...)`` with tensors, keeping Python's choice of operand and its dtype."""
+    where = construct_at(f"{which}()")
+    if len(args) == 1:
+        return _extremum_of_one(args[0], which, where)
+    strong = {v.dtype if builtins.isinstance(v, Tensor) else np.asarray(v).dtype for v in args if not is_weak(v)}
+    if len(strong) > 1:
+        names = " and ".join(sorted(d.name for d in strong))
+        raise TracingError(
+            f"{where}: {which}() of {names} values returns one of them, so its dtype would depend on their "
+            f"values when the graph runs. Cast the operands to one dtype first (rt.cast)."
+        )
+    if strong and any(is_weak(v) and _KIND_ORDER[_kind(v)] > _KIND_ORDER[_kind(next(iter(strong)))] for v in args):
+        raise TracingError(
+            f"{where}: {which}() of a {next(iter(strong)).name} value and a Python float returns one of them, so "
+            f"its dtype would depend on their values when the graph runs. Cast the operands to one dtype first."
+        )
+    if not strong and len({_kind(v) for v in args}) > 1:
+        raise TracingError(
+            f"{where}: {which}() of Python numbers of different types (int and float) returns one of them, so "
+            f"its type would depend on their values when the graph runs. Make them one type (float(...))."
+        )
+    best = args[0]
+    for value in args[1:]:
+        wins = (value > best) if which == "max" else (value < best)
+        best = ops.where(wins, value, best)
+    if all(is_weak(v) for v in args):  # one of the Python numbers: a Python number
+        best = ops.cast(best, best.dtype, weak=True)
+    return best
+
+
+_KIND_ORDER = {"b": 0, "i": 1, "f": 2}
+
+
+def _kind(value) -> str:
+    dtype = value if builtins.isinstance(value, np.dtype) else (
+        value.dtype if builtins.isinstance(value, Tensor) else np.asarray(value).dtype)
+    return {"f": "f", "i": "i", "u": "i", "b": "b"}.get(dtype.kind, "f")
+
+
+def _extremum_of_one(only, which, where):
+    """``max(t)``: Python iterates the rows and compares them; for a vector, the element Python finds."""
+    if not builtins.isinstance(only, Tensor) or only.shape == ():
+        raise TracingError(
+            f"{where}: {which}() of one value needs an iterable; give it a tensor with at least one dimension, "
+            f"or several values."
+        )
+    if only.shape is None or len(only.shape) != 1:
+        raise TracingError(
+            f"{where}: {which}() of the tensor {only.name} of shape {shapes.format_shape(only.shape)} compares "
+            f"its rows as Python bools, which numpy refuses for rows of more than one element. Use "
+            f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
+        )
+    length = iterables.len_(only)
+    only = math.ensure(only, math.greater(length, 0), "ValueError", f"{where}: {which}() iterable argument is empty")
+    first = only[0]
+    reduce = reduction.reduce_max if which == "max" else reduction.reduce_min
+    if only.dtype.kind != "f":
+        found = reduce(only)
+        return ops.cast(found, found.dtype, weak=True) if only.weak else found
+    # a NaN first element stays (nothing compares greater); later NaNs are never chosen
+    skipped = ops.where(math.not_equal(only, only), first, only)
+    found = ops.where(math.not_equal(first, first), first, reduce(skipped))
+    return ops.cast(found, found.dtype, weak=True) if only.weak else found
+
+
+def int_(x, base=None):
+    """``int(t)``: a weakly typed integer (an integer tensor keeps its dtype; floats truncate, checked)."""
+    where = construct_at("int()")
+    if base is not None:
+        raise TracingError(f"{where}: int() of the tensor {x.name} with a base is not supported; tensors are numbers.")
+    _check_scalar(x, "int", where, TypeError)
+    if dtypes.is_integer(x.dtype):
+        return iterables.python_number(x, x.dtype)
+    return math.py_int(x, where)
+
+
+def float_(x):
+    """``float(t)``: a weakly typed float64 (a Python float)."""
+    _check_scalar(x, "float", construct_at("float()"), TypeError)
+    return iterables.python_number(x, dtypes.float64)
+
+
+def bool_(x):
+    """``bool(t)``: numpy's truth value of the array, a weak bool (numpy's ValueError when ambiguous)."""
+    if x.list_label:
+        return math.greater(iterables.len_(x), 0)  # a list is true when not empty
+    if x.shape == () and x.dtype == dtypes.bool_:
+        return x
+    return math.py_bool(x, construct_at("bool()"))
+
+
+def round_(x, ndigits=None):
+    """``round(t)``: half to even; without ``ndigits`` Python's int (checked as ``int()``), with it ``t``'s dtype."""
+    where = construct_at("round()")
+    if ndigits is None:
+        _check_scalar(x, "round", where, TypeError)
+        if dtypes.is_integer(x.dtype):
+            return iterables.python_number(x, x.dtype)
+        return math.py_int(math.rint(x), where)
+    if builtins.isinstance(ndigits, Tensor):
+        raise TracingError(f"{where}: round() with a tensor number of digits is not supported; pass a Python int.")
+    if x.shape != ():
+        raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, {ndigits})")
+    return math.round_(x, ndigits, python=x.weak)
+
+
+def _check_scalar(x, what, where, error):
+    """Python converts one number: a tensor of another static shape is numpy's error, at trace time."""
+    if x.shape is not None and x.shape != ():
+        raise error(f"{where}: only 0-dimensional arrays can be converted to Python scalars "
+                    f"({what}() of the tensor {x.name} of shape {shapes.format_shape(x.shape)})")
+
+
+def range_(*args):
+    """``range(...)`` with a tensor argument; a tensor step is checked to be nonzero when the graph runs."""
+    if len(args) == 3 and builtins.isinstance(args[2], Tensor):
+        start, stop, step = args
+        where = construct_at("range()")
+        step = math.ensure(step, math.not_equal(step, 0), "ValueError", f"{where}: range() arg 3 must not be zero")
+        args = (start, stop, step)
+    from autograph.runtime.operators import graph_paths
+
+    return graph_paths.range_(*args)
+
+
+def reversed_(sequence):
+    """``reversed(range(...))`` with tensor bounds: the range counting down; ``reversed(t)``: the rows backwards."""
+    if builtins.isinstance(sequence, iterables.TensorRange):
+        start, step = sequence.start, sequence.step
+        length = sequence.length()
+        last = start + (length - 1) * step
+        return iterables.TensorRange(last, start - step, -step, dtype=sequence.index_dtype,
+                                     python_ints=sequence.python_ints)
+    if builtins.isinstance(sequence, Tensor):
+        if sequence.shape == ():
+            raise TypeError(f"{construct_at('reversed()')}: iteration over a 0-d array")
+        return sequence[::-1]
+    return builtins.reversed(sequence)
+
+
+def type_(*args):
+    """``type(t)``: the type of the value ``t`` stands for (``numpy_type``); other calls: the builtin."""
+    if len(args) == 1 and builtins.isinstance(args[0], Tensor):
+        return numpy_type(args[0])
+    return builtins.type(*args)
