@@ -70,6 +70,22 @@ def if_exp(cond, if_true, if_false, expr_repr):
     return if_false()
 
 
+def python_condition(value, construct, targets):
+    """``value``, the deciding operand of an ``and``/``or``/conditional expression left as written
+    because a walrus in an operand Python may skip binds ``targets``; a tensor there is refused."""
+    if not isinstance(value, Tensor):
+        return value
+    from autograph.runtime.core.location import construct_at
+    from autograph.runtime.errors import TracingError
+
+    names = ", ".join(f"'{t}'" for t in targets)
+    raise TracingError(
+        f"{construct_at(construct)} decides on a tensor whether to evaluate the walrus (:=) binding "
+        f"{names}: a name bound on one path only of a nested short-circuit cannot be staged. Assign "
+        f"{names} in a statement before (or make this expression the whole condition of an if)."
+    )
+
+
 # a comparison as written -> the function Python calls for it
 _COMPARE = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
