@@ -23,6 +23,7 @@ from autograph.converters import (
     return_statements,
     slices,
     unsupported,
+    walrus,
 )
 
 
@@ -62,6 +63,10 @@ PASSES = (
     # `continue` moved out of an inner loop's else is lowered with its own loop.
     ("break_statements", break_statements.transform),
     ("continue_statements", continue_statements.transform),
+    # After break and continue (its re-evaluated loop test is guarded by the break flag, and runs
+    # after a continue); before return, whose flag then guards it too, and before the expression
+    # lowerings, which leave a walrus under and/or/if-else alone.
+    ("walrus", walrus.transform),
     # After break: a return inside a loop extends the loop test break added.
     ("return_statements", return_statements.transform),
     # Before call_trees, so the calls these emit to ag__ are not wrapped.

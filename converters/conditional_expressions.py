@@ -21,6 +21,7 @@ import builtins
 import gast
 
 from autograph import ast_util, templates
+from autograph.converters import logical_expressions
 from autograph.context import AG_NAME
 
 
@@ -40,8 +41,11 @@ class _AsWritten(ast.NodeTransformer):
 
 
 def _lower(node, has_walrus):
-    if type(node) is not gast.IfExp or (has_walrus and ast_util.contains_type(node, gast.NamedExpr)):
+    if type(node) is not gast.IfExp:
         return node
+    if has_walrus and any(ast_util.contains_type(branch, gast.NamedExpr) for branch in (node.body, node.orelse)):
+        # A walrus in a branch would bind a name of the lambda: left as written, a tensor test refused.
+        return logical_expressions.python_conditions(node, [node.test], "the conditional expression")
     text = ast.unparse(_AsWritten().visit(gast.gast_to_ast(node.test)))
     return templates.mark_lambdas_in_place(
         templates.replace_as_expression(

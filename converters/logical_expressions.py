@@ -54,16 +54,24 @@ def _chain(node):
     return call
 
 
+def _lazy_walrus(operands) -> bool:
+    """True if a walrus is in an operand the lowered form evaluates in a closure (where it would
+    bind a name of the closure): the operands after the first."""
+    return any(ast_util.contains_type(operand, gast.NamedExpr) for operand in operands[1:])
+
+
 def _lower(node, has_walrus):
     kind = type(node)
     if kind is gast.UnaryOp and type(node.op) is gast.Not:
         return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
-    if has_walrus and ast_util.contains_type(node, gast.NamedExpr):
-        return node
     if kind is gast.Compare and len(node.ops) > 1:
+        if has_walrus and _lazy_walrus([node.left, *node.comparators]):
+            return node  # left as written: Python compares plain values; a tensor link is refused
         return _chain(node)
     if kind is not gast.BoolOp:
         return node
+    if has_walrus and _lazy_walrus(node.values):
+        return python_conditions(node, node.values[:-1], "the `and`" if type(node.op) is gast.And else "the `or`")
     template = "ag__.and_(a, lambda: b)" if type(node.op) is gast.And else "ag__.or_(a, lambda: b)"
     result = node.values[-1]
     for value in reversed(node.values[:-1]):
@@ -71,6 +79,22 @@ def _lower(node, has_walrus):
             templates.replace_as_expression(template, origin=node, a=value, b=result)
         )
     return result
+
+
+def python_conditions(node, deciding, construct):
+    """``node`` as written (a walrus in a lazy operand binds the enclosing scope's name only so),
+    with its ``deciding`` operands wrapped in ``ag__.python_condition``: a tensor there is refused
+    (naming the walrus targets), since the operand skipped on one path cannot be staged."""
+    targets = templates.str_tuple(sorted({n.target.id for n in gast.walk(node) if type(n) is gast.NamedExpr}))
+    wrapped = {id(d): templates.replace_as_expression(
+        "ag__.python_condition(value, construct, targets)", origin=d, value=d,
+        construct=templates.constant(construct), targets=templates.copy_tree(targets),
+    ) for d in deciding}
+    if type(node) is gast.BoolOp:
+        node.values = [wrapped.get(id(v), v) for v in node.values]
+    else:
+        node.test = wrapped.get(id(node.test), node.test)
+    return node
 
 
 def transform(node, ctx):

@@ -25,7 +25,8 @@ def check(before, after, stop_after=None):
 
 def test_pipeline_is_declared_once_in_order():
     assert pipeline.PASS_NAMES == (
-        "unsupported", "private_names", "break_statements", "continue_statements", "return_statements", "asserts",
+        "unsupported", "private_names", "break_statements", "continue_statements", "walrus", "return_statements",
+        "asserts",
         "activity", "lists", "slices", "call_trees", "conditional_expressions", "logical_expressions",
         "analysis", "control_flow",
     )
@@ -579,12 +580,12 @@ def test_logical_expressions_keep_short_circuit():
     )
 
 
-def test_walrus_is_left_as_written():
+def test_walrus_in_the_first_operand_binds_in_place():
     source = """
     def f(a):
         return (b := a) and b
     """
-    check(source, "def f(a):\n    return (b := a) and b\n")
+    check(source, "def f(a):\n    return ag__.and_((b := a), lambda: b)\n")
 
 
 def test_conditional_expression():
