@@ -434,9 +434,9 @@ def _variable_kind(value, where, field, session):
         _fail(where, f"field {field!r} must be a variable record {{\"variable\": {{...}}}}, got {value!r:.60}; "
                      "a graph file cannot refer to variables of the process loading it")
     var = lookup_variable(value)
-    check_size(var.shape, where, f"{field} (the variable record's shape)", session.options)
+    check_size(var.shape, where, f"{field} (shape of the variable record)", session.options)
     # (the record's value, as the loader made it: read from storage, as the kernels do, not through an op)
-    check_size(np.shape(var._value), where, f"{field} (the variable record's value)", session.options)
+    check_size(np.shape(var._value), where, f"{field} (value of the variable record)", session.options)
     return value
 
 

@@ -73,6 +73,16 @@ def budget(graph) -> Budget | None:
     return Budget(limit) if found is None else found
 
 
+def spend(loop: str) -> None:
+    """Counts one iteration of ``loop`` against the budget of the run under way (``scoped``):
+    what compiled code calls (``jit_compile`` and the compiled tier run inside ``scoped``)."""
+    found = _current.get()
+    if found is None:
+        raise RuntimeError(f"{loop} of a loaded graph runs outside the iteration budget of a run: "
+                           "compiled code of a loaded graph must be called through limits.scoped (a bug)")
+    found.spend(loop)
+
+
 def scoped(run, graph):
     """``run(...)`` (a run of a loaded ``graph``, or a step of one) inside one budget: the
     enclosing run's if there is one, else a new one; ``run`` itself for a graph without a limit."""
