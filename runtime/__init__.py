@@ -114,13 +114,14 @@ from autograph.runtime.tracing.function import function
 
 
 def _install() -> None:
-    """The one install step: the numpy backend as the default, the ``Tensor`` operators."""
+    """The one install step: the numpy backend as the default, the ``Tensor`` operators and numpy methods."""
     from autograph.runtime.backends import numpy as numpy_backend
     from autograph.runtime.core import backend
-    from autograph.runtime.ops import spellings
+    from autograph.runtime.ops import array_methods, spellings
 
     backend.register(numpy_backend.BACKEND, default=True)
     spellings.install()
+    array_methods.install()
 
 
 _install()

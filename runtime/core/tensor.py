@@ -16,6 +16,9 @@ numpy's rules and stay weak.  Weakness only steers dtype decisions while
 tracing (the op library inserts the casts it implies), so a graph runs the
 same whether or not its tensors still carry the flag.
 
+``str(t)`` (f-strings, ``"%s" % t``) warns with ``TracingWarning``: the
+text is made once, while tracing, and shows no value.
+
 Python constructs that need a concrete value -- ``bool(t)``, ``iter(t)``,
 ``len(t)`` -- raise ``TracingError``: in code autograph converted, control
 flow never asks for them; in code it did not convert, the message says how
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 
 from autograph.runtime.core import dtypes, shapes
-from autograph.runtime.errors import TracingError
+from autograph.runtime.errors import TracingError, TracingWarning
 
 
 class TensorSpec:
@@ -148,6 +151,27 @@ class Tensor:
         return f"<Tensor {self.name} {printer.format_type(self)}>"
 
     __hash__ = object.__hash__  # identity, although == builds an Equal op
+
+    def __str__(self):
+        """``str(t)``, ``f"{t}"``, ``"%s" % t``: the text of a symbolic tensor, made once while tracing."""
+        from autograph.runtime.core.location import warn_at_user  # graph imports this module
+
+        warn_at_user(
+            f"str() of the symbolic tensor {self.name} (an f-string, '%s' or str()) is made once, while "
+            "tracing, and shows no value; use rt.print(...) to print values at every call, or format the "
+            "function's result.",
+            TracingWarning,
+        )
+        return repr(self)
+
+    def __format__(self, spec):
+        if spec:
+            raise TracingError(
+                f"the format {spec!r} of the symbolic tensor {self.name}{self._where()} needs a value, which "
+                "exists only when the graph runs; use rt.print(...) to print values at every call, or format the "
+                "function's result."
+            )
+        return str(self)
 
     def _where(self):
         """`` at <use site> (tensor <name> created at <file:line>)`` for the messages below."""

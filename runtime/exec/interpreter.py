@@ -204,7 +204,7 @@ def _location(op) -> str:
 # user's AssertionError).  Exceptions of user code run by a kernel (py_function)
 # are marked by the kernel (``errors.mark_user_error``).  Both keep their type:
 # ``except RuntimeError`` must still catch them; the op's context becomes a note.
-USER_ERRORS = {"Assert": AssertionError}
+USER_ERRORS = {"Assert": AssertionError, "Pow": ValueError}  # Pow: numpy's "integers to negative integer powers"
 
 
 def add_note(error: BaseException, note: str) -> None:

@@ -91,7 +91,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
         return run
 
     outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
-    set_state(state.write_back(init[:nouts], outputs) + init[nouts:])
+    state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
 
 
 def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step):
@@ -102,6 +102,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
     """
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
+    state.refuse_shared(init, names, where)
     opts = opts or {}
     k = len(lead)
 
@@ -123,7 +124,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
     final, init, staged = state.trace_loop(trace, init)
-    set_state(state.write_back(init, state.pack_state(init, final[k:], staged)))
+    state.bind(set_state, init, state.pack_state(init, final[k:], staged), names, where)
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
@@ -300,6 +301,9 @@ def not_(a):
         return not a
     if a.list_label:  # a staged list is false when empty, as a Python list
         return ops.equal(len_(a), 0)
+    if a.shape != ():  # numpy's truth of an array: one element, else its ValueError when the graph runs
+        from autograph.runtime.operators import tensor_builtins
+        return ops.logical_not(tensor_builtins.bool_(a, "`not`"))
     if a.dtype == dtypes.bool_:
         return ops.logical_not(a)
     return ops.equal(a, 0)

@@ -156,13 +156,14 @@ def float_(x):
     return iterables.python_number(x, dtypes.float64)
 
 
-def bool_(x):
-    """``bool(t)``: numpy's truth value of the array, a weak bool (numpy's ValueError when ambiguous)."""
+def bool_(x, construct="bool()"):
+    """``bool(t)`` (or the truth test of ``construct``, ``not``): numpy's truth value of the array, a weak
+    bool (numpy's ValueError when the graph runs, for more or less than one element)."""
     if x.list_label:
         return math.greater(iterables.len_(x), 0)  # a list is true when not empty
     if x.shape == () and x.dtype == dtypes.bool_:
         return x
-    return math.py_bool(x, construct_at("bool()"))
+    return math.py_bool(x, construct_at(construct))
 
 
 def round_(x, ndigits=None):

@@ -128,6 +128,27 @@ def size(x, out_type="int32", name=None):
     return apply.apply_op("Size", [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
+def _transpose_infer(inputs, attrs):
+    (x,) = inputs
+    perm = attrs["perm"]
+    if x.shape is None:
+        return [(x.dtype, None if perm is None else (None,) * len(perm))]
+    rank = len(x.shape)
+    perm = tuple(reversed(range(rank))) if perm is None else perm
+    if sorted(normalize_axis(p, rank) for p in perm) != list(range(rank)):
+        raise ValueError(f"transpose: axes {perm} do not match a tensor of rank {rank}")
+    return [(x.dtype, tuple(x.shape[p] for p in perm))]
+
+
+opdef.register("Transpose", infer=_transpose_infer, weak=opdef.weak_if_first_input_weak)
+
+
+def transpose(x, perm=None, name=None):
+    """``np.transpose(x, perm)``: the axes permuted (reversed when ``perm`` is None)."""
+    perm = None if perm is None else tuple(check_int_attr(p, "an axis") for p in perm)
+    return apply.apply_op("Transpose", [x], {"perm": perm}, name=name)
+
+
 # -- Pack, ConcatV2 ---------------------------------------------------------
 
 

@@ -27,8 +27,12 @@ import numpy as np
 
 from autograph.runtime.core import opdef, shapes
 
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor, is_weak
+from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import promote, ufunc_dtype
+from autograph.runtime.ops._common import dtype_of, promote, static_value, ufunc_dtype
+from autograph.runtime.ops.core import cast
 
 # op type -> the numpy ufunc it means, for ops of two broadcast operands
 BINARY = {
@@ -129,7 +133,31 @@ for _type, _ufunc in UNARY.items():
 
 def binary(op_type: str, x, y, name=None):
     """Applies elementwise op ``op_type`` (a key of ``BINARY``) to ``x`` and ``y``."""
+    if op_type == "Pow" and _python_ints(x, y):
+        return _python_int_power(x, y, name)
     return apply.apply_op(op_type, promote([x, y]), name=name)
+
+
+def _python_ints(x, y) -> bool:
+    """Two integers standing for Python ints (weakly typed), at least one of them a tensor."""
+    return all(is_weak(v) and dtype_of(v).kind in "iu" for v in (x, y)) and any(isinstance(v, Tensor) for v in (x, y))
+
+
+def _python_int_power(x, y, name):
+    """``x ** y`` of Python ints: an int for ``y >= 0``, a float for ``y < 0`` (numpy refuses it on ints)."""
+    exponent = static_value(y)
+    if exponent is None:
+        raise TracingError(
+            f"`x ** y` of Python ints at {user_location_text()}: Python gives an int for y >= 0 and a float for "
+            "y < 0, so the type would depend on y's value when the graph runs. Make one of them a float "
+            "(float(x) ** y), or keep y a Python constant."
+        )
+    if int(exponent) >= 0:
+        return apply.apply_op("Pow", promote([x, y]), name=name)
+    base = cast(x, np.float64, weak=True)
+    base = ensure(base, not_equal(base, 0), "ZeroDivisionError", f"0 cannot be raised to a negative power "
+                                                                    f"(at {user_location_text()})")
+    return apply.apply_op("Pow", promote([base, float(exponent)]), name=name)
 
 
 def unary(op_type: str, x, name=None):

@@ -112,6 +112,10 @@ def _gather(params, indices, *, axis):
     return np.take(params, indices, axis=axis)
 
 
+def _transpose(x, *, perm):
+    return np.transpose(x, perm)
+
+
 # -- indexing (runtime/ops/indexing.py) -----------------------------------------------
 
 
@@ -348,6 +352,22 @@ def _assert(condition, *data, message):
     return ()
 
 
+# -- gradient helpers (runtime/ops/nn.py) ---------------------------------------------
+
+
+def _sum_to_shape(g, shape):
+    g, shape = np.asarray(g), tuple(int(d) for d in shape)
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+
+
+def _scatter_add(updates, indices, dims, *, axis):
+    out = np.zeros(tuple(int(d) for d in dims), np.asarray(updates).dtype)
+    np.add.at(out, (slice(None),) * (axis % out.ndim) + (np.asarray(indices),), updates)
+    return out
+
+
 # -- the table ------------------------------------------------------------------------
 
 KERNELS: dict = {
@@ -369,6 +389,7 @@ KERNELS: dict = {
     "ZerosLike": _zeros_like,
     "OnesLike": _ones_like,
     "GatherV2": _gather,
+    "Transpose": _transpose,
     "StridedSlice": _strided_slice,
     "SetItem": _set_item,
     "PyInt": _py_int,
@@ -384,4 +405,6 @@ KERNELS: dict = {
     "Print": _print,
     "PyFunc": _py_func,
     "Assert": _assert,
+    "SumToShape": _sum_to_shape,
+    "ScatterAdd": _scatter_add,
 }

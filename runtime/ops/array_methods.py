@@ -1,0 +1,152 @@
+"""numpy's array interface on ``Tensor``: the methods and attributes whose meaning is unambiguous.
+
+``install()`` -- called once, by ``runtime/__init__.py`` -- puts them on
+``Tensor``, each computing what the numpy method computes, with numpy's
+result dtypes (``t.sum()`` of int32 is int64, ``t.mean()`` of ints float64)::
+
+    t.sum() .mean() .max() .min() .prod() .any() .all()   (axis=None, keepdims=False; sum/mean/prod: dtype=)
+    t.argmax(axis=None)   t.astype(dtype)   t.reshape(*shape)   t.transpose(*axes)   t.T
+    t.size   t.item()   t.copy()   round(t), round(t, n)   divmod(t, u)
+
+``t.size`` is a Python int when the shape is static, else a weakly typed
+scalar (a Python int); ``t.item()`` is the weakly typed number of a
+one-element tensor, as Python's ``int``/``float``/``bool`` it stands for;
+``t.copy()`` is ``t`` itself (arrays passed to a graph are values);
+``t.tolist()`` is an ``ag.TracingError`` saying what to do instead.
+
+A tensor standing for a Python number (weakly typed scalar) or a list
+(a staged list) has the methods of that Python type, not numpy's: these
+raise Python's ``AttributeError`` on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import array, math, reduction
+from autograph.runtime.ops.core import cast
+
+# dtype kind of a weakly typed scalar -> the Python type it stands for
+_PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+
+
+def _receiver(tensor, name):
+    """``tensor``, unless it stands for a Python number or list, which has no numpy method ``name``."""
+    owner = "list" if tensor.list_label else _PYTHON_NAMES.get(tensor.dtype.kind) if tensor.weak and tensor.shape == () else None
+    if owner is not None:
+        raise AttributeError(f"'{owner}' object has no attribute '{name}' (at {user_location_text()})")
+    return tensor
+
+
+def _reduction(name, fn, with_dtype):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False, **unsupported):
+        _receiver(self, name)
+        if out is not None or unsupported or (dtype is not None and not with_dtype):
+            given = ", ".join(sorted(unsupported) + (["out"] if out is not None else []) + (["dtype"] if dtype is not None and not with_dtype else []))
+            raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
+                               f"use the result's value, or rt.{fn.__name__}(...).")
+        x = self if dtype is None else cast(self, dtype)
+        return fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+
+    method.__name__ = name
+    return method
+
+
+def _argmax(self, axis=None):
+    return reduction.argmax(_receiver(self, "argmax"), axis=axis)
+
+
+def _astype(self, dtype):
+    return cast(_receiver(self, "astype"), dtype)
+
+
+def _reshape(self, *shape):
+    _receiver(self, "reshape")
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor)):
+        (shape,) = shape
+    return array.reshape(self, list(shape) if isinstance(shape, tuple) else shape)
+
+
+def _transpose(self, *axes):
+    _receiver(self, "transpose")
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
+        (axes,) = axes
+    return array.transpose(self, axes if axes else None)
+
+
+def _size(self):
+    _receiver(self, "size")
+    if shapes.is_fully_defined(self.shape):
+        return int(np.prod(self.shape, dtype=np.int64))
+    return cast(array.size(self, out_type="int64"), dtypes.int64, weak=True)
+
+
+def _item(self, *args):
+    _receiver(self, "item")
+    if args:
+        raise TracingError(f".item() with arguments at {user_location_text()} is not supported; index the tensor.")
+    if shapes.is_fully_defined(self.shape) and int(np.prod(self.shape)) != 1:
+        raise ValueError(f"can only convert an array of size 1 to a Python scalar (at {user_location_text()})")
+    kind = {"b": dtypes.bool_, "f": dtypes.float64}.get(self.dtype.kind, self.dtype)
+    return cast(array.reshape(self, []), kind, weak=True)
+
+
+def _copy(self, order="K"):
+    return self  # arrays passed to a graph are values: nothing can change a tensor
+
+
+def _tolist(self):
+    _receiver(self, "tolist")
+    raise TracingError(
+        f".tolist() of the symbolic tensor {self.name} at {user_location_text()}: a Python list needs the "
+        "values, which exist only when the graph runs. Index the tensor, loop over it in converted code, or "
+        "return it and call .tolist() on the result."
+    )
+
+
+def _round(self, ndigits=None):
+    """``round(t)``: Python's int of a scalar (halves to even, inf/nan raise when the graph runs);
+    ``round(t, n)``: ``np.round``, the tensor's dtype (Python's own rounding for a Python number)."""
+    where = f"round() at {user_location_text()}"
+    if isinstance(ndigits, Tensor):
+        raise TracingError(f"{where}: a tensor number of digits is not supported; pass a Python int.")
+    if self.shape != () and not self.list_label:
+        raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, decimals)")
+    if self.list_label:
+        raise TypeError(f"{where}: type list doesn't define __round__ method")
+    if ndigits is None:
+        if dtypes.is_integer(self.dtype):
+            return self if self.weak else cast(self, self.dtype, weak=True)
+        return math.py_int(math.rint(self), where)
+    return math.round_(self, ndigits, python=self.weak)
+
+
+def _divmod(self, other):
+    return self // other, self % other
+
+
+def _rdivmod(self, other):
+    return other // self, other % self
+
+
+_METHODS = {
+    **{name: _reduction(name, fn, name in ("sum", "mean", "prod")) for name, fn in (
+        ("sum", reduction.reduce_sum), ("mean", reduction.reduce_mean), ("max", reduction.reduce_max),
+        ("min", reduction.reduce_min), ("prod", reduction.reduce_prod), ("any", reduction.reduce_any),
+        ("all", reduction.reduce_all))},
+    "argmax": _argmax, "astype": _astype, "reshape": _reshape, "transpose": _transpose, "item": _item,
+    "copy": _copy, "tolist": _tolist, "__round__": _round, "__divmod__": _divmod, "__rdivmod__": _rdivmod,
+}
+_PROPERTIES = {"T": lambda self: _transpose(self), "size": _size}
+
+
+def install() -> None:
+    """Puts numpy's methods and attributes above on ``Tensor`` (idempotent)."""
+    for name, method in _METHODS.items():
+        setattr(Tensor, name, method)
+    for name, getter in _PROPERTIES.items():
+        setattr(Tensor, name, property(getter))
