@@ -15,10 +15,9 @@ variables from those records, in any process: a file never touches a
 variable of the process that loads it.  Each variable has a lock: reads,
 writes and read-modify-writes (``assign_add``) are atomic under threads.
 
-Creating a ``Variable`` while ``rt.function`` retraces a function is an
-error (the variable would be created again on every trace):
-``creation_scope`` is how ``rt.function`` says which traces may create
-variables.
+While ``rt.function`` traces, ``creation_scope`` says whether a
+``Variable(...)`` may be created (a function may create variables on its
+first call only: ``tracing/trace.py``) and collects those created.
 """
 
 from __future__ import annotations
@@ -77,17 +76,16 @@ _creation = threading.local()
 
 
 @contextlib.contextmanager
-def creation_scope(allowed: bool, owner: str):
-    """While active, ``Variable(...)`` raises ``TracingError`` unless ``allowed``.
+def creation_scope(refusal=None):
+    """While active, ``Variable(...)`` raises ``TracingError(refusal(name, location))`` if
+    ``refusal`` is given (the message says why and how to fix it).
 
-    ``owner`` names the traced function in that message.  ``rt.function``
-    allows creation on a function's first trace only.  Yields the list of
-    the variables created in the scope: the caller keeps them alive (the
-    graph refers to them only by handle).
+    Yields the list of the variables created in the scope: the caller keeps
+    them alive (the graph refers to them only by handle).
     """
     saved = getattr(_creation, "scope", None)
     created: list = []
-    _creation.scope = (allowed, owner, created)
+    _creation.scope = (refusal, created)
     try:
         yield created
     finally:
@@ -159,14 +157,8 @@ class Variable:
     def __init__(self, initial_value, dtype=None, name=None, shape=None):
         self.name = name or "Variable"
         scope = getattr(_creation, "scope", None)
-        if scope is not None and not scope[0]:
-            raise TracingError(
-                f"rt.Variable {self.name!r} created at {user_location_text()} while retracing "
-                f"function {scope[1]!r}: a traced function may create variables only on its first trace "
-                "(the variable is created once and kept); a retrace would create another one. Create the "
-                "variable outside the function (a global, or an attribute set in __init__), or create it "
-                "once, guarded by `if self.v is None:`."
-            )
+        if scope is not None and scope[0] is not None:
+            raise TracingError(scope[0](self.name, user_location_text()))
         if callable(initial_value) and not isinstance(initial_value, (Tensor, np.ndarray, np.generic)):
             initial_value = initial_value()
         if isinstance(initial_value, Variable):
@@ -194,7 +186,7 @@ class Variable:
         self._handle = VariableHandle(f"{self.name}_{next(_handle_counter)}")
         _VARIABLES[self._handle.id] = self
         if scope is not None:
-            scope[2].append(self)
+            scope[1].append(self)
 
     @property
     def handle(self) -> VariableHandle:

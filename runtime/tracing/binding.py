@@ -5,12 +5,14 @@ the Python function's signature (``bind``: defaults applied; for a method,
 the instance first), then computes the call's key (``key_of``):
 
 * without an ``input_signature``, each parameter's value is encoded by
-  ``signature.Encoder`` (arrays by dtype and shape, Python scalars by
-  value, containers walked);
+  ``signature.Encoder`` (arrays by dtype and shape, Python scalars by type
+  and value, containers walked, variables by dtype and shape, other objects
+  static);
 * with one (``check_signature`` validates it against the parameters), each
   value must match its ``TensorSpec``: arrays of its dtype whose shape fits,
   Python numbers of a compatible kind (converted), sequences and dicts of
-  the same structure; the key is the signature itself.
+  the same structure (dict keys in the signature's order); the key is the
+  signature itself.
 
 Errors name the function, the argument's path (``x[0]['a']``), the value,
 the caller's ``file:line`` and the fix.
@@ -55,10 +57,8 @@ class Binding:
             shown = shown[:57] + "..."
         return (
             f"{self.label}: argument {path!r} = {shown} {problem} (called at {user_location_text()}). "
-            "A traced function takes numpy arrays and scalars (bool, int, float dtypes), Python "
-            "bool/int/float/str/None (traced as constants), rt.Variable, and tuples/lists/dicts/"
-            "namedtuples of those; convert the value to a numpy array, or close over it instead of "
-            "passing it."
+            "Arrays are graph inputs and other values static parts of the trace: convert the value to a "
+            "numpy array or a hashable value, or close over it instead of passing it."
         )
 
     def describe_key(self, key) -> str:
@@ -141,15 +141,19 @@ class Binding:
         return values[1:] if self.method else values
 
     def key_of(self, args, kwargs, instance=None, allow_specs=False):
-        """(key, array leaves, bound arguments) of a call."""
+        """(key, array leaves, bound arguments, variables) of a call.
+
+        ``variables``: the distinct ``rt.Variable`` arguments, in the order
+        their key components number them (none with an ``input_signature``).
+        """
         bound = self.bind(args, kwargs, instance)
         values = self.bound_values(bound)
         if self.input_signature is not None:
             key, leaves = self._match_signature(values, bound, allow_specs)
-            return key, leaves, bound
+            return key, leaves, bound, ()
         encoder = signature.Encoder(self, allow_specs)
         key = tuple(encoder.encode(v, name) for name, v in values)
-        return key, encoder.leaves, bound
+        return key, encoder.leaves, bound, encoder.variables
 
     def _match_signature(self, values, bound, allow_specs):
         sig = self.input_signature
@@ -203,15 +207,19 @@ class Binding:
                     "value per entry"
                 )
             items = enumerate(zip(value, spec))
-            return ("T", tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in items))
-        keys = signature.sorted_keys(spec)
-        if not isinstance(value, dict) or signature.sorted_keys(value) != keys:
+            children = tuple(self._match(v, s, f"{path}[{i}]", leaves, allow_specs) for i, (v, s) in items)
+            return ("T", type(spec), children)
+        keys = tuple(spec)
+        if not isinstance(value, dict) or tuple(value) != keys:
+            # the graph iterates the signature's keys in its order: another order would change `for k in d`
+            same_keys = isinstance(value, dict) and set(value) == set(keys)
+            fix = "pass the keys in the signature's order" if same_keys else "pass a dict with exactly those keys"
             raise TypeError(
-                f"{self.label}: argument {path!r} must be a dict with keys {list(keys)} matching "
-                f"input_signature, got {value!r} (called at {user_location_text()}); pass a dict with "
-                "exactly those keys"
+                f"{self.label}: argument {path!r} must be a dict with keys {list(keys)}, in that order, matching "
+                f"input_signature, got {value!r:.80} (called at {user_location_text()}); {fix}"
             )
-        return ("D", keys, tuple(self._match(value[k], spec[k], f"{path}[{k!r}]", leaves, allow_specs) for k in keys))
+        children = tuple(self._match(value[k], spec[k], f"{path}[{k!r}]", leaves, allow_specs) for k in keys)
+        return ("D", (dict, tuple((type(k), k) for k in keys)), children)
 
     def _signature_array(self, value, spec, path, expected):
         if isinstance(value, (np.ndarray, np.generic)):

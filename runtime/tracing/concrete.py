@@ -8,6 +8,10 @@ with ``jit_compile=True``, the whole graph compiled by the default backend's
 graph the backend cannot compile runs in the interpreter, after one
 ``AutoGraphWarning``.
 
+Variable arguments: the graph is traced with a *stand-in* variable per
+variable argument (``trace.py``); ``on_variables`` makes (once per
+combination of variables) the copy whose ops use the variables passed in.
+
 Outputs: the traced function's result is flattened into ``graph.outputs``
 plus a *template* of its structure, in which ``_Out(i)`` marks output
 ``i`` (``trace.py`` builds it); a run turns the flat output values back
@@ -19,6 +23,8 @@ array in place cannot change the next call's result.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from autograph.runtime import errors, optimizer
@@ -27,6 +33,7 @@ from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import AutoGraphWarning
 from autograph.runtime.exec import parallel
 from autograph.runtime.ops import variables
+from autograph.runtime.optimizer import graph_util
 from autograph.runtime.tracing import signature
 
 class _Out:
@@ -86,23 +93,30 @@ class ConcreteFunction:
     traced for.
     """
 
-    def __init__(self, function, key, graph, template, structured_input_signature):
+    def __init__(self, function, key, graph, template, structured_input_signature, arg_variables=(),
+                 *, execution_graph=None, keep=None):
         self._function = function
         self._key = key
         self.graph = graph
+        self._template = template
         self.structured_outputs = _fill(template, graph.outputs.__getitem__)
         self.structured_input_signature = structured_input_signature
         self.execution_graph = graph
         self._compiled = None
-        self._variables = _variables_used(graph)
+        self._variables = _variables_used(graph) if keep is None else keep
+        self._arg_variables = tuple(arg_variables)  # the stand-ins traced for variable arguments
+        self._specialized: dict = {}  # handle ids of argument variables -> ConcreteFunction running on them
+        self._argument_refs = ()  # a specialized one: weak references to its argument variables
         out_dtypes = [t.dtype for t in graph.outputs]
         self._pack = _make_packer(template, out_dtypes)
         self._run = None
-        self._prepare(function)
+        self._prepare(function, execution_graph)
 
-    def _prepare(self, function):
+    def _prepare(self, function, execution_graph):
         options = function.options
-        graph = optimizer.optimize(self.graph) if options.optimize else self.graph
+        graph = execution_graph
+        if graph is None:
+            graph = optimizer.optimize(self.graph) if options.optimize else self.graph
         self.execution_graph = graph
         if options.jit_compile:
             self._compiled = _compile(graph, function.binding.label)
@@ -132,16 +146,51 @@ class ConcreteFunction:
         """Runs the graph on the array leaves; returns the structured numpy result."""
         return self._pack(self._run(leaves))
 
+    def on_variables(self, arguments) -> "ConcreteFunction":
+        """This concrete function running on the variables ``arguments`` (``rt.Variable``s, one per
+        stand-in, in order): the graph traced once, with the stand-ins' handles replaced.
+
+        Made once per combination and cached; an entry whose variables are gone
+        is dropped when the next one is made.
+        """
+        if not self._arg_variables:
+            return self
+        ids = tuple(v.handle.id for v in arguments)
+        found = self._specialized.get(ids)
+        if found is None:
+            with self._function._lock:
+                found = self._specialized.get(ids)
+                if found is None:
+                    found = self._specialize(arguments)
+                    live = {k: cf for k, cf in self._specialized.items() if cf._arguments_alive()}
+                    live[ids] = found
+                    self._specialized = live  # replaced, not changed: lock-free readers stay safe
+        return found
+
+    def _specialize(self, arguments):
+        mapping = {stand_in.handle: var.handle for stand_in, var in zip(self._arg_variables, arguments)}
+        stand_ins = {id(v) for v in self._arg_variables}
+        keep = tuple(v for v in self._variables if id(v) not in stand_ins)  # not the arguments: no strong refs
+        cf = ConcreteFunction(
+            self._function, self._key, _substituted(self.graph, mapping), self._template,
+            self.structured_input_signature, execution_graph=_substituted(self.execution_graph, mapping), keep=keep,
+        )
+        cf._argument_refs = tuple(weakref.ref(v) for v in arguments)
+        return cf
+
+    def _arguments_alive(self) -> bool:
+        return all(ref() is not None for ref in self._argument_refs)
+
     def __call__(self, *args, **kwargs):
         function = self._function
-        key, leaves, _ = function._key_of(args, kwargs)
+        key, leaves, _, arg_variables = function._key_of(args, kwargs)
         if not signature.keys_match(self._key, key):
             raise TypeError(
                 f"{function.binding.label}: this concrete function was traced for "
                 f"{function.binding.describe_key(self._key)}, but got {function.binding.describe_key(key)}; call the "
                 "Function itself to trace for new arguments"
             )
-        return self._call_flat(leaves)
+        return self.on_variables(arg_variables)._call_flat(leaves)
 
     def compiled_source(self) -> str:
         """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""
@@ -165,14 +214,28 @@ def _all_graphs(graph):
             yield sub
 
 
+def _substituted(graph, handles):
+    """A copy of ``graph`` (sub-graphs included) whose variable ops use ``handles[h]`` in place of ``h``."""
+    copy = graph_util.clone(graph)
+    for g in _all_graphs(copy):
+        for op in g.operations:
+            handle = op.attrs.get("handle")
+            if isinstance(handle, variables.VariableHandle) and handle in handles:
+                op.attrs["handle"] = handles[handle]
+    return copy
+
+
 def _variables_used(graph):
     """Strong references to the variables the graph's ops refer to (keeps them alive)."""
     found = {}
     for g in _all_graphs(graph):
         for op in g.operations:
             handle = op.attrs.get("handle")
-            if isinstance(handle, variables.VariableHandle) and handle.id in variables._VARIABLES:
-                found[handle.id] = variables._VARIABLES[handle.id]
+            if isinstance(handle, variables.VariableHandle) and handle.id not in found:
+                try:
+                    found[handle.id] = variables.lookup_variable(handle)
+                except RuntimeError:  # freed already: nothing to keep alive
+                    pass
     return tuple(found[k] for k in sorted(found))
 
 

@@ -109,9 +109,12 @@ class Function:
         self._instance_ref = _instance
         self.binding = Binding(python_function, self._name, method=_instance is not None)
         self._lock = threading.RLock()
-        self._cache: dict = {}
-        self._fast: dict = {}
-        self._general: list = []
+        self._cache: dict = {}  # key -> concrete function (general keys' matches memoized)
+        self._fast: dict = {}  # flat key of positional numpy/scalar arguments -> (cf, leaf index)
+        self._general: tuple = ()  # (key with None dimensions, cf)
+        self._traced: dict = {}  # id -> the concrete functions cached, oldest first
+        self._watched: list = []  # weak references to the objects traces are keyed by
+        self._stale = False  # one of them is gone: _purge at the next slow call
         self._traced_callable = None
         self._tracing_count = 0
         self._last_key = None
@@ -148,7 +151,7 @@ class Function:
         return ref() if isinstance(ref, weakref.ref) else ref
 
     def _key_of(self, args, kwargs, allow_specs=False):
-        """(key, array leaves, bound arguments) of a call."""
+        """(key, array leaves, bound arguments, variable arguments) of a call."""
         return self.binding.key_of(args, kwargs, self._instance(), allow_specs)
 
     def __repr__(self):
@@ -177,43 +180,74 @@ class Function:
 
 
     def _call_slow(self, args, kwargs):
-        key, leaves, bound = self._key_of(args, kwargs)
-        cf = self._concrete(key, bound, leaves)
-        if not kwargs:
+        if self._stale:
+            self._purge()
+        key, leaves, bound, arg_variables = self._key_of(args, kwargs)
+        cf = self._concrete(key, bound, leaves, arg_variables)
+        if not kwargs and not arg_variables:
             self._remember_fast(args, leaves, cf)
-        return cf._call_flat(leaves)
+        return cf.on_variables(arg_variables)._call_flat(leaves)
 
-    def _concrete(self, key, bound, leaves):
+    # -- the cache ---------------------------------------------------------------
+    # Reads are lock-free (``dict.get`` and iterating a tuple); every write, and
+    # every walk over a dict, happens under ``self._lock``, and ``_fast``,
+    # ``_general`` and ``_traced`` are replaced rather than changed in place
+    # where a walk could see them change.
+
+    def _concrete(self, key, bound, leaves, arg_variables=()):
         """The concrete function cached for ``key``, traced (once, under the lock) if there is none."""
         cf = self._lookup(key)
         if cf is None:
             with self._lock:
-                cf = self._lookup(key)
+                cf = self._lookup(key, remember=True)
                 if cf is None:
-                    cf = self._trace(key, bound, leaves)
+                    cf = self._trace(key, bound, leaves, arg_variables)
         return cf
 
-    def _lookup(self, key):
+    def _lookup(self, key, remember=False):
+        """The cached concrete function for ``key`` (``remember``, under the lock: memoize a match
+        of a general key)."""
         try:
             found = self._cache.get(key)
-        except TypeError:  # an unhashable constant argument
-            return None
-        if found is None and self._general:
+        except Exception as error:  # noqa: BLE001 - an argument's __eq__ raised
+            raise self._comparison_error(key, error) from error
+        if found is None:
             for general, cf in self._general:
                 if signature.keys_match(general, key):
-                    self._cache[key] = cf
+                    if remember:
+                        self._cache[key] = cf
                     return cf
         return found
+
+    def _comparison_error(self, key, error):
+        """The ``TypeError`` naming the argument whose ``__eq__`` raised ``error``."""
+        with self._lock:
+            cached = list(self._cache)
+        culprit = "an argument"
+        for i, (name, component) in enumerate(zip(self.binding.names(), key)):
+            try:
+                [component == other[i] for other in cached if len(other) == len(key)]
+            except Exception:  # noqa: BLE001 - found it
+                culprit = f"argument {name!r}"
+                break
+        return TypeError(
+            f"{self.binding.label}: comparing {culprit} with the one of an earlier trace raised "
+            f"{type(error).__name__}: {error} (called at {user_location_text()}). A static argument is keyed "
+            f"by equality when its type defines __eq__ and __hash__: make __eq__ return a bool, or give the "
+            f"type a {signature.TRACE_KEY_METHOD}() method returning a hashable key."
+        )
 
     def _remember_fast(self, args, leaves, cf):
         """Makes the hot path of ``__call__`` find ``cf`` for calls like this one, when it can."""
         key = signature.flat_key(args)
-        if key is None or any(type(a) is float and a != a for a in args):
-            return  # NaN never equals itself: a key holding it would never be found
+        if key is None:
+            return
         index = [i for i, a in enumerate(args) if type(a) is np.ndarray or isinstance(a, np.generic)]
         if len(index) != len(leaves) or any(args[i] is not leaf for i, leaf in zip(index, leaves)):
             return  # defaults or signature conversions hold arrays: the flat key does not say it all
-        self._fast[key] = (cf, None if len(index) == len(args) else tuple(index))
+        with self._lock:
+            if id(cf) in self._traced:  # not evicted meanwhile by another thread
+                self._fast[key] = (cf, None if len(index) == len(args) else tuple(index))
 
     def _inline(self, args, kwargs):
         """Traces the Python body into the current graph (a call from inside another trace)."""
@@ -232,15 +266,19 @@ class Function:
 
     # -- tracing -------------------------------------------------------------
 
-    def _trace(self, key, bound, leaves):
+    def _trace(self, key, bound, leaves, arg_variables=()):
         """Traces ``key`` (under the lock) and caches the concrete function."""
+        if self._stale:
+            self._purge()
         if self.options.reduce_retracing and self.input_signature is None:
             key = self._relaxed(key)
-        cf, specs = trace.trace(self, key, bound)
-        self._tracing_count += 1
+        cf, specs, traces = trace.trace(self, key, bound, arg_variables)
+        self._tracing_count += traces
         self._cache[key] = cf
+        self._traced = {**self._traced, id(cf): cf}
         if any(shape is None or None in shape for _, shape in specs):
-            self._general.append((key, cf))
+            self._general = self._general + ((key, cf),)
+        self._watch_objects(key)
         self._warn_retracing(key)
         if self.options.max_traces is not None:
             self._evict(self.options.max_traces)
@@ -248,17 +286,49 @@ class Function:
 
     def _traced_graphs(self) -> list:
         """The distinct concrete functions cached, oldest first."""
-        return list({id(cf): cf for cf in self._cache.values()}.values())
+        return list(self._traced.values())
 
     def _evict(self, keep: int) -> None:
         """Drops the oldest cached concrete functions until ``keep`` remain (under the lock)."""
-        cached = self._traced_graphs()
-        for old in cached[: max(0, len(cached) - keep)]:
-            for key in [k for k, cf in self._cache.items() if cf is old]:
-                del self._cache[key]
-            for key in [k for k, entry in self._fast.items() if entry[0] is old]:
-                del self._fast[key]
-            self._general = [(k, cf) for k, cf in self._general if cf is not old]
+        cached = list(self._traced.values())
+        self._drop({id(cf) for cf in cached[: max(0, len(cached) - keep)]})
+
+    def _drop(self, dropped: set) -> None:
+        """Forgets the concrete functions whose ids are in ``dropped`` (under the lock)."""
+        if not dropped:
+            return
+        self._cache = {k: cf for k, cf in self._cache.items() if id(cf) not in dropped}
+        self._fast = {k: entry for k, entry in self._fast.items() if id(entry[0]) not in dropped}
+        self._general = tuple((k, cf) for k, cf in self._general if id(cf) not in dropped)
+        self._traced = {i: cf for i, cf in self._traced.items() if i not in dropped}
+
+    def _watch_objects(self, key) -> None:
+        """Arranges for the traces keyed by objects held weakly to be dropped once they are gone."""
+        parts = []
+        for component in key:
+            signature.weak_parts(component, parts)
+        for part in parts:
+            for ref in part.refs:
+                obj = ref()
+                if obj is not None:
+                    self._watched.append(weakref.ref(obj, self._object_freed))
+
+    def _object_freed(self, _ref) -> None:
+        self._stale = True  # only a flag: this runs inside the garbage collector, maybe mid-walk
+
+    def _purge(self) -> None:
+        """Drops the traces keyed by objects that no longer exist."""
+        with self._lock:
+            self._stale = False
+            self._watched = [r for r in self._watched if r() is not None]
+            dead = set()
+            for i, cf in self._traced.items():
+                parts = []
+                for component in cf._key:
+                    signature.weak_parts(component, parts)
+                if not all(part.alive() for part in parts):
+                    dead.add(i)
+            self._drop(dead)
 
     def _relaxed(self, key):
         """With reduce_retracing: ``key`` relaxed against the keys traced before, if any fits."""
@@ -304,10 +374,9 @@ class Function:
         """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed."""
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        key, leaves, bound = self._key_of(args, kwargs, allow_specs=True)
-        return self._concrete(key, bound, leaves)
+        key, leaves, bound, arg_variables = self._key_of(args, kwargs, allow_specs=True)
+        return self._concrete(key, bound, leaves, arg_variables)
 
-    # -- methods -------------------------------------------------------------
     # -- methods -------------------------------------------------------------
 
     def __get__(self, instance, owner=None):

@@ -1,29 +1,43 @@
 """Cache keys of ``rt.function`` calls: argument values -> a hashable key + the array leaves.
 
 ``Encoder.encode`` walks one argument into a key component, a tuple whose
-first item says what it stands for:
+first item says what it stands for.  Keys tell apart whatever the traced
+Python code could tell apart:
 
 * ``("A", dtype, shape)`` -- a numpy array or scalar (a graph input; its
   value is collected as a *leaf*), or a ``TensorSpec`` standing for one;
-* ``("P", type, value)`` -- a Python ``bool``/``int``/``float``/``str``/``None``,
-  traced as a constant (NaN keyed as ``"nan"`` so that it equals itself);
-* ``("T", children)`` / ``("L", children)`` -- a tuple / a list;
-* ``("N", type, children)`` -- a namedtuple;
-* ``("D", sorted keys, children)`` -- a dict, walked in sorted-key order;
-* ``("V", handle)`` -- an ``rt.Variable``, keyed by identity;
-* ``("C", object)`` -- a type, dtype, function or enum member.
+* ``("P", type, token)`` -- a Python ``bool``/``int``/``float``/``complex``/
+  ``str``/``bytes``/``None``, traced as a constant: the type is part of the
+  key (``True``, ``1`` and ``1.0`` are three keys), and a float's token
+  tells ``-0.0`` from ``0.0`` and makes every NaN equal itself;
+* ``("T"|"L", type, children)`` -- a tuple (namedtuples and subclasses
+  keyed by their type) / a list;
+* ``("D", (type, keys), children)`` -- a dict, walked in insertion order
+  (``for k in d`` sees that order), its keys keyed like constants;
+* ``("V", dtype, shape, alias)`` -- an ``rt.Variable``: keyed by dtype and
+  shape, not identity (one graph serves every variable of that spec);
+  ``alias`` is the number of the first argument variable it is, so ``f(v, v)``
+  and ``f(v, w)`` are different keys; the variables are collected in order;
+* ``("O", type, part)`` -- any other object, static (the trace sees the
+  object itself): ``part`` is what ``__autograph_trace_key__()`` returns if
+  the type defines it (``TRACE_KEY_METHOD``), else the object itself when
+  it defines its own equality and is hashable, else the object by
+  identity, held weakly (``WeakIdentity``) when it can be.
 
 ``key_matches`` tells whether a key fits a more general one (array
 dimensions relaxed to ``None``), ``relax_key`` makes that general key for
 ``reduce_retracing``, ``describe`` spells a key for messages, ``flat_key``
-is the cheaper key of the cached-call hot path, and ``rebuild`` /
-``rebuild_spec`` put the traced placeholders where the leaves were.
+is the cheaper key of the cached-call hot path, ``weak_parts`` lists the
+weakly held objects of a key, and ``rebuild`` / ``rebuild_spec`` put the
+traced placeholders where the leaves were.
 """
 
 from __future__ import annotations
 
-import enum
+import copy
+import math
 import types
+import weakref
 
 import numpy as np
 
@@ -34,48 +48,86 @@ from autograph.runtime.ops import variables
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 
 _SUPPORTED = frozenset(dtypes.SUPPORTED)
-_PY_CONSTANTS = (bool, int, str, type(None))
+_PY_CONSTANTS = (bool, int, str, bytes, type(None))
 FAST_SCALARS = frozenset((bool, int, float, str, type(None)))
-CONSTANT_OBJECTS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
+TRACE_KEY_METHOD = "__autograph_trace_key__"
+_CONTAINER_TAGS = ("T", "L", "D")
 
 
-class _Identity:
-    """A cache-key part for a static callable: equal only to the same objects (``is``).
+def float_token(x: float):
+    """``x`` as a key part: itself, except ``0.0``/``-0.0``/NaN, spelled so that each equals itself only."""
+    if x and x == x:
+        return x
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    return sign + ("0.0" if x == x else "nan")
 
-    It holds them, so an object's id cannot be reused for another while a
-    trace keyed by it is cached.
+
+def _constant_part(value):
+    """``(type, token)`` of a Python constant; None if ``value`` is not one."""
+    kind = type(value)
+    if kind in _PY_CONSTANTS:
+        return kind, value
+    if kind is float:
+        return kind, float_token(value)
+    if kind is complex:
+        return kind, (float_token(value.real), float_token(value.imag))
+    return None
+
+
+class WeakIdentity:
+    """A key part equal only to the same live objects (``is``), holding them weakly.
+
+    A bound method is keyed by its function and instance (a new method
+    object is made at every ``obj.method``).  Once an object is gone the
+    part equals nothing, so a new object that reuses its ``id`` never finds
+    the old trace; ``alive()`` tells the cache to drop it.
     """
 
-    __slots__ = ("parts", "shown")
+    __slots__ = ("refs", "_hash")
 
-    def __init__(self, *parts, shown):
-        self.parts = parts
-        self.shown = shown
+    def __init__(self, *objects):
+        self.refs = tuple(weakref.ref(o) for o in objects)
+        self._hash = hash(tuple(id(o) for o in objects))
+
+    def alive(self) -> bool:
+        return all(r() is not None for r in self.refs)
 
     def __eq__(self, other):
-        return type(other) is _Identity and len(other.parts) == len(self.parts) and all(
-            a is b for a, b in zip(self.parts, other.parts)
-        )
+        if type(other) is not WeakIdentity or other._hash != self._hash or len(other.refs) != len(self.refs):
+            return False
+        return all(a() is not None and a() is b() for a, b in zip(self.refs, other.refs))
 
     def __hash__(self):
-        return hash(tuple(id(p) for p in self.parts))
+        return self._hash
 
     def __repr__(self):
-        return repr(self.shown)
+        objects = [r() for r in self.refs]
+        if len(objects) == 2 and objects[1] is not None:  # a method
+            return f"<method {getattr(objects[0], '__qualname__', objects[0])!r} of {type(objects[1]).__name__} object>"
+        return repr(objects[0]) if objects[0] is not None else "<object no longer alive>"
+
+
+def _weakly(*objects):
+    try:
+        return WeakIdentity(*objects)
+    except TypeError:  # not weakly referenceable: held, so its id cannot be reused
+        return None
 
 
 class Encoder:
-    """Walks argument values into a hashable key, collecting array leaves.
+    """Walks argument values into a hashable key, collecting array leaves and variables.
 
     ``allow_specs``: ``TensorSpec`` leaves stand for arrays of that spec
-    (``get_concrete_function``).
+    (``get_concrete_function``).  ``variables``: the distinct ``rt.Variable``
+    arguments, in order of first appearance.
     """
 
-    __slots__ = ("owner", "leaves", "allow_specs")
+    __slots__ = ("owner", "leaves", "variables", "allow_specs")
 
     def __init__(self, owner, allow_specs=False):
         self.owner = owner
         self.leaves = []
+        self.variables = []
         self.allow_specs = allow_specs
 
     def encode(self, value, path):
@@ -85,21 +137,17 @@ class Encoder:
                 raise TypeError(self.owner.bad_arg(path, value, problem))
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
+        constant = _constant_part(value)
+        if constant is not None:
+            return ("P",) + constant
         kind = type(value)
-        if kind in _PY_CONSTANTS:
-            return ("P", kind, value)
-        if kind is float:
-            return ("P", float, "nan" if value != value else value)
         if isinstance(value, tuple):
-            children = tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value))
-            if hasattr(value, "_fields"):
-                return ("N", kind, children)
-            return ("T", children)
+            return ("T", kind, tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value)))
         if isinstance(value, list):
-            return ("L", tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value)))
+            return ("L", kind, tuple(self.encode(v, f"{path}[{i}]") for i, v in enumerate(value)))
         if isinstance(value, dict):
-            keys = sorted_keys(value)
-            return ("D", keys, tuple(self.encode(value[k], f"{path}[{k!r}]") for k in keys))
+            keys = tuple(self._dict_key(k, path) for k in value)
+            return ("D", (kind, keys), tuple(self.encode(v, f"{path}[{k!r}]") for k, v in value.items()))
         if isinstance(value, TensorSpec) and self.allow_specs:
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
@@ -110,23 +158,57 @@ class Encoder:
                 "function is traced. Pass numpy values."
             )
         if isinstance(value, variables.Variable):
-            return ("V", value.handle)
-        if isinstance(value, CONSTANT_OBJECTS):
-            return ("C", value)
-        if isinstance(value, types.MethodType):  # a new object at every `obj.method`: key its parts
-            return ("C", _Identity(value.__func__, value.__self__, shown=value))
-        if callable(value):  # functools.partial, objects with __call__: static, keyed by identity
-            return ("C", _Identity(value, shown=value))
-        if isinstance(value, complex):
-            raise TypeError(self.owner.bad_arg(path, value, "is a complex number, which the runtime does not support"))
-        raise TypeError(self.owner.bad_arg(path, value, f"is a {kind.__name__}, which cannot be a traced argument"))
+            return self._variable(value)
+        return ("O", kind, self._object_part(value, kind, path))
 
+    def _variable(self, var):
+        for alias, seen in enumerate(self.variables):
+            if seen is var:
+                break
+        else:
+            alias = len(self.variables)
+            self.variables.append(var)
+        return ("V", var.dtype, var.shape, alias)
 
-def sorted_keys(d):
-    try:
-        return tuple(sorted(d))
-    except TypeError:
-        return tuple(sorted(d, key=lambda k: (type(k).__name__, repr(k))))
+    def _dict_key(self, key, path):
+        constant = _constant_part(key)
+        if constant is not None:
+            return constant
+        return type(key), self._object_part(key, type(key), f"a key of {path}")
+
+    def _object_part(self, value, kind, path):
+        """How a static object is keyed (see the module docstring)."""
+        method = getattr(kind, TRACE_KEY_METHOD, None)
+        if method is not None:
+            return self._protocol_part(method(value), kind)
+        if isinstance(value, types.MethodType):
+            return _weakly(value.__func__, value.__self__) or value
+        try:
+            hash(value)
+        except TypeError:  # unhashable: by identity
+            part = _weakly(value)
+            if part is None:
+                problem = (f"is a {kind.__name__}, which is neither hashable nor weakly referenceable, so a trace "
+                           "cannot be keyed by it")
+                raise TypeError(self.owner.bad_arg(path, value, problem)) from None
+            return part
+        except Exception as error:  # noqa: BLE001 - the user's __hash__ failed: name the argument
+            raise TypeError(self.owner.bad_arg(
+                path, value, f"is a {kind.__name__} whose __hash__ raised {type(error).__name__}: {error}")) from error
+        if kind.__eq__ is object.__eq__:  # equal only to itself: by identity, held weakly when it can be
+            return _weakly(value) or value
+        return value
+
+    def _protocol_part(self, key, kind):
+        try:
+            hash(key)
+        except Exception as error:  # noqa: BLE001 - any failure means the key cannot be a cache key
+            raise TypeError(
+                f"{kind.__qualname__}.{TRACE_KEY_METHOD}() returned {key!r:.60}, which is not hashable "
+                f"({type(error).__name__}: {error}), at {user_location_text()}; return a hashable value "
+                "(a tuple of numbers and strings, say) that is equal for objects the traced code treats alike"
+            ) from None
+        return key
 
 
 def describe(key) -> str:
@@ -135,17 +217,20 @@ def describe(key) -> str:
     if tag == "A":
         return f"{key[1].name}{shapes.format_shape(key[2])}"
     if tag == "P":
-        return f"{key[2]!r} ({key[1].__name__})" if key[2] != "nan" or key[1] is not float else "nan (float)"
+        token = key[2]
+        shown = token if isinstance(token, str) and key[1] is float else repr(token)
+        return f"{shown} ({key[1].__name__})"
     if tag in ("T", "L"):
-        inner = ", ".join(describe(k) for k in key[1])
-        return f"({inner})" if tag == "T" else f"[{inner}]"
-    if tag == "N":
-        return key[1].__name__ + "(" + ", ".join(describe(k) for k in key[2]) + ")"
+        inner = ", ".join(describe(k) for k in key[2])
+        if tag == "L":
+            return f"[{inner}]"
+        return f"({inner})" if key[1] is tuple else f"{key[1].__name__}({inner})"
     if tag == "D":
-        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in zip(key[1], key[2])) + "}"
+        keys = [k[1] for k in key[1][1]]
+        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in zip(keys, key[2])) + "}"
     if tag == "V":
-        return f"rt.Variable {key[1]}"
-    return repr(key[1])
+        return f"rt.Variable {key[1].name}{shapes.format_shape(key[2])}"
+    return repr(key[2])
 
 
 def key_matches(general, key) -> bool:
@@ -155,9 +240,7 @@ def key_matches(general, key) -> bool:
     tag = general[0]
     if tag == "A":
         return general[1] == key[1] and shapes.is_subshape(key[2], general[2])
-    if tag in ("T", "L"):
-        return len(general[1]) == len(key[1]) and all(map(key_matches, general[1], key[1]))
-    if tag in ("N", "D"):
+    if tag in _CONTAINER_TAGS:
         return general[1] == key[1] and len(general[2]) == len(key[2]) and all(map(key_matches, general[2], key[2]))
     return general == key
 
@@ -176,6 +259,9 @@ def flat_key(args):
         if kind is np.ndarray or isinstance(a, np.generic):
             key.append(a.dtype)
             key.append(a.shape)
+        elif kind is float:
+            key.append(kind)
+            key.append(a if a and a == a else float_token(a))
         elif kind in FAST_SCALARS:
             key.append(kind)
             key.append(a)
@@ -193,12 +279,7 @@ def relax_key(a, b):
         if a[1] != b[1] or a[2] is None or b[2] is None or len(a[2]) != len(b[2]):
             return None
         return ("A", a[1], shapes.relax(a[2], b[2]))
-    if tag in ("T", "L"):
-        if len(a[1]) != len(b[1]):
-            return None
-        children = tuple(relax_key(x, y) for x, y in zip(a[1], b[1]))
-        return None if None in children else (tag, children)
-    if tag in ("N", "D"):
+    if tag in _CONTAINER_TAGS:
         if a[1] != b[1] or len(a[2]) != len(b[2]):
             return None
         children = tuple(relax_key(x, y) for x, y in zip(a[2], b[2]))
@@ -211,29 +292,51 @@ def leaf_specs(key, out):
     tag = key[0]
     if tag == "A":
         out.append((key[1], key[2]))
-    elif tag in ("T", "L"):
-        for k in key[1]:
-            leaf_specs(k, out)
-    elif tag in ("N", "D"):
+    elif tag in _CONTAINER_TAGS:
         for k in key[2]:
             leaf_specs(k, out)
     return out
 
 
-def rebuild(value, make_leaf, path):
-    """``value`` with each array/spec leaf replaced by ``make_leaf(path)``."""
+def weak_parts(key, out):
+    """The ``WeakIdentity`` parts of ``key`` (a component), appended to ``out``."""
+    tag = key[0]
+    if tag in _CONTAINER_TAGS:
+        if tag == "D":
+            out.extend(part for _, part in key[1][1] if type(part) is WeakIdentity)
+        for k in key[2]:
+            weak_parts(k, out)
+    elif tag == "O" and type(key[2]) is WeakIdentity:
+        out.append(key[2])
+    return out
+
+
+def rebuild(value, make_leaf, path, stand_in=None):
+    """``value`` with each array/spec leaf replaced by ``make_leaf(path)`` and each
+    variable by ``stand_in(variable)``; containers keep their type."""
     if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
         return make_leaf(path)
+    if stand_in is not None and isinstance(value, variables.Variable):
+        return stand_in(value)
+    if type(value) in FAST_SCALARS:
+        return value
     if isinstance(value, tuple):
-        items = [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        items = [rebuild(v, make_leaf, f"{path}_{i}", stand_in) for i, v in enumerate(value)]
+        if type(value) is tuple:
+            return tuple(items)
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, list):
-        return [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
+        items = [rebuild(v, make_leaf, f"{path}_{i}", stand_in) for i, v in enumerate(value)]
+        if type(value) is list:
+            return items
+        rebuilt = copy.copy(value)  # a list subclass keeps its type and attributes
+        rebuilt[:] = items
+        return rebuilt
     if isinstance(value, dict):
-        rebuilt = {}
-        for k in sorted_keys(value):  # leaf order is sorted-key order
-            rebuilt[k] = rebuild(value[k], make_leaf, f"{path}_{k}")
-        return {k: rebuilt[k] for k in value}
+        rebuilt = copy.copy(value) if type(value) is not dict else {}  # defaultdict keeps its factory
+        for k, v in value.items():  # leaf order is insertion order
+            rebuilt[k] = rebuild(v, make_leaf, f"{path}_{k}", stand_in)
+        return rebuilt
     return value
 
 
@@ -243,5 +346,4 @@ def rebuild_spec(spec, make_leaf, path):
         return make_leaf(path)
     if isinstance(spec, (list, tuple)):
         return type(spec)(rebuild_spec(s, make_leaf, f"{path}_{i}") for i, s in enumerate(spec))
-    rebuilt = {k: rebuild_spec(spec[k], make_leaf, f"{path}_{k}") for k in sorted_keys(spec)}
-    return {k: rebuilt[k] for k in spec}
+    return {k: rebuild_spec(s, make_leaf, f"{path}_{k}") for k, s in spec.items()}

@@ -9,11 +9,17 @@ were in the bound arguments (``signature.rebuild``), runs the traced callable
 returns into ``graph.outputs`` plus a structure template
 (``_flatten_output``: tensors, numpy values as constants, variables read,
 Python scalars kept as they are).  Variables may be created on a
-function's first trace only (``variables.creation_scope``); those created
-are kept alive by the concrete function.
+function's first call only (``variables.creation_scope``; see ``trace``);
+those created are kept alive by the concrete function.  A variable argument
+is traced as a stand-in of its dtype and shape (``ConcreteFunction.on_variables``
+puts the variables of each call in its place).
 """
 
 from __future__ import annotations
+
+import enum
+import types
+import weakref
 
 import numpy as np
 
@@ -22,19 +28,46 @@ from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, variables
 from autograph.runtime.tracing import signature
-from autograph.runtime.tracing.concrete import ConcreteFunction, _map_leaves, _Out
+from autograph.runtime.tracing.concrete import ConcreteFunction, _Out
 
 
-def trace(function, key, bound):
+def trace(function, key, bound, arg_variables=()):
     """The ``ConcreteFunction`` of ``function`` for ``key``, traced with the ``bound`` arguments
-    (whose values are replaced by the placeholders); returns ``(concrete function, leaf specs)``."""
+    (whose values are replaced by the placeholders) and ``arg_variables`` (the variable
+    arguments, replaced by stand-ins); returns ``(concrete function, leaf specs, traces)``.
+
+    Variables may be created on the first trace only.  If that trace creates
+    some, the function is traced once more, with creation refused: a second
+    creation means the Python function makes a new variable at every call,
+    which the graph (whose variable is made once) could not do, so it is an
+    error, raised before any value is returned (TensorFlow's rule).  A
+    function that creates none is traced once.
+    """
     binding = function.binding
     specs = []
     for component in key:
         signature.leaf_specs(component, specs)
+    with variables.creation_scope():  # not the user's: made outside the refusals below
+        stand_ins = {id(v): _stand_in(v) for v in arg_variables}
+    arguments = dict(bound.arguments)
+    refusal = None if function.tracing_count == 0 else _refusal(binding.label, "retrace")
+    graph, template, created = _trace_graph(function, specs, bound, stand_ins, refusal)
+    traces = 1
+    if created:
+        bound.arguments.update(arguments)
+        graph, template, _ = _trace_graph(function, specs, bound, stand_ins, _refusal(binding.label, "call"))
+        traces = 2
+    structure = _input_structure(bound, binding.method)
+    cf = ConcreteFunction(function, key, graph, template, structure, [stand_ins[id(v)] for v in arg_variables])
+    cf._variables += tuple(created)
+    return cf, specs, traces
+
+
+def _trace_graph(function, specs, bound, stand_ins, refusal):
+    """(graph, output template, variables created) of one Python call on placeholders."""
+    binding = function.binding
     graph = Graph(identifier(binding.name, "function"))
-    first = function.tracing_count == 0
-    with variables.creation_scope(first, binding.name) as created, graph.as_default():
+    with variables.creation_scope(refusal) as created, graph.as_default():
         placeholders = iter(specs)
 
         def make_leaf(path):
@@ -48,28 +81,72 @@ def trace(function, key, bound):
                 for (name, _), spec in zip(values, binding.input_signature)
             }
         else:
-            traced_values = {name: signature.rebuild(value, make_leaf, name) for name, value in values}
+            stand_in = (lambda var: stand_ins[id(var)]) if stand_ins else None
+            traced_values = {name: signature.rebuild(value, make_leaf, name, stand_in) for name, value in values}
         for name, value in traced_values.items():
             bound.arguments[name] = value
         result = function._callable()(*bound.args, **bound.kwargs)
         outputs = []
         template = _flatten_output(binding.label, result, outputs, graph, "result")
     graph.outputs = outputs
-    cf = ConcreteFunction(function, key, graph, template, _input_structure(bound, binding.method))
-    cf._variables += tuple(created)
-    return cf, specs
+    return graph, template, created
+
+
+def _stand_in(var):
+    """A variable of ``var``'s dtype, shape and name for the trace to use in place of the argument
+    ``var``, so that the graph can run on any variable of that spec."""
+    shape = var.shape if var.shape is not None else ()
+    zeros = np.zeros([0 if d is None else d for d in shape], var.dtype)
+    return variables.Variable(zeros, name=var.name, shape=var.shape)
+
+
+def _refusal(label, when):
+    """The message maker for a variable created where it may not be (``variables.creation_scope``)."""
+
+    def message(name, location):
+        if when == "call":
+            what = (f"rt.Variable {name!r} created at {location} by {label} is created on every call: "
+                    "the Python function makes a new variable each time it runs, while a traced graph would "
+                    "keep the first one and update it at every call")
+        else:
+            what = (f"rt.Variable {name!r} created at {location} while retracing {label}: a traced "
+                    "function may create variables on its first call only; a retrace would create another one")
+        return (f"{what}. Create the variable outside the function (a global, or an attribute set in "
+                "__init__), or create it once, guarded by `if self.v is None: self.v = rt.Variable(...)`.")
+
+    return message
 
 
 def _input_structure(bound, method):
     """(args, kwargs) of the traced call with TensorSpecs in place of the placeholders."""
 
     def spec_of(value):
-        return _map_leaves(value, Tensor, lambda t: TensorSpec(t.shape, t.dtype, name=t.op.name))
+        if isinstance(value, Tensor):
+            return TensorSpec(value.shape, value.dtype, name=value.op.name)
+        if isinstance(value, tuple):
+            items = [spec_of(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, list):
+            return [spec_of(v) for v in value]
+        if isinstance(value, dict):
+            return {k: spec_of(v) for k, v in value.items()}
+        return _held_weakly(value)
 
     args = tuple(spec_of(v) for v in bound.args)
     if method:
         args = args[1:]
     return args, {k: spec_of(v) for k, v in bound.kwargs.items()}
+
+
+def _held_weakly(value):
+    """A static object argument as the concrete function keeps it: a weak proxy when it can be
+    (the cache must not keep the objects it is keyed by alive)."""
+    if isinstance(value, variables.Variable) or type(value) in signature.FAST_SCALARS:
+        return value
+    try:
+        return weakref.proxy(value)
+    except TypeError:
+        return value
 
 
 def _flatten_output(label, value, outputs, graph, path):
@@ -96,13 +173,17 @@ def _flatten_output(label, value, outputs, graph, path):
         return [_flatten_output(label, v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, dict):
         return {k: _flatten_output(label, v, outputs, graph, f"{path}[{k!r}]") for k, v in value.items()}
-    if type(value) in signature.FAST_SCALARS or isinstance(value, signature.CONSTANT_OBJECTS):
+    if type(value) in signature.FAST_SCALARS or isinstance(value, _RETURNED_AS_IS):
         return value
     raise TypeError(
         f"{label} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
         "may return tensors, numpy values, Python scalars/strings/None and tuples/lists/dicts/namedtuples "
         "of those"
     )
+
+
+# objects a traced function may return as they are (besides Python scalars)
+_RETURNED_AS_IS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
 
 
 def identifier(text: str, default: str) -> str:
