@@ -23,19 +23,25 @@ output values, exactly like ``executor.run_graph``.  The generated code::
 
 * every tensor is a local variable named after its op;
 * nothing taken from the graph is written into the source as text:
-  variable names are generated (an op's name contributes only its ASCII
-  letters, digits and underscores, made unique), and values go through
-  the module's constant table (globals bound by ``bind``);
+  identifiers are generated (``identifiers.py``: an op's name contributes
+  only its ASCII letters, digits and underscores, made unique, and never
+  gives a keyword, a builtin, a dunder or a name the generator writes),
+  and values go through the module's constant table (globals bound by
+  ``bind``);
 * ops with an operator spelling (``runtime/core/spellings.py``: ``Add`` ->
   ``{0} + {1}``) are written as that operator, other ops call their
   backend kernel (``kernels.py``) through a bound name, with their attributes bound to
   it (``functools.partial``, as the interpreter does:
   ``_k_reshape(x, shape)``), so results match the interpreter by
   construction; scalar operators used once are written inline, nested at
-  most ``MAX_INLINE_DEPTH`` deep (a longer chain goes through a temporary);
+  most ``expressions.MAX_INLINE_DEPTH`` deep (a longer chain goes through a temporary);
 * ``If`` becomes ``if``/``else`` and ``While`` a ``while`` loop; their
   sub-graphs are emitted inline, their placeholders standing for the
-  values the op passes in;
+  values the op passes in -- except a library function called from more
+  than one place (a graph file may name one function in both branches of
+  an ``If``, a dozen levels down), which is emitted once as a function of
+  its own and called, so the source grows with the size of the graph,
+  never with the number of paths through it;
 * elementwise ops on large arrays (``memory.donations``, static shapes)
   write into the buffer of a temporary that is dead by then, an operand
   (``np.multiply(exp, const, out=exp)``) or an earlier one, so chains
@@ -56,15 +62,15 @@ from __future__ import annotations
 
 import functools
 import itertools
-import keyword
 import linecache
-import re
 import weakref
 
 import numpy as np
 
+from autograph.runtime.backends.numpy import expressions
+from autograph.runtime.backends.numpy.identifiers import Namer
 from autograph.runtime.backends.numpy.kernels import KERNELS
-from autograph.runtime.core import spellings
+from autograph.runtime.core import opdef
 from autograph.runtime.exec import interpreter as executor, limits, memory, plan
 from autograph.runtime.errors import AutoGraphError
 
@@ -82,8 +88,9 @@ class JitUnsupported(AutoGraphError):
 
 def compile_graph(graph):
     """``(function, source)``: ``graph`` compiled into one Python/numpy function."""
-    gen = _Codegen(graph.name)
-    return gen.load(gen.generate(graph))
+    gen = _Codegen(graph.name, [graph])
+    function, source = gen.load(gen.generate(graph))
+    return limits.scoped(function, graph), source  # a loaded graph: one iteration budget per call
 
 
 def compile_loop(cond, body, bounded: bool = True):
@@ -95,8 +102,9 @@ def compile_loop(cond, body, bounded: bool = True):
     With ``bounded=False`` there is no iteration counter and ``limit`` must
     be None.  ``tiering.run_loop`` uses it for hot loops.
     """
-    gen = _Codegen(body.name)
-    return gen.load(gen.generate_loop(cond, body, bounded))
+    gen = _Codegen(body.name, [cond, body])
+    function, source = gen.load(gen.generate_loop(cond, body, bounded))
+    return limits.scoped(function, body), source  # (the budget of the run that calls it, if any)
 
 
 def _failure_reporter(filename, line_ops):
@@ -118,32 +126,45 @@ def _failure_reporter(filename, line_ops):
 
 # -- code generation ------------------------------------------------------
 
-# Identifiers are generated: op and graph names (data from the graph, maybe from a
-# file) contribute only their ASCII letters, digits and underscores.
-_NAME = re.compile(r"[^0-9A-Za-z_]")
-# Operators written inline nest at most this deep (Python's parser refuses ~200
-# nested parentheses); a longer chain continues from a temporary variable.
-MAX_INLINE_DEPTH = 24
-_RESERVED = frozenset(keyword.kwlist) | {"np", "args", "abs", "e", "_fail"}
-
-
 _ufunc = memory.ufunc_of
 
 
-class _Codegen:
-    """Writes the source of one compiled function; ``namespace`` holds its globals."""
+def _shared_graphs(roots) -> set[int]:
+    """ids of the library graphs called from more than one place (one visit per graph)."""
+    calls = {id(g): 1 for g in roots}
+    stack = list(roots)
+    while stack:
+        graph = stack.pop()
+        for op in graph.operations:
+            for name in opdef.function_attr_names(op.type):
+                sub = graph.library[op.attrs[name]]
+                calls[id(sub)] = calls.get(id(sub), 0) + 1
+                if calls[id(sub)] == 1:
+                    stack.append(sub)
+    return {key for key, n in calls.items() if n > 1}
 
-    def __init__(self, name: str):
+
+class _Codegen:
+    """Writes the source of one compiled function; ``namespace`` holds its globals.
+
+    ``lines``/``line_ops``/``prologue`` are those of the function being written: the
+    main one, or a shared library function (``shared_function``), whose finished
+    text waits in ``functions_text`` to be placed before the main function."""
+
+    def __init__(self, name: str, roots):
         self.lines: list[str] = []
         self.line_ops: dict[int, object] = {}
         self.namespace: dict[str, object] = {"np": np}
         self.names: dict[int, str] = {}
-        self.taken: set[str] = set(_RESERVED)
+        self.namer = Namer()
         self.prologue: list[str] = []
         self.kernels: dict[str, str] = {}  # op type -> the global name bound to its kernel
         self.inlined: set[int] = set()  # ids of tensors written as an expression where they are used
         self.budget: str | None = None  # the local holding a loaded graph's iteration budget (_budget)
-        self.function_name = self.fresh(_NAME.sub("_", name) + "_jit")
+        self.shared = _shared_graphs(roots)
+        self.functions: dict[int, str] = {}  # id of a shared graph -> its function's name
+        self.functions_text: list[tuple[list[str], dict[int, object]]] = []
+        self.function_name = self.fresh(name + "_jit")
 
     def load(self, source):
         """Compiles ``source`` under a fake file name registered in ``linecache`` for as long
@@ -166,16 +187,7 @@ class _Codegen:
     # names ------------------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        base = _NAME.sub("_", base)[:48] or "v"
-        if base[0].isdigit():
-            base = "v" + base
-        name = base
-        for i in itertools.count(1):
-            if name not in self.taken:
-                break
-            name = f"{base}_{i}"
-        self.taken.add(name)
-        return name
+        return self.namer.fresh(base)
 
     def bind(self, value, base: str) -> str:
         """A global name of the generated module holding ``value``."""
@@ -207,38 +219,42 @@ class _Codegen:
     def generate(self, graph) -> str:
         """Source of ``function(args) -> outputs`` computing ``graph``."""
         params = [self.define(t) for t in graph.all_inputs]
-        start = len(self.lines)
         outs = self.block(graph, 2)
         inlined = [t.op for t in graph.outputs if id(t) in self.inlined]
         self.emit(2, f"return [{', '.join(outs)}]", inlined[0] if inlined else None)
-        return self.assemble("args", params, start)
+        return self.assemble("args", params)
 
     def generate_loop(self, cond, body, bounded) -> str:
         """Source of ``function(args, limit) -> final loop variables`` (see ``compile_loop``)."""
         nvars = len(body.outputs)
         params = [self.fresh(f"var{i}" if i < nvars else f"invariant{i - nvars}") for i in range(len(body.all_inputs))]
-        start = len(self.lines)
         limit = self.fresh("limit")
         _loop(self, None, cond, body, params, limit if bounded else None, 2)
         self.emit(2, f"return [{', '.join(params[:nvars])}]")
-        return self.assemble(f"args, {limit}", params, start)
+        return self.assemble(f"args, {limit}", params)
 
-    def assemble(self, signature, params, start) -> str:
-        """Wraps the lines emitted since ``start`` into the function (prologue, error handler)."""
-        body = self.lines[start:]
+    def assemble(self, signature, params) -> str:
+        """The shared functions, then the main function around the lines emitted (prologue,
+        error handler); ``line_ops`` renumbered to lines of the whole source."""
         header = [f"def {self.function_name}({signature}):", "    try:"]
         if params:
             header.append(f"        {', '.join(params)}{',' if len(params) == 1 else ''} = args")
         header += ["        " + line for line in self.prologue]
         footer = ["    except Exception as e:", "        _fail(e)", "        raise"]
-        self.line_ops = {n - start + len(header): op for n, op in self.line_ops.items()}
-        return "\n".join(header + body + footer) + "\n"
+        source, line_ops = [], {}
+        for lines, ops in self.functions_text:
+            line_ops.update((n + len(source), op) for n, op in ops.items())
+            source += lines
+        line_ops.update((n + len(source) + len(header), op) for n, op in self.line_ops.items())
+        source += header + self.lines + footer
+        self.line_ops = line_ops
+        return "\n".join(source) + "\n"
 
     def block(self, graph, depth: int) -> list[str]:
         """Emits ``graph``'s needed ops (placeholders already named); returns output expressions."""
         needed = plan.needed_ops(graph)
         reuse = memory.donations(graph, needed)
-        self.inlined |= _inlinable(graph, needed)
+        self.inlined |= expressions.inlinable(graph, needed, RULES)
         for op in graph.operations:
             if id(op) not in needed or op.type == "Placeholder":
                 continue
@@ -247,52 +263,35 @@ class _Codegen:
             rule(self, op, depth, reuse)
         return [self.expr(t) for t in graph.outputs]
 
+    def subgraph(self, graph, args, depth: int, op) -> list[str]:
+        """Emits library graph ``graph`` applied to the variables ``args`` (for its
+        ``all_inputs``): inline, or a call of its function if it is shared; returns
+        the output expressions."""
+        if id(graph) not in self.shared:
+            for placeholder, arg in zip(graph.all_inputs, args):
+                self.names[id(placeholder)] = arg
+            return self.block(graph, depth)
+        function = self.shared_function(graph)
+        results = [self.fresh(f"{graph.name}_{i}") for i in range(len(graph.outputs))]
+        targets = f"{', '.join(results)}{',' if len(results) == 1 else ''} = " if results else ""
+        self.emit(depth, f"{targets}{function}({', '.join(args)})", op)
+        return results
 
-def _spelled(op) -> str | None:
-    """The Python operator template ``op`` is written with (``"{0} + {1}"``), or None."""
-    if op.type in RULES:
-        return None
-    spelling = spellings.BY_OP_TYPE.get(op.type)
-    if spelling is None or (spelling.kinds and not all(t.dtype.kind in spelling.kinds for t in op.inputs)):
-        return None
-    return spelling.template
-
-
-def _scalar_operator(op) -> bool:
-    return (
-        _spelled(op) is not None and len(op.outputs) == 1 and op.outputs[0].shape == ()
-        and all(t.shape == () for t in op.inputs)
-    )
-
-
-def _inlinable(graph, needed) -> set[int]:
-    """ids of scalar operator results that are used once, by another scalar operator, as an
-    ``If`` predicate or as an output of ``graph``: written as an expression at that use
-    (``if var0 % const == const_1:``) instead of a variable, which in a scalar loop saves
-    a quarter of the time per iteration.  (An error in an inlined operator is reported
-    naming the op that uses it: scalars rarely fail.)"""
-    uses: dict[int, list] = {}
-    for op in graph.operations:
-        if id(op) in needed:
-            for index, t in enumerate(op.inputs):
-                uses.setdefault(id(t), []).append((op, index))
-    for t in graph.outputs:
-        uses.setdefault(id(t), []).append((None, 0))
-    found = set()
-    nesting: dict[int, int] = {}  # id of an inlined tensor -> depth of its expression
-    for op in graph.operations:
-        if id(op) not in needed or not _scalar_operator(op):
-            continue
-        users = uses.get(id(op.outputs[0]), [])
-        if len(users) != 1:
-            continue
-        user, index = users[0]
-        if user is None or (user.type == "If" and index == 0) or _scalar_operator(user):
-            level = 1 + max((nesting.get(id(t), 0) for t in op.inputs), default=0)
-            if level <= MAX_INLINE_DEPTH:
-                found.add(id(op.outputs[0]))
-                nesting[id(op.outputs[0])] = level
-    return found
+    def shared_function(self, graph) -> str:
+        """The name of the function computing shared library graph ``graph`` (written once)."""
+        name = self.functions.get(id(graph))
+        if name is not None:
+            return name
+        name = self.functions[id(graph)] = self.fresh(f"_f_{graph.name}")
+        outer = self.lines, self.line_ops, self.prologue
+        self.lines, self.line_ops, self.prologue = [], {}, []
+        params = [self.define(t) for t in graph.all_inputs]
+        outs = self.block(graph, 1)
+        self.emit(1, f"return [{', '.join(outs)}]")
+        header = [f"def {name}({', '.join(params)}):"] + ["    " + line for line in self.prologue]
+        self.functions_text.append((header + self.lines, {n + len(header): o for n, o in self.line_ops.items()}))
+        self.lines, self.line_ops, self.prologue = outer
+        return name
 
 
 # -- rules: op type -> emitter ------------------------------------------------
@@ -346,7 +345,7 @@ def _default_rule(gen, op, depth, reuse):
         gen.names[id(op.outputs[0])] = target
         gen.emit(depth, f"np.{ufunc.__name__}({', '.join(args)}, out={target})", op)
         return
-    template = _spelled(op)
+    template = expressions.template(op, RULES)
     if template is not None:
         expr = template.format(*[gen.var(t) for t in op.inputs])
         if id(op.outputs[0]) in gen.inlined:
@@ -378,10 +377,8 @@ def _if(gen, op, depth, reuse):
     for branch, header in ((then_graph, None), (else_graph, "else:")):
         if header:
             gen.emit(depth, header, op)
-        for placeholder, arg in zip(branch.all_inputs, op.inputs[1:]):
-            gen.names[id(placeholder)] = gen.var(arg)
         start = len(gen.lines)
-        results = gen.block(branch, depth + 1)
+        results = gen.subgraph(branch, [gen.var(arg) for arg in op.inputs[1:]], depth + 1, op)
         if outs:
             gen.emit(depth + 1, f"{', '.join(outs)} = {', '.join(results)}", op)
         elif len(gen.lines) == start:
@@ -417,37 +414,21 @@ def _loop(gen, op, cond, body, state, limit, depth):
     if counter is not None:
         gen.emit(depth + 1, f"if {counter} >= {limit}:", op)
         gen.emit(depth + 2, "break", op)
-    for placeholder, name in zip(cond.all_inputs, state):
-        gen.names[id(placeholder)] = name
-    (test,) = gen.block(cond, depth + 1)
+    (test,) = gen.subgraph(cond, state, depth + 1, op)
     if len(gen.lines) == header + 1:  # the condition is one expression: ``while <test>:``
         gen.lines[header] = "    " * depth + f"while {test}:"
     else:
         gen.emit(depth + 1, f"if not {test}:", op)
         gen.emit(depth + 2, "break", op)
-    budget = _budget(gen, body)
-    if budget is not None:  # a loaded graph: every iteration spends the run's budget (exec/limits.py)
+    if limits.limit_of(body) is not None:  # a loaded graph: every iteration spends the run's budget
+        spend = gen.bind(limits.spend, "spend")
         loop = gen.bind(limits.describe_loop(None if op is None else op.name, cond, body), "loop")
-        gen.emit(depth + 1, f"{budget}.spend({loop})", op)
-    for placeholder, name in zip(body.all_inputs, state):
-        gen.names[id(placeholder)] = name
-    results = gen.block(body, depth + 1)
+        gen.emit(depth + 1, f"{spend}({loop})", op)
+    results = gen.subgraph(body, state, depth + 1, op)
     if nvars:
         gen.emit(depth + 1, f"{', '.join(state[:nvars])} = {', '.join(results)}", op)
     if counter is not None:
         gen.emit(depth + 1, f"{counter} += 1", op)
-
-
-def _budget(gen, body) -> str | None:
-    """The local holding the run's iteration budget of a loaded graph (fetched once, in the
-    prologue: the budget of the run under way, or a new one), or None for an unbounded graph."""
-    if limits.limit_of(body) is None:
-        return None
-    if gen.budget is None:
-        gen.budget = gen.fresh("budget")
-        budget_of = gen.bind(functools.partial(limits.budget, body), "budget_of")
-        gen.prologue.append(f"{gen.budget} = {budget_of}()")
-    return gen.budget
 
 
 def _guard(gen, op, depth) -> None:
