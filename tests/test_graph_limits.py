@@ -11,6 +11,8 @@ of one run, over all loops.
 
 from __future__ import annotations
 
+import copy
+import gc
 import json
 
 import numpy as np
@@ -235,3 +237,41 @@ def test_the_budget_counts_every_loop_of_one_run():
 def test_load_options_are_checked(field, value):
     with pytest.raises(ValueError, match=rf"LoadOptions\({field}={value!r}\)"):
         serialize.LoadOptions(**{field: value})
+
+
+# -- nothing kept per graph forever -------------------------------------------------------------
+
+
+def _live_generators() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, np.random.Generator))
+
+
+def test_random_streams_die_with_their_graphs():
+    from autograph.runtime.ops import random_ops
+
+    def run_new_graphs(count):
+        for i in range(count):
+            f = rt.function(lambda x: rt.random.uniform((2,)) + x)
+            f(np.float32(i))
+            loaded = rt.Graph.from_graph_def(f.get_concrete_function(np.float32(0)).graph.as_graph_def())
+            rt.run_graph(loaded, [np.float32(0)])
+
+    run_new_graphs(5)
+    table, live = len(random_ops._rng.streams), _live_generators()
+    run_new_graphs(200)
+    assert len(random_ops._rng.streams) == table
+    assert _live_generators() <= live
+
+
+def test_a_stream_continues_across_the_graphs_sharing_its_op():
+    rt.random.set_seed(3)
+    f = rt.function(lambda x: rt.random.uniform((3,)) + x)
+    first, second = f(np.float32(0)), f(np.float32(0))
+    rt.random.set_seed(3)
+    g = rt.function(lambda x: rt.random.uniform((3,)) + x)
+    assert np.array_equal(g(np.float32(0)), first) and np.array_equal(g(np.float32(0)), second)
+    copied = copy.deepcopy(g.get_concrete_function(np.float32(0)).graph)  # a copy continues the stream
+    (op,) = [o for o in copied.operations if o.type == "RandomUniform"]
+    assert not np.array_equal(rt.run_graph(copied, [np.float32(0)])[0], second)
+    rt.random.set_seed(None)

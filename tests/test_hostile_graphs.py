@@ -295,3 +295,27 @@ def test_long_loop_bodies_compile_in_the_hot_tier():
         with w.catch_warnings():
             w.simplefilter("error")
             assert g(np.int32(40)) == np.float32(1.0)
+
+
+def test_text_from_a_file_cannot_drive_the_terminal(capsys):
+    @rt.function
+    def f(x):
+        rt.print("value:", x, end="\n")
+        return x
+
+    graph_def = json.loads(json.dumps(f.get_concrete_function(np.float32(2)).graph.as_graph_def()))
+    node = next(n for n in nodes(graph_def) if n["type"] == "Print")
+    node["attrs"]["parts"]["tuple"][0] = "\x1b]0;pwned\x07\x1b[2Jvalue:\u202e"
+    node["attrs"]["end"] = "\x1b[31m\r\n"
+    node["location"] = "evil.py:1\x1b[2K"
+    graph = rt.Graph.from_graph_def(graph_def)
+    capsys.readouterr()
+    rt.run_graph(graph, [np.float32(2)])
+    out = capsys.readouterr().out
+    assert out == "\\x1b]0;pwned\\x07\\x1b[2Jvalue:\\u202e 2.0\\x1b[31m\\r\n"
+    assert next(op.location for op in graph.operations if op.type == "Print") == "evil.py:1\\x1b[2K"
+    f(np.float32(2))  # the user's own text is theirs: a traced rt.print("\t") prints a tab
+    tab = rt.function(lambda x: rt.print("\t", x))
+    capsys.readouterr()
+    tab(np.float32(1))
+    assert capsys.readouterr().out == "\t 1.0\n"

@@ -36,10 +36,12 @@ import dataclasses
 import inspect
 import itertools
 import math
+import unicodedata
 
 import numpy as np
 
 from autograph.runtime.core import backend, dtypes, opdef, shapes
+from autograph.runtime.core.streams import StreamName
 from autograph.runtime.errors import GraphDefError
 
 
@@ -412,7 +414,27 @@ def _array_kind(value, where, field, session):
 def _parts_kind(value, where, field, session):
     if type(value) is not tuple or not all(p is None or type(p) is str for p in value):
         _fail(where, f"field {field!r} must be a tuple of strings and nulls")
-    return value
+    return tuple(None if p is None else inert(p) for p in value)
+
+
+# kept as they are in text from a file: layout, not terminal control
+_LAYOUT = frozenset("\n\t")
+_CONTROL = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def inert(text: str) -> str:
+    """``text`` from a file with its control characters escaped (``\\x1b``, ``\\u202e``): what a
+    loaded graph prints or puts in a message cannot drive the terminal.  Newlines and tabs stay."""
+    if text.isprintable():
+        return text
+    return "".join(c if c in _LAYOUT or unicodedata.category(c) not in _CONTROL
+                   else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _text_kind(value, where, field, session):
+    """A string a loaded graph prints or puts in a message (``Print``'s ``sep``/``end``, ``Assert``'s
+    message): control characters escaped (``inert``)."""
+    return inert(_str_kind(value, where, field, session))
 
 
 def _print_stream(value, where, field, session):
@@ -422,9 +444,10 @@ def _print_stream(value, where, field, session):
 
 
 def _random_stream(value, where, field, session):
-    """A random stream of the file, renamed for this load: it never continues a stream of the process."""
+    """A random stream of the file, renamed for this load: it never continues a stream of the process
+    (and, a ``StreamName``, its state dies with the loaded graph)."""
     _str_kind(value, where, field, session)
-    return f"load{session.load_id}/{value}"
+    return StreamName(f"load{session.load_id}/{value}")
 
 
 def _variable_kind(value, where, field, session):
@@ -462,7 +485,7 @@ KINDS = {
     "dtype": _dtype_kind, "out_type": _dtype_kind, "shape": _shape_kind, "value": _array_kind,
     "weak": _bool_kind, "keepdims": _bool_kind, "axis": _axis_kind,
     "then_branch": _function_kind, "else_branch": _function_kind, "cond": _function_kind, "body": _function_kind,
-    "maximum_iterations": _count_kind, "message": _str_kind, "sep": _str_kind, "end": _str_kind,
+    "maximum_iterations": _count_kind, "message": _text_kind, "sep": _text_kind, "end": _text_kind,
     "parts": _parts_kind, "seed": _int_or_none, "seed2": _int_or_none, "handle": _variable_kind,
     "spec": _spec_kind, "stream": _random_stream, ("Print", "stream"): _print_stream,
 }

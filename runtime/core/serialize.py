@@ -75,7 +75,9 @@ _BUILTIN_TAGS = ("tuple", "dict", "dtype", "array", "scalar", "unserializable")
 
 def encode_attr(value):
     """A JSON-serializable form of an attribute value (see the module docstring)."""
-    if value is None or isinstance(value, (str, bool, int, float)):
+    if isinstance(value, str):
+        return str(value)  # (a ``StreamName`` saves as its text)
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, list):
         return [encode_attr(v) for v in value]
@@ -259,7 +261,9 @@ def _build_graph(fdef: dict, library: dict, session) -> tuple[Graph, dict]:
             if name not in ops:
                 raise GraphDefError(f"{where} uses {name!r} before it is defined (field 'control_inputs')")
             control.append(ops[name])
-        op = Operation(graph, node["name"], node["type"], inputs, attrs, control, node.get("location"))
+        location = node.get("location")  # shown in error messages: control characters escaped
+        location = None if location is None else graph_def_schema.inert(location)
+        op = Operation(graph, node["name"], node["type"], inputs, attrs, control, location)
         op.outputs = [
             Tensor(op, i, dtypes.as_dtype(out["dtype"]),
                    graph_def_schema.encoded_shape(out["shape"], where, f"outputs[{i}].shape"), out.get("weak", False))

@@ -20,6 +20,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.opdef import register
+from autograph.runtime.core.streams import StreamName
 from autograph.runtime.ops.apply import apply_op
 from autograph.runtime.core.tensor import Tensor
 
@@ -48,7 +49,12 @@ def _seeds(seed):
 
 
 def generator(stream, seed, seed2) -> np.random.Generator:
-    """The random stream ``stream`` (created from the seeds on first use): the kernels draw from it."""
+    """The random stream ``stream`` (created from the seeds on first use): the kernels draw from it.
+
+    A graph op's stream is a ``StreamName`` carrying its own state (it dies with the op's
+    graphs); only eager streams, plain names, live in the process-wide table."""
+    if isinstance(stream, StreamName):
+        return stream.generator(seed, seed2)
     gen = _rng.streams.get(stream)
     if gen is None:
         with _rng_lock:
@@ -62,7 +68,7 @@ def generator(stream, seed, seed2) -> np.random.Generator:
 def _random_attrs(seed, dtype):
     global_seed, op_seed = _seeds(seed)
     if current_graph() is not None:
-        stream = f"rng_{next(_rng.stream_ids)}"  # one sequence per graph op
+        stream = StreamName(f"rng_{next(_rng.stream_ids)}")  # one sequence per graph op, owned by it
     elif global_seed is None:
         stream = "eager"  # unseeded eager calls share one entropy-seeded generator
     else:
