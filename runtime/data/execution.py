@@ -1,0 +1,233 @@
+"""Running a pipeline: one rule per dataset kind, each a generator of flat element tuples.
+
+``elements(ds)`` is a generator of the elements of ``ds`` as flat tuples
+of numpy leaves.  ``RULES[kind](ds)`` builds the generator of one node
+from the generators of its inputs, so a pipeline runs as a chain of
+generators pulled by the consumer; closing the outermost one (a ``break``,
+an exception, the iterator dropped) closes the whole chain, and the
+``finally`` blocks of ``threads.py`` stop the background threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+
+from autograph.runtime.data import sources, threads
+
+
+class EpochCounter:
+    """How many times a ``shuffle`` was iterated (each iteration reshuffles, reproducibly)."""
+
+    def __init__(self):
+        self._count = itertools.count()
+
+    def next(self) -> int:
+        return next(self._count)
+
+
+class CacheStore:
+    """The elements of a ``cache``'s first complete iteration."""
+
+    def __init__(self):
+        self.elements = None
+        self.lock = threading.Lock()
+
+
+def elements(ds):
+    """The elements of ``ds``, as flat tuples of numpy leaves."""
+    return RULES[ds.kind](ds)
+
+
+def _input(ds):
+    return elements(ds.inputs[0])
+
+
+def _from_tensor_slices(ds):
+    leaves = ds.attrs["leaves"]
+    for i in range(len(leaves[0])):
+        yield tuple(_row(a, i) for a in leaves)
+
+
+def _row(array, i):
+    row = array[i]
+    return row.copy() if isinstance(row, np.ndarray) else row
+
+
+def _range(ds):
+    dtype = ds.element_spec.dtype
+    for value in range(ds.attrs["start"], ds.attrs["stop"], ds.attrs["step"]):
+        yield (dtype.type(value),)
+
+
+def _from_generator(ds):
+    generator, spec = ds.attrs["generator"], ds.element_spec
+    for index, value in enumerate(generator()):
+        yield sources.generated_leaves(value, spec, generator, index)
+
+
+def _zip(ds):
+    for parts in zip(*[elements(d) for d in ds.inputs]):
+        yield tuple(leaf for part in parts for leaf in part)
+
+
+def _concatenate(ds):
+    yield from elements(ds.inputs[0])
+    yield from elements(ds.inputs[1])
+
+
+def _map(ds):
+    fn = ds.attrs["fn"]
+    parallel = ds.attrs["num_parallel_calls"]
+    if parallel is not None:
+        yield from threads.parallel_map(fn, _input(ds), parallel, ds.attrs["deterministic"])
+        return
+    for leaves in _input(ds):
+        yield tuple(fn(leaves))
+
+
+def _filter(ds):
+    predicate = ds.attrs["predicate"]
+    for leaves in _input(ds):
+        if predicate(leaves)[0]:
+            yield leaves
+
+
+def _take_while(ds):
+    predicate = ds.attrs["predicate"]
+    for leaves in _input(ds):
+        if not predicate(leaves)[0]:
+            return
+        yield leaves
+
+
+def _batch(ds):
+    size, drop = ds.attrs["batch_size"], ds.attrs["drop_remainder"]
+    source = _input(ds)
+    while True:
+        rows = list(itertools.islice(source, size))
+        if not rows or (drop and len(rows) < size):
+            return
+        yield stack(rows, ds)
+
+
+def stack(rows, ds):
+    """The batch of ``rows`` (flat element tuples): each component stacked along a new first axis."""
+    try:
+        return tuple(np.stack(column) for column in zip(*rows))
+    except ValueError:
+        shapes = sorted({str(tuple(np.shape(c))) for column in zip(*rows) for c in column})
+        raise ValueError(
+            f"batch({ds.attrs['batch_size']}) cannot stack elements of different shapes ({', '.join(shapes)}); "
+            "make the elements the same shape first (pad or resize them in a map)"
+        ) from None
+
+
+def _unbatch(ds):
+    for leaves in _input(ds):
+        lengths = {len(leaf) for leaf in leaves}
+        if len(lengths) > 1:
+            raise ValueError(f"unbatch(): the components of an element have different first dimensions "
+                             f"{sorted(lengths)}; they must agree")
+        for i in range(lengths.pop()):
+            yield tuple(_row(leaf, i) for leaf in leaves)
+
+
+def _shuffle(ds):
+    size, seed = ds.attrs["buffer_size"], ds.attrs["seed"]
+    epoch = ds.attrs["epochs"].next() if ds.attrs["reshuffle_each_iteration"] else 0
+    rng = np.random.default_rng(None if seed is None else [seed, epoch])
+    buffer = []
+    for leaves in _input(ds):
+        if len(buffer) < size:
+            buffer.append(leaves)
+            continue
+        i = int(rng.integers(size))
+        yield buffer[i]
+        buffer[i] = leaves
+    order = rng.permutation(len(buffer))
+    for i in order:
+        yield buffer[i]
+
+
+def _repeat(ds):
+    count = ds.attrs["count"]
+    epochs = itertools.count() if count == -1 else range(count)
+    for _ in epochs:
+        produced = False
+        for leaves in _input(ds):
+            produced = True
+            yield leaves
+        if not produced:  # an empty dataset repeated forever is empty, not a hang
+            return
+
+
+def _take(ds):
+    count = ds.attrs["count"]
+    source = _input(ds)
+    yield from source if count == -1 else itertools.islice(source, count)
+
+
+def _skip(ds):
+    count = ds.attrs["count"]
+    source = _input(ds)
+    if count == -1:
+        for _ in source:
+            pass
+        return
+    yield from itertools.islice(source, count, None)
+
+
+def _enumerate(ds):
+    for index, leaves in enumerate(_input(ds), ds.attrs["start"]):
+        yield (np.int64(index), *leaves)
+
+
+def _scan(ds):
+    yield from ds.attrs["scan"].scan(_input(ds))
+
+
+def _cache(ds):
+    store = ds.attrs["store"]
+    cached = store.elements
+    if cached is not None:
+        yield from cached
+        return
+    seen = []
+    for leaves in _input(ds):
+        seen.append(leaves)
+        yield leaves
+    with store.lock:
+        if store.elements is None:
+            store.elements = seen
+
+
+def _prefetch(ds):
+    size = ds.attrs["buffer_size"]
+    if size == 0:
+        return _input(ds)
+    return threads.prefetched(_input(ds), size)
+
+
+RULES = {
+    "from_tensor_slices": _from_tensor_slices,
+    "range": _range,
+    "from_generator": _from_generator,
+    "zip": _zip,
+    "concatenate": _concatenate,
+    "map": _map,
+    "filter": _filter,
+    "take_while": _take_while,
+    "batch": _batch,
+    "unbatch": _unbatch,
+    "shuffle": _shuffle,
+    "repeat": _repeat,
+    "take": _take,
+    "skip": _skip,
+    "enumerate": _enumerate,
+    "scan": _scan,
+    "cache": _cache,
+    "prefetch": _prefetch,
+}

@@ -1,0 +1,142 @@
+"""The checks and element specs of the dataset sources (``from_tensor_slices``, ``range``,
+``from_generator``, ``concatenate``); ``execution.py`` produces their elements."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime.core import nest, shapes
+from autograph.runtime.core.tensor import Tensor, TensorSpec
+from autograph.runtime.data import checks, structure
+from autograph.runtime.errors import TracingError
+
+
+def slices(tensors):
+    """``(leaves, element_spec)`` of ``from_tensor_slices(tensors)``: the arrays and the spec of one row.
+
+    As in tf.data, a Python list is one array (``[1, 2, 3]``: three scalar elements); tuples,
+    dicts and namedtuples are structure.
+    """
+    tensors = lists_as_arrays(tensors)
+    flat = nest.flatten(tensors)
+    paths = nest.leaf_paths(tensors)
+    arrays = []
+    for value, path in zip(flat, paths):
+        where = f"tensors{path}"
+        if isinstance(value, Tensor):
+            raise TracingError(
+                f"from_tensor_slices got the symbolic tensor {value.name} as {where}; a dataset holds "
+                "concrete values. Build the dataset from numpy arrays outside the traced function and "
+                "pass it in, or loop over the tensor itself."
+            )
+        array = np.asarray(value)
+        if array.dtype == object or array.dtype.kind not in "biufc":
+            raise TypeError(f"from_tensor_slices: {where} is not an array of numbers or bools: {value!r:.60}")
+        if array.ndim == 0:
+            raise ValueError(f"from_tensor_slices: {where} is a scalar; every component needs a first dimension")
+        arrays.append(array)
+    lengths = {a.shape[0] for a in arrays}
+    if len(lengths) > 1:
+        listed = ", ".join(f"tensors{p} has {a.shape[0]}" for p, a in zip(paths, arrays))
+        raise ValueError(
+            f"from_tensor_slices: the components of tensors must have the same first dimension, but {listed}"
+        )
+    spec = nest.pack_as(tensors, [TensorSpec(a.shape[1:], a.dtype) for a in arrays])
+    return tuple(arrays), spec
+
+
+def lists_as_arrays(value):
+    """``value`` with each list replaced by a numpy array of it."""
+    if type(value) is list:
+        return np.asarray(value)
+    if not nest.is_nested(value):
+        return value
+    if isinstance(value, dict):
+        return {k: lists_as_arrays(v) for k, v in value.items()}
+    items = [lists_as_arrays(v) for v in value]
+    return type(value)(*items) if nest.is_namedtuple(value) else tuple(items)
+
+
+def range_bounds(args):
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"Dataset.range takes 1 to 3 integers (stop | start, stop[, step]), got {len(args)}")
+    names = ("stop",) if len(args) == 1 else ("start", "stop", "step")
+    values = {name: checks.integer(v, f"Dataset.range({name}=...)") for name, v in zip(names, args)}
+    start, stop, step = values.get("start", 0), values["stop"], values.get("step", 1)
+    if step == 0:
+        raise ValueError("Dataset.range(step=...) must not be zero")
+    return start, stop, step
+
+
+def generator_signature(generator, output_signature):
+    if not callable(generator):
+        raise TypeError(
+            f"from_generator expects a callable returning an iterator (the generator function, not a "
+            f"generator object), got {type(generator).__name__}"
+        )
+    leaves = nest.flatten(output_signature)
+    if not leaves or not all(isinstance(s, TensorSpec) for s in leaves):
+        raise TypeError(f"from_generator(output_signature=...) must be a nest of rt.TensorSpec, got "
+                        f"{output_signature!r:.80}")
+    return output_signature
+
+
+def generated_leaves(value, spec, generator, index):
+    """The flat numpy leaves of one value of a generator, checked against its signature."""
+    found = []
+    problem = _leaves_up_to(spec, value, "", found)
+    if problem is not None:
+        raise TypeError(f"from_generator: value {index} of {_name(generator)} does not match output_signature: "
+                        f"{problem}")
+    out = []
+    for leaf, s, path in zip(found, structure.flat(spec), nest.leaf_paths(spec)):
+        array = np.asarray(leaf)
+        if array.dtype != s.dtype:
+            if array.dtype == object or not np.can_cast(array.dtype, s.dtype, "same_kind"):
+                raise TypeError(f"from_generator: value {index}{path} of {_name(generator)} has dtype "
+                                f"{array.dtype}, but output_signature says {s.dtype.name}")
+            array = array.astype(s.dtype)
+        if not shapes.is_subshape(array.shape, s.shape):
+            raise ValueError(f"from_generator: value {index}{path} of {_name(generator)} has shape "
+                             f"{shapes.format_shape(array.shape)}, but output_signature says "
+                             f"{shapes.format_shape(s.shape)}")
+        out.append(array)
+    return tuple(out)
+
+
+def _leaves_up_to(spec, value, path, found):
+    """Appends to ``found`` the parts of ``value`` at the leaves of ``spec`` (a list there is an
+    array); returns what does not match, or None."""
+    if not nest.is_nested(spec):
+        found.append(value)
+        return None
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            return f"expected {nest.describe(spec)} at {path or 'the value'}, got {nest.describe(value)}"
+    elif not isinstance(value, (tuple, list)) or len(value) != len(spec):
+        return f"expected {nest.describe(spec)} at {path or 'the value'}, got {nest.describe(value)}"
+    subs = [value[k] for k in sorted(spec)] if isinstance(spec, dict) else list(value)
+    for step, child, sub in zip(nest.leaf_steps(spec), nest.children(spec), subs):
+        problem = _leaves_up_to(child, sub, path + step, found)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _name(generator) -> str:
+    return repr(getattr(generator, "__qualname__", type(generator).__name__))
+
+
+def concatenated_spec(first, second):
+    if not hasattr(second, "element_spec") or not hasattr(second, "kind"):
+        raise TypeError(f"concatenate expects a Dataset, got {type(second).__name__}")
+    a, b = first.element_spec, second.element_spec
+    problem = nest.mismatch(a, b)
+    general = None if problem else [structure.most_general(x, y) for x, y in zip(structure.flat(a),
+                                                                               structure.flat(b))]
+    if problem or any(g is None for g in general):
+        raise TypeError(
+            f"concatenate: the datasets' elements differ: {structure.format_spec(a)} and "
+            f"{structure.format_spec(b)}; they must have the same structure, dtypes and ranks"
+        )
+    return nest.pack_as(a, general)

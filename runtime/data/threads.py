@@ -1,0 +1,125 @@
+"""The pipeline's threads: ``prefetch`` (a bounded buffer filled by a background thread) and
+``map(num_parallel_calls=...)`` (a thread pool; numpy releases the GIL on large arrays).
+
+Both are generators whose ``finally`` stops and joins their threads, so a
+consumer that breaks out of its loop, raises, or drops its iterator leaves
+no thread behind.  An exception raised upstream or in a map function
+reaches the consumer with its own type (and the notes of
+``functions.DataFunction``).
+
+``AUTOTUNE``: a prefetch buffer starts with room for one element and grows
+(doubling, up to ``MAX_AUTOTUNED_BUFFER``) each time the consumer finds it
+empty, i.e. each time the producer is the bottleneck; a map uses one worker
+per core.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import os
+import queue
+import threading
+
+from autograph.runtime.data.checks import AUTOTUNE
+
+MAX_AUTOTUNED_BUFFER = 64
+THREAD_PREFIX = "autograph-data"
+_ITEM, _END, _ERROR = "item", "end", "error"
+_POLL_SECONDS = 0.05
+
+
+class Room:
+    """A counting semaphore whose capacity can grow (the prefetch buffer's free slots)."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self._free = threading.Semaphore(capacity)
+
+    def take(self, stop) -> bool:
+        """Waits for a free slot; False once ``stop`` is set."""
+        while not self._free.acquire(timeout=_POLL_SECONDS):
+            if stop.is_set():
+                return False
+        return not stop.is_set()
+
+    def give(self):
+        self._free.release()
+
+    def grow(self, limit):
+        if self.capacity < limit:
+            added = min(self.capacity, limit - self.capacity)
+            self.capacity += added
+            self._free.release(added)
+
+
+def _produce(source, items, room, stop):
+    try:
+        for element in source:
+            if not room.take(stop):
+                return
+            items.put((_ITEM, element))
+        items.put((_END, None))
+    except BaseException as e:  # noqa: BLE001 - handed to the consumer, which raises it
+        items.put((_ERROR, e))
+    finally:
+        source.close()  # closes the upstream generators (and their threads) in this thread
+
+
+def prefetched(source, buffer_size):
+    """The elements of the generator ``source``, computed up to ``buffer_size`` ahead on a thread."""
+    autotune = buffer_size == AUTOTUNE
+    room = Room(1 if autotune else buffer_size)
+    items = queue.Queue()
+    stop = threading.Event()
+    producer = threading.Thread(target=_produce, args=(source, items, room, stop), daemon=True,
+                                name=f"{THREAD_PREFIX}-prefetch")
+    producer.start()
+    try:
+        while True:
+            if autotune and items.empty():
+                room.grow(MAX_AUTOTUNED_BUFFER)
+            kind, value = items.get()
+            if kind == _ITEM:
+                room.give()
+                yield value
+            elif kind == _END:
+                return
+            else:
+                raise value
+    finally:
+        stop.set()
+        producer.join()
+
+
+def workers(num_parallel_calls) -> int:
+    return os.cpu_count() or 1 if num_parallel_calls == AUTOTUNE else num_parallel_calls
+
+
+def parallel_map(fn, source, num_parallel_calls, deterministic):
+    """``fn`` over the elements of ``source`` on a pool of threads, at most twice as many
+    elements in flight as workers; in input order unless ``deterministic`` is false."""
+    n = workers(num_parallel_calls)
+    pool = concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix=f"{THREAD_PREFIX}-map")
+    pending = collections.deque()
+    try:
+        for leaves in source:
+            pending.append(pool.submit(fn, leaves))
+            if len(pending) >= 2 * n:
+                yield _next_done(pending, deterministic)
+        while pending:
+            yield _next_done(pending, deterministic)
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)
+        source.close()
+
+
+def _next_done(pending, deterministic):
+    if deterministic:
+        return tuple(pending.popleft().result())
+    done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+    first = next(f for f in pending if f in done)
+    pending.remove(first)
+    return tuple(first.result())

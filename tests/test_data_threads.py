@@ -1,0 +1,110 @@
+"""rt.data threads: prefetch and parallel map keep the order, pass errors on, and never leak a thread."""
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import runtime as rt
+from autograph.runtime.data import AUTOTUNE, Dataset, threads
+
+ag.convert  # noqa: B018 - loads autograph.api, which installs the conversion hook
+
+
+def data_threads():
+    return [t for t in threading.enumerate() if t.name.startswith(threads.THREAD_PREFIX)]
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads():
+    assert data_threads() == []
+    yield
+    gc.collect()
+    assert data_threads() == []
+
+
+def slow_square(x):
+    m = rt.reshape(rt.cast(x, "float64"), (1, 1)) * np.ones((40, 40))
+    return rt.reduce_sum(rt.matmul(m, m)) * 0 + x * x
+
+
+@pytest.mark.parametrize("parallel", [1, 2, 3, AUTOTUNE])
+def test_parallel_map_keeps_the_input_order(parallel):
+    ds = Dataset.range(50).map(slow_square, num_parallel_calls=parallel)
+    assert [int(v) for v in ds] == [i * i for i in range(50)]
+
+
+def test_non_deterministic_parallel_map_yields_every_element():
+    ds = Dataset.range(50).map(slow_square, num_parallel_calls=3, deterministic=False)
+    assert sorted(int(v) for v in ds) == [i * i for i in range(50)]
+
+
+@pytest.mark.parametrize("pipeline", [
+    lambda: Dataset.range(10 ** 9).prefetch(4),
+    lambda: Dataset.range(10).repeat().map(slow_square, num_parallel_calls=2).prefetch(AUTOTUNE),
+    lambda: Dataset.range(10).repeat().prefetch(2).map(slow_square, num_parallel_calls=2).prefetch(1),
+])
+def test_break_out_of_an_infinite_pipeline_stops_its_threads(pipeline):
+    seen = 0
+    for _ in pipeline():
+        seen += 1
+        if seen == 25:
+            break
+    assert seen == 25
+    # the for loop dropped its iterator: the generators' finally blocks joined the threads
+    assert data_threads() == []
+
+
+def test_dropped_iterator_stops_its_threads():
+    it = iter(Dataset.range(10).repeat().prefetch(3).map(slow_square, num_parallel_calls=2))
+    next(it)
+    assert data_threads() != []
+    del it
+    assert data_threads() == []
+
+
+def test_exception_in_the_consumer_stops_the_threads():
+    with pytest.raises(KeyError):
+        for value in Dataset.range(100).repeat().prefetch(2):
+            if value == 7:
+                raise KeyError("consumer")
+    gc.collect()
+    assert data_threads() == []
+
+
+def check_small(x):
+    assert x < 5, "element too large"
+    return x
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Dataset.range(20).map(check_small, num_parallel_calls=2).prefetch(2),
+    lambda: Dataset.range(20).prefetch(3).map(check_small),
+    lambda: Dataset.range(20).map(check_small).prefetch(AUTOTUNE),
+])
+def test_map_error_reaches_the_consumer_through_threads(make):
+    got = []
+    with pytest.raises(AssertionError, match="element too large") as info:
+        for value in make():
+            got.append(int(value))
+    assert got == [0, 1, 2, 3, 4]
+    assert any("check_small' defined at" in note and "test_data_threads.py:" in note for note in info.value.__notes__)
+
+
+def test_generator_error_reaches_the_consumer_through_prefetch():
+    def gen():
+        yield 1
+        raise RuntimeError("generator broke")
+
+    ds = Dataset.from_generator(gen, rt.TensorSpec((), "int64")).prefetch(2)
+    with pytest.raises(RuntimeError, match="generator broke"):
+        list(ds)
+
+
+def test_autotuned_prefetch_buffer_grows_only_up_to_its_limit():
+    room = threads.Room(1)
+    for _ in range(20):
+        room.grow(threads.MAX_AUTOTUNED_BUFFER)
+    assert room.capacity == threads.MAX_AUTOTUNED_BUFFER
