@@ -127,6 +127,8 @@ def _extremum_of_one(only, which, where):
             f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
         )
     length = iterables.len_(only)
+    if type(length) is int and length == 0:
+        raise ValueError(f"{where}: {which}() iterable argument is empty")
     only = math.ensure(only, math.greater(length, 0), "ValueError", f"{where}: {which}() iterable argument is empty")
     first = only[0]
     reduce = reduction.reduce_max if which == "max" else reduction.reduce_min

@@ -50,7 +50,8 @@ def _reduction(name, fn, with_dtype):
             raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
                                f"use the result's value, or rt.{fn.__name__}(...).")
         x = self if dtype is None else cast(self, dtype)
-        return fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+        result = fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+        return result if dtype is None else cast(result, dtype)  # numpy accumulates in ``dtype``
 
     method.__name__ = name
     return method

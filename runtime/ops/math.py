@@ -29,7 +29,6 @@ from autograph.runtime.core import opdef, shapes
 
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak
-from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
 from autograph.runtime.ops._common import dtype_of, promote, static_value, ufunc_dtype
 from autograph.runtime.ops.core import cast
@@ -146,12 +145,11 @@ def _python_ints(x, y) -> bool:
 def _python_int_power(x, y, name):
     """``x ** y`` of Python ints: an int for ``y >= 0``, a float for ``y < 0`` (numpy refuses it on ints)."""
     exponent = static_value(y)
-    if exponent is None:
-        raise TracingError(
-            f"`x ** y` of Python ints at {user_location_text()}: Python gives an int for y >= 0 and a float for "
-            "y < 0, so the type would depend on y's value when the graph runs. Make one of them a float "
-            "(float(x) ** y), or keep y a Python constant."
-        )
+    if exponent is None:  # an int, as Python gives for y >= 0; y < 0 (a float in Python) is refused when run
+        y = ensure(y, greater_equal(y, 0), "ValueError", (
+            f"`x ** y` of Python ints at {user_location_text()} with a negative y: Python gives a float, and the "
+            "graph was traced for y >= 0, giving an int. Make one of them a float (float(x) ** y)."))
+        return apply.apply_op("Pow", promote([x, y]), name=name)
     if int(exponent) >= 0:
         return apply.apply_op("Pow", promote([x, y]), name=name)
     base = cast(x, np.float64, weak=True)

@@ -1,0 +1,274 @@
+"""Python's builtins on tensors give Python's answer (operand, dtype) or raise Python's error.
+
+Every case runs the plain function and ``ag.function`` of it in the three
+execution modes (interpreter, ``optimize=False``, ``jit_compile=True``).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from tf_behaviour_util import check, check_raises, i32, modes
+
+f32 = np.float32
+NAN = f32("nan")
+
+
+def check_python_error(f, *args, exc, match):
+    with pytest.raises(exc):
+        f(*copy.deepcopy(args))
+    for name, g in modes(f):
+        with pytest.raises(exc, match=match):
+            g(*copy.deepcopy(args))
+
+
+def max2(a, b):
+    return max(a, b)
+
+
+def min2(a, b):
+    return min(a, b)
+
+
+def max3(a, b, c):
+    return max(a, b, c)
+
+
+def max_of(x):
+    return max(x)
+
+
+def min_of(x):
+    return min(x)
+
+
+def check_same_bits(f, *args):
+    """Like ``check``, comparing NaNs and the sign of zeros too (Python's choice of operand)."""
+    expected = f(*args)
+    for name, g in modes(f):
+        got = g(*args)
+        assert type(got) is type(expected) and got.dtype == expected.dtype, (name, got, expected)
+        assert np.asarray(got).tobytes() == np.asarray(expected).tobytes(), (name, got, expected)
+
+
+@pytest.mark.parametrize("a, b", [(3, 7.5), (9, 7.5), (NAN, 1), (1, NAN), (NAN, NAN), (-0.0, 0.0), (0.0, -0.0)])
+def test_max_and_min_keep_pythons_choice_of_operand(a, b):
+    check_same_bits(max2, f32(a), f32(b))
+    check_same_bits(min2, f32(a), f32(b))
+    check_same_bits(max3, f32(a), f32(b), f32(1))
+
+
+def test_max_of_ints_and_python_numbers():
+    check(max2, i32(3), i32(9))
+    check(max2, i32(3), 5)  # a Python int joins the int32: NEP 50
+    # Python gives the int 1 here; a Python number takes the tensor's dtype (NEP 50, README): float32 1.0
+    assert ag.function(min2)(f32(2.5), 1) == 1 and ag.function(min2)(f32(2.5), 1).dtype == np.float32
+
+
+def test_max_of_two_dtypes_is_refused_as_its_dtype_would_depend_on_the_values():
+    # Python gives the float32 7.5 here and the int32 9 for (9, 7.5): no one graph dtype
+    check_raises(max2, i32(3), f32(7.5), match=r"max\(\) at .*test_builtins_semantics.py:\d+: max\(\) of float32 and int32")
+    check_raises(min2, i32(3), 2.5, match=r"min\(\) of a int32 value and a Python float")
+
+
+@pytest.mark.parametrize("x", [[3, 1, 2], [1.0, float("nan"), 5.0], [float("nan"), 1.0], [-1.0, -1.0]])
+def test_max_of_a_vector_is_the_element_python_finds(x):
+    dtype = np.float32 if any(isinstance(v, float) for v in x) else np.int32
+    check_same_bits(max_of, np.array(x, dtype))
+    check_same_bits(min_of, np.array(x, dtype))
+
+
+def test_max_of_an_empty_vector_is_pythons_value_error():
+    check_python_error(max_of, np.zeros(0, np.float32), exc=ValueError, match=r"max\(\) iterable argument is empty")
+    unknown = ag.function(max_of, input_signature=[ag.runtime.TensorSpec((None,), "float32")])
+    with pytest.raises(ValueError, match=r"max\(\) at .*:\d+: max\(\) iterable argument is empty"):
+        unknown(np.zeros(0, np.float32))  # checked when the graph runs
+    assert unknown(np.array([2, 5], np.float32)) == 5
+
+
+def test_max_of_a_matrix_is_refused():
+    check_raises(max_of, np.ones((2, 2), np.float32), match=r"compares its rows as Python bools")
+
+
+def as_int(x):
+    return int(x)
+
+
+@pytest.mark.parametrize("x", [2.7, -2.7, 0.0, 1e10])
+def test_int_of_a_float_truncates(x):
+    check(as_int, f32(x))
+    check(as_int, np.float64(x))
+
+
+def test_int_of_inf_and_nan_raise_as_python():
+    check_python_error(as_int, f32("inf"), exc=OverflowError, match=r"int\(\) at .*:\d+: cannot convert float infinity")
+    check_python_error(as_int, np.float64("-inf"), exc=OverflowError, match="cannot convert float infinity")
+    check_python_error(as_int, NAN, exc=ValueError, match="cannot convert float NaN to integer")
+
+
+def test_int_of_a_float_beyond_int64_is_refused_when_the_graph_runs():
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        ag.function(as_int)(np.float64(1e30))  # Python gives a big int; a graph has no unbounded ints
+
+
+def test_int_of_an_array_is_numpys_type_error():
+    check_raises(as_int, np.ones(2, np.float32), exc=TypeError, match="only 0-dimensional arrays")
+
+
+def rounded(x):
+    return round(x)
+
+
+def rounded_to(x):
+    return round(x, 1), round(x, -1)
+
+
+@pytest.mark.parametrize("x", [2.5, 3.5, -2.5, 2.46, 14.0])
+def test_round_gives_pythons_int_and_numpys_dtype_with_digits(x):
+    check(rounded, f32(x))  # a Python int: returned as an int64 (README)
+    check(rounded_to, f32(x))  # numpy: np.float32
+    check(rounded_to, np.float64(x))
+
+
+def test_round_of_ints_and_of_inf():
+    check(rounded, i32(7))
+    check(rounded_to, i32(37))
+    check_python_error(rounded, f32("inf"), exc=OverflowError, match="cannot convert float infinity")
+
+
+def test_round_of_a_python_float_with_digits_rounds_as_python():
+    def counter_rounded(n):
+        x = 0.0
+        for _ in range(n):
+            x += 2.675
+        return round(x, 2)  # Python's correctly rounded 2.67 (numpy's scaling gives 2.68)
+
+    check(counter_rounded, i32(1))
+
+
+def divided(a, b):
+    return divmod(a, b)
+
+
+@pytest.mark.parametrize("a, b", [(7, 2), (-7, 2), (7, -2)])
+def test_divmod_follows_numpy(a, b):
+    check(divided, i32(a), i32(b))
+    check(divided, f32(a), f32(b))
+    check(divided, i32(a), b)
+
+
+def as_bool(x):
+    return bool(x)
+
+
+def negated(x):
+    return not x
+
+
+@pytest.mark.parametrize("x", [[3], [0.0], np.float32(2), np.float32(0)])
+def test_truth_of_one_element_is_numpys(x):
+    value = np.asarray(x, np.float32) if isinstance(x, list) else x
+    check(as_bool, value)
+    check(negated, value)
+
+
+def test_truth_of_an_ambiguous_array_raises_as_numpy():
+    for f in (as_bool, negated):
+        check_python_error(f, np.array([1, 2], np.int32), exc=ValueError, match="truth value of an array")
+        check_python_error(f, np.zeros(0, np.float32), exc=ValueError, match="truth value of an empty array")
+
+
+def ranged(a, s):
+    t = 0
+    for i in range(0, a, s):
+        t += i
+    return t
+
+
+@pytest.mark.parametrize("a, s", [(5, 2), (5, -1), (-5, -2), (0, 3)])
+def test_range_with_a_tensor_step(a, s):
+    check(ranged, i32(a), i32(s))
+
+
+def test_range_with_a_zero_tensor_step_raises_as_python():
+    check_python_error(ranged, i32(5), i32(0), exc=ValueError, match=r"range\(\) arg 3 must not be zero")
+
+
+def reversed_range(a, b, s):
+    out = 0
+    for i in reversed(range(a, b, s)):
+        out = out * 10 + i
+    return out
+
+
+@pytest.mark.parametrize("a, b, s", [(0, 4, 1), (1, 8, 3), (9, 0, -2), (3, 3, 1), (5, 1, 1)])
+def test_reversed_range_with_tensor_bounds(a, b, s):
+    check(reversed_range, i32(a), i32(b), i32(s))
+
+
+def test_reversed_tensor():
+    def reversed_rows(x):
+        out = x[0] * 0
+        for row in reversed(x):
+            out = out * 10 + row
+        return out
+
+    check(reversed_rows, i32([1, 2, 3]))
+    check(reversed_rows, i32([[1, 2], [3, 4]]))
+
+
+def introspect(x):
+    return (isinstance(x, np.ndarray), isinstance(x, np.floating), isinstance(x, (int, np.float32)),
+            type(x) is np.float32, type(x) is np.ndarray, type(x).__name__)
+
+
+@pytest.mark.parametrize("x", [f32(1), np.ones(3, np.float32), i32(2), np.ones((2, 2), np.int32)])
+def test_isinstance_and_type_answer_as_numpys_types(x):
+    check(introspect, x)
+
+
+def test_isinstance_of_a_python_number_made_in_a_loop():
+    def counter(n):
+        i = 0
+        for _ in range(n):
+            i += 1
+        return isinstance(i, int), type(i) is int, isinstance(i, np.integer)
+
+    check(counter, i32(3))
+
+
+def test_branching_on_isinstance_takes_pythons_branch():
+    def f(x):
+        if isinstance(x, np.ndarray):
+            return x.sum()
+        return x * 2
+
+    check(f, np.ones(3, np.float32))
+    check(f, f32(4))
+
+
+def test_str_of_a_tensor_warns_and_points_to_rt_print():
+    def f(x):
+        label = f"x={x}"
+        other = "%s" % x
+        del label, other
+        return x + 1
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ag.function(f)(f32(1))
+    messages = [str(w.message) for w in seen if issubclass(w.category, ag.TracingWarning)]
+    assert len(messages) == 2 and all("use rt.print" in m for m in messages), messages
+    assert all(w.filename.endswith("test_builtins_semantics.py") for w in seen if issubclass(w.category, ag.TracingWarning))
+
+
+def test_a_format_spec_of_a_tensor_is_refused():
+    def f(x):
+        return f"{x:.2f}"
+
+    check_raises(f, f32(1), match=r"the format '\.2f' of the symbolic tensor")

@@ -1,0 +1,171 @@
+"""Tensors answer the unambiguous part of numpy's array interface, with numpy's dtypes.
+
+Every case runs the plain function on numpy values and ``ag.function`` of it
+in the three execution modes (interpreter, ``optimize=False``,
+``jit_compile=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from tf_behaviour_util import check, check_raises, i32
+
+MATRICES = [np.arange(6, dtype=np.int32).reshape(2, 3), np.linspace(-1, 2, 6, dtype=np.float32).reshape(3, 2),
+            np.array([[True, False], [True, True]]), np.arange(4, dtype=np.uint8).reshape(2, 2)]
+
+
+def reductions(x):
+    return x.sum(), x.mean(), x.max(), x.min(), x.prod(), x.any(), x.all(), x.argmax()
+
+
+def reductions_on_axes(x):
+    return x.sum(axis=0), x.mean(axis=1, keepdims=True), x.max(axis=-1), x.min(0), x.prod(axis=(0, 1)), x.argmax(axis=1)
+
+
+@pytest.mark.parametrize("x", MATRICES, ids=lambda x: str(x.dtype))
+def test_reductions_have_numpys_dtypes(x):
+    check(reductions, x)  # int32.sum() is int64, int .mean() float64, bool .sum() int64, uint8 .sum() uint64
+    check(reductions_on_axes, x)
+
+
+def test_a_reduction_with_a_dtype():
+    def f(x):
+        return x.sum(dtype=np.float32), x.mean(dtype=np.float64), x.prod(dtype=np.int8)
+
+    check(f, np.arange(1, 5, dtype=np.int32))
+
+
+def test_a_reduction_with_an_unsupported_argument_is_refused():
+    def f(x):
+        return x.sum(where=x > 0)
+
+    check_raises(f, np.ones(3, np.float32), match=r"\.sum\(\) of a tensor at .*:\d+ does not take where")
+
+
+def reshaped(x):
+    return (x.astype(np.float32), x.astype("int8"), x.reshape(-1), x.reshape(3, 2), x.reshape((1, 6)), x.T,
+            x.transpose(), x.transpose(1, 0), x.transpose((1, 0)), x.size, x.ndim, x.copy())
+
+
+def test_shape_methods_and_attributes():
+    check(reshaped, np.arange(6, dtype=np.int32).reshape(2, 3))
+
+
+def test_size_of_an_unknown_shape_is_a_python_int_when_the_graph_runs():
+    def f(x):
+        return x.size * 2
+
+    g = ag.function(f, input_signature=[ag.runtime.TensorSpec((None, 3), "float32")])
+    assert g(np.ones((4, 3), np.float32)) == 24
+
+
+def itemized(x):
+    return x.item(), x[0].item(), x.reshape(1).item()
+
+
+@pytest.mark.parametrize("x", [np.float32([2.5]), np.int32([7]), np.array([True])])
+def test_item_gives_the_python_number(x):
+    check(itemized, x)
+
+
+def test_item_of_several_elements_is_numpys_value_error():
+    def f(x):
+        return x.item()
+
+    check_raises(f, np.ones(3, np.float32), exc=ValueError, match="can only convert an array of size 1")
+
+
+def test_tolist_is_refused_with_advice():
+    def f(x):
+        return x.tolist()
+
+    check_raises(f, np.ones(3, np.float32), match=r"\.tolist\(\) of the symbolic tensor .* at .*:\d+: .*call \.tolist\(\) on the result")
+
+
+def test_copy_is_a_value():
+    def f(x):
+        y = x.copy()
+        y += 1
+        return x, y
+
+    check(f, np.ones(3, np.float32))
+
+
+def shifted(x, s):
+    return x << s, x >> s, 1 << s, x << 2, 64 >> s
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int64])
+def test_shift_operators(dtype):
+    check(shifted, np.array([1, 8, 64], dtype), dtype(2))
+
+
+def test_augmented_shifts():
+    def f(x, s):
+        x <<= s
+        x >>= 1
+        return x
+
+    check(f, i32([1, 2, 3]), i32(3))
+
+
+def test_shift_of_a_float_is_numpys_type_error():
+    check_raises(shifted, np.ones(2, np.float32), np.int32(1), exc=TypeError, match="left_shift")
+
+
+def powered(x, y):
+    return x ** y
+
+
+def test_power_with_a_negative_exponent():
+    check(powered, np.float32(2), i32(-2))
+    check(powered, i32(2), i32(3))
+    with pytest.raises(ValueError):
+        powered(i32(2), i32(-1))
+    for mode in ({}, {"optimize": False}, {"jit_compile": True}):
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+            ag.function(powered, **mode)(i32(2), i32(-1))
+
+
+def test_power_of_python_ints_made_in_a_loop():
+    def f(n):
+        i = 0
+        for _ in range(n):
+            i += 1
+        return i ** -1, i ** 2, 2 ** i
+
+    check(f, i32(2))
+
+    def unknown_sign(n, k):
+        i = 0
+        for _ in range(n):
+            i += 1
+            k -= 1
+        return i ** k
+
+    check(unknown_sign, i32(2), 3)
+    with pytest.raises(ValueError, match=r"`x \*\* y` of Python ints at .*:\d+ with a negative y: Python gives a float"):
+        ag.function(unknown_sign)(i32(2), 0)  # Python gives 0.25: refused, never another number
+
+
+def test_methods_of_a_python_number_stand_in_are_pythons():
+    def f(n):
+        i = 0
+        for _ in range(n):
+            i += 1
+        return i.sum()
+
+    check_raises(f, i32(2), exc=AttributeError, match="'int' object has no attribute 'sum'")
+
+
+def test_methods_of_a_staged_list_are_a_lists():
+    def f(n):
+        acc = []
+        for i in range(n):
+            acc.append(i)
+        return acc.sum()
+
+    check_raises(f, i32(2), exc=AttributeError, match="'list' object has no attribute 'sum'")
