@@ -41,7 +41,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import iterables, state
+from autograph.runtime.operators import aliases, iterables, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
 from autograph.runtime.ops import apply, list_operators, spellings
 from autograph.runtime.ops import state as effects
@@ -81,6 +81,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     where = construct_at("the if")
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
+    aliases.refuse_unseen(init, names, symbol_names or (), (body, orelse), where)
 
     def branch(fn):
         def run():
@@ -94,7 +95,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
 
 
-def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step):
+def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step, bodies):
     """A ``While`` over the state, after the ``lead`` loop values (``for_stmt``'s hidden counter).
 
     ``test(lead_values)`` gives the condition and ``step(lead_values)`` runs the
@@ -103,6 +104,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
     state.refuse_shared(init, names, where)
+    aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
     opts = opts or {}
     k = len(lead)
 
@@ -134,7 +136,8 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         body()
         return []
 
-    _loop(construct_at("the while loop"), get_state, set_state, symbol_names, opts, [], [], lambda lead: test(), step)
+    _loop(construct_at("the while loop"), get_state, set_state, symbol_names, opts, [], [], lambda lead: test(), step,
+          (test, body))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -157,7 +160,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         body(sequence.item(lead[0]))
         return [lead[0] + 1]
 
-    _loop(where, get_state, set_state, symbol_names, opts, [counter0], ["<loop counter>"], test, step)
+    _loop(where, get_state, set_state, symbol_names, opts, [counter0], ["<loop counter>"], test, step,
+          (body, extra_test))
 
 
 # --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import aliases
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
@@ -227,13 +228,101 @@ def trace_loop(trace, init):
 
 
 def fresh(state):
-    """The state with its lists and dicts copied: tracing a body never mutates the user's containers."""
-    return tuple(nest.copy_containers(v) for v in state)
+    """The state with its lists and dicts copied: tracing a body never mutates the user's containers.
+
+    A container reached twice (``ys = xs``, ``box = {'r': xs}``) is copied once, so the traced
+    body sees the aliasing Python would."""
+    memo = {}
+
+    def copy(value):
+        kind = type(value)
+        if kind is not list and kind is not dict and kind is not tuple:
+            return value
+        if id(value) in memo:
+            return memo[id(value)]
+        if kind is list:
+            memo[id(value)] = result = []
+            result.extend(copy(v) for v in value)
+        elif kind is dict:
+            memo[id(value)] = result = {}
+            result.update((k, copy(v)) for k, v in value.items())
+        else:
+            result = tuple(copy(v) for v in value)
+        return result
+
+    return tuple(copy(v) for v in state)
+
+
+def shared_container(state, names):
+    """``(path, other path, kind)`` of the first list or dict the state reaches at two paths
+    (``ys`` and ``xs`` after ``ys = xs``), else None."""
+    seen = {}
+    for name, value in zip(names, state):
+        found = []
+        _lists_in(value, name, found, dicts=True)
+        for path, container in found:
+            first = seen.setdefault(id(container), path)
+            if first != path:
+                return first, path, type(container).__name__
+    return None
+
+
+def refuse_shared(state, names, where):
+    """A tensor loop carries each state variable separately: a list or dict reached at two of its
+    paths would come out as two objects.  Refused, naming both paths."""
+    shared = shared_container(state, names)
+    if shared is not None:
+        first, other, kind = shared
+        raise TracingError(
+            f"'{first}' and '{other}' are the same {kind} before {where}, which changes it; a tensor loop "
+            f"carries each of its variables separately, so after it they would be two {kind}s, where "
+            f"Python has one. Use one name for the {kind} in and after the loop."
+        )
 
 
 def write_back(init, final):
     """``final`` as the state to bind, written into ``init``'s containers (their identity is kept)."""
     return tuple(nest.write_back(before, after) for before, after in zip(init, final))
+
+
+def bind(set_state, init, final, names, where):
+    """Binds ``final`` as the state (``write_back``), then refuses aliases left stale: a Python
+    list of ``init`` that the statement staged (a tensor now stands for it) but that another name
+    or path still holds (``ys = xs``, ``out = {'r': xs}``, ``self.items``) would not see the
+    appends there, as it does in Python."""
+    lists = []
+    for name, before in zip(names, init):
+        _lists_in(before, name, lists)
+    bound = write_back(init, final)
+    set_state(bound)
+    if lists:
+        kept = []
+        for value in bound:
+            _lists_in(value, "", kept)
+        kept = {id(value) for _, value in kept}
+        replaced = [(label, value) for label, value in lists if id(value) not in kept]
+        first = {}
+        for label, value in replaced:
+            other = first.setdefault(id(value), label)
+            if other != label:
+                raise TracingError(aliases.stale_message(other, label, where))
+        if replaced:
+            aliases.refuse_stale(replaced, where)
+    return bound
+
+
+def _lists_in(value, label, into, dicts=False):
+    """Appends ``(label, list)`` for each list in ``value`` (inside tuples, dicts and lists), and
+    with ``dicts`` each dict too."""
+    kind = type(value)
+    if kind is list or (dicts and kind is dict):
+        into.append((label, value))
+    if kind is list or kind is tuple:
+        for i, item in enumerate(value):
+            _lists_in(item, f"{label}[{i}]", into, dicts)
+    elif kind is dict:
+        for key, item in value.items():
+            _lists_in(item, f"{label}[{key!r}]", into, dicts)
 
 
 def loop_invariants(opts, flat, labels, where):

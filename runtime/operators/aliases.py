@@ -1,0 +1,136 @@
+"""Aliases of a staged list: the other names and paths that still hold the Python list.
+
+A tensor loop or branch that grows a list (``ys.append(i)``) stages it: the
+state variable is rebound to one tensor of the list's elements, and the
+Python list object itself cannot hold that tensor.  Another name for the
+same object (``ys = xs``, ``out = {'r': xs}``, ``items = self.items``) would
+then keep the list as it was before the statement, where Python shows the
+appends: a silent wrong value.  ``refuse_stale`` looks for such names, by
+identity, in the frames of the code being traced (locals and cells with two
+levels of attributes and items below them, module globals with one) and
+refuses with a ``TracingError`` naming both.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from autograph.runtime.core.undefined import is_undefined
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators.calls import is_skipped_module
+
+_DEPTH = 2  # levels of attributes / items searched below a variable (``self.state['r']``)
+_WIDTH = 256  # containers longer than this are not searched (their items are rarely a list's alias)
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def refuse_stale(replaced, where):
+    """Raises a ``TracingError`` if a list of ``replaced`` (``(state label, list)`` pairs, lists a
+    statement staged) is still held under another name or path by the code being traced."""
+    targets = {id(value): label for label, value in replaced}
+    seen_globals = set()
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not is_skipped_module(frame.f_globals.get("__name__")):
+            found = _search(frame.f_locals.items(), targets, _DEPTH)
+            if found is None and id(frame.f_globals) not in seen_globals:
+                seen_globals.add(id(frame.f_globals))
+                found = _search(frame.f_globals.items(), targets, 1)
+            if found is not None:
+                label, alias = found
+                raise TracingError(stale_message(label, alias, where))
+        frame = frame.f_back
+
+
+def refuse_unseen(state, names, symbols, bodies, where):
+    """Raises a ``TracingError`` if a body of ``where`` reads a list or dict of the state through a
+    variable that is not its state path (``box = {'r': acc}`` is state, the body reads ``acc``):
+    each traced body works on a copy of the state, which that variable would not show.  (A state
+    variable, ``symbols``, holds the copy while the body is traced.)"""
+    targets = {}
+    for name, value in zip(names, state):
+        _containers(value, name, targets)
+    if not targets:
+        return
+    for body in bodies:
+        code, cells = getattr(body, "__code__", None), getattr(body, "__closure__", None) or ()
+        if code is None:
+            continue
+        for name, cell in zip(code.co_freevars, cells):
+            if name in symbols:
+                continue
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not bound yet
+                continue
+            found = _search([(name, value)], targets, 1)
+            if found is not None:
+                label, alias = found
+                raise TracingError(
+                    f"'{alias}' is the same {type(value).__name__ if alias == name else 'object'} as "
+                    f"'{label}', which {where} changes, and its body reads '{alias}'; each traced body "
+                    f"works on a copy of '{label}', which '{alias}' would not show. Use one name for it "
+                    f"in {where.split(' at ')[0]}."
+                )
+
+
+def _containers(value, path, into):
+    kind = type(value)
+    if kind is list or kind is dict:
+        into.setdefault(id(value), path)
+    if kind is list or kind is tuple:
+        for i, item in enumerate(value):
+            _containers(item, f"{path}[{i}]", into)
+    elif kind is dict:
+        for key, item in value.items():
+            _containers(item, f"{path}[{key!r}]", into)
+
+
+def stale_message(label, alias, where):
+    """The refusal of a list ``label`` that ``where`` staged while ``alias`` also holds it."""
+    return (
+        f"the list '{label}' grows in {where}, which stages it (one tensor of its elements, bound to "
+        f"'{label}'), but the same list is also reached as '{alias}', which would not see the new "
+        f"elements as it does in Python. Use one name for the list: append through the name it is read "
+        f"by, and assign other names or attributes from it after the loop (the name '{alias}' holds it "
+        "already before the loop: identity cannot tell whether that name is read again)."
+    )
+
+
+def _search(items, targets, depth, prefix=""):
+    """``(state label, path)`` of the first value below ``items`` (name/value pairs) that is one of
+    ``targets`` (ids), searching ``depth`` levels of attributes and items below them; else None."""
+    for name, value in items:
+        path = str(name) if not prefix else f"{prefix}{name}" if name.startswith("[") else f"{prefix}.{name}"
+        label = targets.get(id(value))
+        if label is not None:
+            if label != path:
+                return label, path
+            continue
+        if depth > 0:
+            children = _children(value)
+            if children is not None:
+                found = _search(children, targets, depth - 1, path)
+                if found is not None:
+                    return found
+    return None
+
+
+def _children(value):
+    """``(step, child)`` pairs of a container or a plain object (``'[0]'``/``"['k']"`` for items, an
+    attribute name for attributes); None for values not searched."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return [(f"[{i}]", v) for i, v in enumerate(value)] if len(value) <= _WIDTH else None
+    if kind is dict:
+        return [(f"[{k!r}]", v) for k, v in value.items()] if len(value) <= _WIDTH else None
+    if isinstance(value, _OPAQUE) or is_undefined(value):
+        return None
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return None
+    if type(attributes) is dict and len(attributes) <= _WIDTH:
+        return list(attributes.items())
+    return None
