@@ -4,14 +4,25 @@
 to ``f``'s signature and computes a *cache key*:
 
 * numpy arrays and numpy scalars are graph inputs, keyed by dtype and shape;
-* Python ``bool``/``int``/``float``/``str``/``None`` (and types, dtypes,
-  functions, enums) are constants, keyed by value: each new value traces a
-  new graph, in which the function sees the Python value itself;
-* tuples, lists, dicts and namedtuples are walked (dict keys in sorted
-  order); an ``rt.Variable`` is keyed by identity and used by reference.
+* Python ``bool``/``int``/``float``/``complex``/``str``/``bytes``/``None``
+  are constants, keyed by type and value (``-0.0`` is not ``0.0``; NaN is
+  one key): each new value traces a new graph, in which the function sees
+  the Python value itself;
+* tuples, lists, dicts and namedtuples are walked (dicts in insertion
+  order, containers keyed by their type);
+* an ``rt.Variable`` is keyed by dtype and shape: one graph serves every
+  variable of that spec, and each call reads and updates the variable
+  passed in;
+* any other object is a static argument the trace sees as it is, keyed by
+  ``__autograph_trace_key__()`` if its type defines it, else by equality if
+  it defines ``__eq__`` and is hashable, else by identity -- held weakly,
+  so the cache keeps no object alive (the traces of an object are dropped
+  once it is gone).  A graph does not see attributes changed after it was
+  traced.
 
 (``binding.py`` binds the arguments and matches an ``input_signature``;
-``signature.py`` builds, compares and relaxes the keys.)
+``signature.py`` builds, compares and relaxes the keys; ``cache.py`` holds
+the traces per key.)
 
 The first call with a key *traces* (``trace.py``): it runs
 ``trace_transform(f)`` (``f`` itself without one; ``ag.function`` passes
@@ -34,9 +45,15 @@ instead of tracing every new shape.  A function retraced
 ``RETRACE_WARNING_THRESHOLD`` times warns (``RetracingWarning``) naming the
 argument that changed.  On methods, each instance has its own cache.
 
+A function that creates variables is traced twice on its first call
+(``trace.py``): creating them again is an ``ag.TracingError``, the
+variable being created on every call.
+
 Cached calls are the hot path: a call whose positional arguments are numpy
 values and Python scalars (no keywords) looks its concrete function up by a
 flat tuple of dtypes, shapes and values, without binding the signature.
+The cache is safe under threads (``cache.py``): lookups take no lock;
+traces, writes and eviction take the function's lock.
 """
 
 from __future__ import annotations
@@ -47,13 +64,12 @@ import threading
 import types
 import weakref
 
-import numpy as np
-
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text, warn_at_user, without_library_frames
 from autograph.runtime.errors import AutoGraphWarning
 from autograph.runtime.tracing import options as options_module, signature, trace
 from autograph.runtime.tracing.binding import Binding
+from autograph.runtime.tracing.cache import TraceCache
 from autograph.runtime.tracing.concrete import ConcreteFunction
 from autograph.runtime.tracing.options import Options
 
@@ -109,12 +125,8 @@ class Function:
         self._instance_ref = _instance
         self.binding = Binding(python_function, self._name, method=_instance is not None)
         self._lock = threading.RLock()
-        self._cache: dict = {}  # key -> concrete function (general keys' matches memoized)
-        self._fast: dict = {}  # flat key of positional numpy/scalar arguments -> (cf, leaf index)
-        self._general: tuple = ()  # (key with None dimensions, cf)
-        self._traced: dict = {}  # id -> the concrete functions cached, oldest first
-        self._watched: list = []  # weak references to the objects traces are keyed by
-        self._stale = False  # one of them is gone: _purge at the next slow call
+        self._traces = TraceCache(self._lock)
+        self._fast = self._traces.fast  # the hot path's table, one attribute away
         self._traced_callable = None
         self._tracing_count = 0
         self._last_key = None
@@ -180,19 +192,13 @@ class Function:
 
 
     def _call_slow(self, args, kwargs):
-        if self._stale:
-            self._purge()
+        if self._traces.stale:
+            self._traces.purge()
         key, leaves, bound, arg_variables = self._key_of(args, kwargs)
         cf = self._concrete(key, bound, leaves, arg_variables)
         if not kwargs and not arg_variables:
-            self._remember_fast(args, leaves, cf)
+            self._traces.remember_fast(args, leaves, cf)
         return cf.on_variables(arg_variables)._call_flat(leaves)
-
-    # -- the cache ---------------------------------------------------------------
-    # Reads are lock-free (``dict.get`` and iterating a tuple); every write, and
-    # every walk over a dict, happens under ``self._lock``, and ``_fast``,
-    # ``_general`` and ``_traced`` are replaced rather than changed in place
-    # where a walk could see them change.
 
     def _concrete(self, key, bound, leaves, arg_variables=()):
         """The concrete function cached for ``key``, traced (once, under the lock) if there is none."""
@@ -205,24 +211,14 @@ class Function:
         return cf
 
     def _lookup(self, key, remember=False):
-        """The cached concrete function for ``key`` (``remember``, under the lock: memoize a match
-        of a general key)."""
         try:
-            found = self._cache.get(key)
+            return self._traces.lookup(key, remember)
         except Exception as error:  # noqa: BLE001 - an argument's __eq__ raised
             raise self._comparison_error(key, error) from error
-        if found is None:
-            for general, cf in self._general:
-                if signature.keys_match(general, key):
-                    if remember:
-                        self._cache[key] = cf
-                    return cf
-        return found
 
     def _comparison_error(self, key, error):
         """The ``TypeError`` naming the argument whose ``__eq__`` raised ``error``."""
-        with self._lock:
-            cached = list(self._cache)
+        cached = self._traces.keys()
         culprit = "an argument"
         for i, (name, component) in enumerate(zip(self.binding.names(), key)):
             try:
@@ -236,18 +232,6 @@ class Function:
             f"by equality when its type defines __eq__ and __hash__: make __eq__ return a bool, or give the "
             f"type a {signature.TRACE_KEY_METHOD}() method returning a hashable key."
         )
-
-    def _remember_fast(self, args, leaves, cf):
-        """Makes the hot path of ``__call__`` find ``cf`` for calls like this one, when it can."""
-        key = signature.flat_key(args)
-        if key is None:
-            return
-        index = [i for i, a in enumerate(args) if type(a) is np.ndarray or isinstance(a, np.generic)]
-        if len(index) != len(leaves) or any(args[i] is not leaf for i, leaf in zip(index, leaves)):
-            return  # defaults or signature conversions hold arrays: the flat key does not say it all
-        with self._lock:
-            if id(cf) in self._traced:  # not evicted meanwhile by another thread
-                self._fast[key] = (cf, None if len(index) == len(args) else tuple(index))
 
     def _inline(self, args, kwargs):
         """Traces the Python body into the current graph (a call from inside another trace)."""
@@ -268,77 +252,22 @@ class Function:
 
     def _trace(self, key, bound, leaves, arg_variables=()):
         """Traces ``key`` (under the lock) and caches the concrete function."""
-        if self._stale:
-            self._purge()
+        traces = self._traces
+        if traces.stale:
+            traces.purge()
         if self.options.reduce_retracing and self.input_signature is None:
-            key = self._relaxed(key)
-        cf, specs, traces = trace.trace(self, key, bound, arg_variables)
-        self._tracing_count += traces
-        self._cache[key] = cf
-        self._traced = {**self._traced, id(cf): cf}
-        if any(shape is None or None in shape for _, shape in specs):
-            self._general = self._general + ((key, cf),)
-        self._watch_objects(key)
+            key = traces.relaxed(key)
+        cf, specs, count = trace.trace(self, key, bound, arg_variables)
+        self._tracing_count += count
+        traces.add(key, cf, general=any(shape is None or None in shape for _, shape in specs))
         self._warn_retracing(key)
         if self.options.max_traces is not None:
-            self._evict(self.options.max_traces)
+            traces.evict(self.options.max_traces)
         return cf
 
     def _traced_graphs(self) -> list:
         """The distinct concrete functions cached, oldest first."""
-        return list(self._traced.values())
-
-    def _evict(self, keep: int) -> None:
-        """Drops the oldest cached concrete functions until ``keep`` remain (under the lock)."""
-        cached = list(self._traced.values())
-        self._drop({id(cf) for cf in cached[: max(0, len(cached) - keep)]})
-
-    def _drop(self, dropped: set) -> None:
-        """Forgets the concrete functions whose ids are in ``dropped`` (under the lock)."""
-        if not dropped:
-            return
-        self._cache = {k: cf for k, cf in self._cache.items() if id(cf) not in dropped}
-        self._fast = {k: entry for k, entry in self._fast.items() if id(entry[0]) not in dropped}
-        self._general = tuple((k, cf) for k, cf in self._general if id(cf) not in dropped)
-        self._traced = {i: cf for i, cf in self._traced.items() if i not in dropped}
-
-    def _watch_objects(self, key) -> None:
-        """Arranges for the traces keyed by objects held weakly to be dropped once they are gone."""
-        parts = []
-        for component in key:
-            signature.weak_parts(component, parts)
-        for part in parts:
-            for ref in part.refs:
-                obj = ref()
-                if obj is not None:
-                    self._watched.append(weakref.ref(obj, self._object_freed))
-
-    def _object_freed(self, _ref) -> None:
-        self._stale = True  # only a flag: this runs inside the garbage collector, maybe mid-walk
-
-    def _purge(self) -> None:
-        """Drops the traces keyed by objects that no longer exist."""
-        with self._lock:
-            self._stale = False
-            self._watched = [r for r in self._watched if r() is not None]
-            dead = set()
-            for i, cf in self._traced.items():
-                parts = []
-                for component in cf._key:
-                    signature.weak_parts(component, parts)
-                if not all(part.alive() for part in parts):
-                    dead.add(i)
-            self._drop(dead)
-
-    def _relaxed(self, key):
-        """With reduce_retracing: ``key`` relaxed against the keys traced before, if any fits."""
-        for previous in list(self._cache):
-            if len(previous) != len(key):
-                continue
-            relaxed = tuple(signature.relax_key(a, b) for a, b in zip(previous, key))
-            if None not in relaxed and relaxed != key:
-                return relaxed
-        return key
+        return self._traces.graphs()
 
     def _warn_retracing(self, key):
         previous, self._last_key = self._last_key, key
@@ -354,10 +283,13 @@ class Function:
         fix = "give an input_signature with None for dimensions that vary, or use reduce_retracing=True"
         if any(new[0] == "P" for _, _, new in changed):
             fix = "pass numbers that vary as numpy values (e.g. np.float32(x)) rather than Python scalars; " + fix
+        if any(new[0] == "O" for _, _, new in changed):
+            fix = (f"pass the same object each time, or give its type a {signature.TRACE_KEY_METHOD}() method "
+                   "returning a key equal for objects the function treats alike; " + fix)
         message = (
             f"{self.binding.label} was retraced {retraces} times (traced {self._tracing_count} times); last retrace: "
-            f"{what or 'arguments changed'}. Every new dtype/shape of an array argument and every new value "
-            f"of a Python scalar argument traces a new graph. To fix it, {fix}."
+            f"{what or 'arguments changed'}. Every new dtype/shape of an array argument, every new value "
+            f"of a Python scalar argument and every new object traces a new graph. To fix it, {fix}."
         )
         warn_at_user(message, RetracingWarning)
 
