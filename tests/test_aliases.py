@@ -156,3 +156,40 @@ def test_lists_under_one_name_or_not_grown_keep_their_values(fn, mode):
     elif isinstance(got, list):
         got = [np.asarray(v).tolist() for v in got]
     assert got == expected
+
+
+def two_state_paths_one_list(n):
+    acc = [0]
+    box = {"r": acc}
+    i = 0
+    while i < n:
+        acc[0] = acc[0] + 1
+        box["r"][0] = box["r"][0] + 10
+        i += 1
+    return acc[0]
+
+
+def branch_reads_the_alias(n):
+    acc = [0]
+    box = {"r": acc}
+    size = 0
+    if n > 1:
+        box["r"].append(1)
+        size = len(acc)
+    return size, len(box["r"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_loop_whose_state_reaches_one_list_at_two_paths_is_refused(mode):
+    assert two_state_paths_one_list(n3) == 33
+    with pytest.raises(ag.TracingError, match=r"'acc' and 'box\['r'\]' are the same list before the while loop at "
+                                              r".*test_aliases.py:\d+.* Use one name for the list"):
+        traced(two_state_paths_one_list, MODES[mode], n3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_body_reading_a_state_list_through_another_variable_is_refused(mode):
+    assert branch_reads_the_alias(n3) == (2, 2)
+    with pytest.raises(ag.TracingError, match=r"'acc' is the same list as 'box\['r'\]', which the if at "
+                                              r".*test_aliases.py:\d+ changes, and its body reads 'acc'"):
+        traced(branch_reads_the_alias, MODES[mode], n3)
