@@ -20,6 +20,7 @@ from autograph.converters import (
     lists,
     logical_expressions,
     private_names,
+    raise_statements,
     return_statements,
     slices,
     unsupported,
@@ -58,6 +59,9 @@ PASSES = (
     # Before any rewrite: every later pass (and the state names it emits) sees
     # the names the class body compiled (`self.__k` is `self._Counter__k`).
     ("private_names", private_names.transform),
+    # Before the jump lowerings (and so before any pass adds blocks): the raises it rewrites
+    # (raise ag__.raise_(E)) are the user's, nested in the user's if/while/for.
+    ("raise_statements", raise_statements.transform),
     # Jumps go first, so that control flow only ever sees structured blocks.
     # break also lowers loop `else` clauses; it runs before continue so that a
     # `continue` moved out of an inner loop's else is lowered with its own loop.

@@ -25,8 +25,8 @@ def check(before, after, stop_after=None):
 
 def test_pipeline_is_declared_once_in_order():
     assert pipeline.PASS_NAMES == (
-        "unsupported", "private_names", "break_statements", "continue_statements", "walrus", "return_statements",
-        "asserts",
+        "unsupported", "private_names", "raise_statements", "break_statements", "continue_statements", "walrus",
+        "return_statements", "asserts",
         "activity", "lists", "slices", "call_trees", "conditional_expressions", "logical_expressions",
         "analysis", "control_flow",
     )

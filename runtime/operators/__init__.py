@@ -102,6 +102,11 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``control_flow.and_(lambda: a, b)`` / ``control_flow.or_(lambda: a, b)``
   (both operands as closures, the first one returning the value already
   computed, so it is never evaluated twice).
+* ``raise_(exc, cause=<none>)`` -- ``raise exc`` (``from cause``) nested in
+  control flow is ``raise ag__.raise_(exc)``: returns ``exc`` (its cause
+  set), except while a branch of a tensor ``if`` is traced, where it records
+  an op raising ``exc`` when the graph runs that branch, and the branch
+  gives no values (``operators/raises.py``).
 * ``python_condition(value, construct, targets)`` -- ``value`` unchanged
   unless it is a ``Tensor``, then a ``TracingError``: wraps the deciding
   operands of an ``and``/``or``/conditional expression left as written
@@ -163,6 +168,7 @@ from autograph.runtime.operators.py_builtins import (
     type_ as type,
     zip_ as zip,
 )
+from autograph.runtime.operators.raises import raise_
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
 from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
 
@@ -173,6 +179,6 @@ __all__ = [
     "is_undefined",
     "bool", "isinstance", "reversed", "slice", "type",
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
-    "python_condition", "range",
+    "python_condition", "raise_", "range",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

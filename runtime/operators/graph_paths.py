@@ -41,7 +41,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import aliases, iterables, state
+from autograph.runtime.operators import aliases, iterables, raises, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
 from autograph.runtime.ops import apply, list_operators, spellings
 from autograph.runtime.ops import state as effects
@@ -83,15 +83,24 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     names = state.labels(symbol_names, init, opts)
     aliases.refuse_unseen(init, names, symbol_names or (), (body, orelse), where)
 
+    dead = []  # the branches that reached a staged raise (operators/raises.py)
+
     def branch(fn):
         def run():
             set_state(state.fresh(init))
-            fn()
+            try:
+                with raises.branch():
+                    fn()
+            except raises.DeadBranch:
+                dead.append(fn)
+                return raises.no_values(nouts)  # the outputs are the other branch's
             return state.read_state(get_state, where)[:nouts]
 
         return run
 
     outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
+    if len(dead) == 2:
+        raises.both_branches_raise(where)
     state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
 
 

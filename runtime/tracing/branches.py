@@ -91,6 +91,8 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
         merged = list(leaves_a)
         for j, (path, x, y) in enumerate(zip(nest.leaf_paths(a), leaves_a, leaves_b)):
             merged_type = _merge_dtype(label + path, x, y, where)
+            if merged_type is None and is_return_placeholder(x):
+                merged[j] = y
             if merged_type is not None:
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
@@ -154,6 +156,8 @@ def _merge_dtype(label, a, b, where):
             return other.dtype, False
         if is_weak(other):
             return weak_dtype(other), True
+        if not isinstance(other, Tensor) and not is_undefined(other):
+            return None  # a Python value: the unset one (never used on its path) takes it
     undefined_a, undefined_b = is_undefined(a), is_undefined(b)
     if undefined_a and undefined_b:
         return None

@@ -1,0 +1,128 @@
+"""``raise_``: a ``raise`` statement under control flow, staged when a tensor ``if`` decides it.
+
+``raise E`` (``raise E from C``) nested in an ``if``/``while``/``for`` of
+converted code becomes ``raise ag__.raise_(E)`` (``raise ag__.raise_(E, C)``).
+Outside the branches of a tensor ``if`` it returns the exception (with its
+cause set), which the user's line raises, as Python does.  While a
+branch of a tensor ``if`` is traced (``branch()``), it instead records an op
+that raises the same exception when the graph runs that branch (only then),
+and stops tracing the branch (``DeadBranch``): the branch gives no values
+(its outputs are those of the other branch), so the code after the raise is
+never traced, as it never runs.
+
+The exception's arguments may be tensors: it is built when the graph runs,
+from their values (``ValueError("negative:", n)``).  A message that
+formatted a tensor while tracing (``f"{n}"`` gives ``<Tensor n:0 ...>``)
+is a ``TracingError``: pass the tensor as an argument instead.  A staged
+raise is a ``py_function`` op: the graph runs it, but a graph def saved from
+it cannot be loaded again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+
+import numpy as np
+
+from autograph.runtime.core.location import construct_at
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.undefined import UndefinedReturnValue
+from autograph.runtime.errors import TracingError
+
+_NO_CAUSE = object()
+_staging = threading.local()
+
+
+class DeadBranch(BaseException):
+    """Internal: the branch being traced reached a staged ``raise``; it gives no values."""
+
+
+@contextlib.contextmanager
+def branch():
+    """While tracing one branch of a tensor ``if``: ``raise_`` stages instead of raising."""
+    depth = getattr(_staging, "depth", 0)
+    _staging.depth = depth + 1
+    try:
+        yield
+    finally:
+        _staging.depth = depth
+
+
+def in_branch() -> bool:
+    return getattr(_staging, "depth", 0) > 0
+
+
+def no_values(count):
+    """The outputs of a dead branch: unset values, which take the other branch's (as zeros)."""
+    return (UndefinedReturnValue(),) * count
+
+
+def both_branches_raise(where):
+    """Both branches of a tensor ``if`` raise: the enclosing branch is dead too, or this is refused."""
+    if in_branch():
+        raise DeadBranch()
+    raise TracingError(
+        f"both branches of {where} raise, so the function always fails there whatever the tensor "
+        "condition; raise before the if (or return a value on one path)."
+    )
+
+
+def raise_(exc, cause=_NO_CAUSE):
+    """The exception that ``raise exc`` (``raise exc from cause``) raises: generated code raises
+    what this returns.  Inside a traced branch of a tensor ``if`` it is staged instead, and this
+    ends the branch (``DeadBranch``)."""
+    if isinstance(exc, type) and issubclass(exc, BaseException):
+        exc = exc()
+    if not isinstance(exc, BaseException):
+        return exc  # the raise statement gives Python's TypeError
+    if cause is not _NO_CAUSE:
+        if isinstance(cause, type) and issubclass(cause, BaseException):
+            cause = cause()
+        if cause is not None and not isinstance(cause, BaseException):
+            raise TypeError("exception causes must derive from BaseException")
+        exc.__cause__, exc.__suppress_context__ = cause, True
+    if not in_branch():
+        return exc
+    _stage(exc, cause)
+    raise DeadBranch()
+
+
+def _stage(exc, cause):
+    where = construct_at(f"the `raise {type(exc).__name__}(...)`")
+    args = exc.args
+    formatted = [a for a in args if isinstance(a, str) and "<Tensor " in a]
+    if formatted:
+        raise TracingError(
+            f"the message of {where} formats a symbolic tensor while tracing ({formatted[0]!r}), which shows "
+            "no value. Pass the tensor itself as an argument of the exception, e.g. "
+            "ValueError('n must be >= 0, got', n): its value is filled in when the graph runs."
+        )
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    hidden = [k for k, v in getattr(exc, "__dict__", {}).items() if isinstance(v, Tensor)]
+    if hidden and not tensors:
+        raise TracingError(
+            f"the exception of {where} holds a symbolic tensor in its attribute '{hidden[0]}' but not in its "
+            "arguments; pass the tensor as an argument of the exception so that it is built from its value "
+            "when the graph runs."
+        )
+
+    def raise_when_run(*values):
+        if values:  # built again from the values, as the user's code builds it
+            it = iter(values)
+            error = type(exc)(*[_scalar(next(it)) if isinstance(a, Tensor) else a for a in args])
+        else:
+            error = copy.copy(exc)  # a fresh exception (traceback, notes) at every run
+        if cause is not _NO_CAUSE:
+            error.__cause__, error.__suppress_context__ = cause, True
+        raise error
+
+    from autograph.runtime.ops import effects
+
+    effects.py_function(raise_when_run, tensors, None, name=f"raise_{type(exc).__name__}")
+
+
+def _scalar(value):
+    """A 0-d array as the numpy scalar Python code would hold."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value

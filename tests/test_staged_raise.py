@@ -1,0 +1,199 @@
+"""A ``raise`` under a tensor condition raises when the graph runs that path, and only then.
+
+Python values keep Python's semantics (the raise happens at once); in a
+traced branch of a tensor ``if`` the raise becomes an op that raises the
+user's exception type, with its arguments' values, when the branch runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from tf_behaviour_util import check, i32, modes
+
+
+def checked_double(n):
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    return n * 2
+
+
+def negative_with_value(n):
+    if n < 0:
+        raise ValueError("negative:", n)
+    else:
+        y = n + 1
+    return y
+
+
+def first_negative(xs):
+    s = np.float32(0)
+    for x in xs:
+        if x < 0:
+            raise ValueError("bad element", x)
+        s += x
+    return s
+
+
+def nested_python_condition(n, strict):
+    if n < 0:
+        if strict:
+            raise KeyError("negative and strict")
+        n = -n
+    return n
+
+
+def python_value_on_the_other_path(n):
+    if n < 0:
+        raise ValueError("neg")
+    else:
+        s = "ok"
+    return s
+
+
+def raise_in_loop_with_return(n):
+    i = 0
+    while i < n:
+        if i > 10:
+            raise RuntimeError("too many")
+        if i * i > n:
+            return i
+        i += 1
+    return -1
+
+
+def raise_from(n):
+    if n > 3:
+        raise OverflowError("too big") from None
+    return n
+
+
+class CodeError(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def custom_exception(n):
+    if n < 0:
+        raise CodeError(n)
+    return n
+
+
+def _raises_in_every_mode(f, args, exc, args_expected):
+    with pytest.raises(exc) as python:
+        f(*args)
+    assert python.value.args == args_expected
+    for mode, g in modes(f):
+        with pytest.raises(exc) as staged:
+            g(*args)
+        assert type(staged.value) is exc, mode
+        assert staged.value.args == args_expected, mode
+        assert [type(a) for a in staged.value.args] == [type(a) for a in args_expected], mode
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_the_path_without_the_raise_runs(n):
+    check(checked_double, i32(n))
+    check(negative_with_value, i32(n))
+    check(raise_from, i32(n))
+
+
+def test_the_path_with_the_raise_raises_the_users_exception_when_the_graph_runs():
+    _raises_in_every_mode(checked_double, (i32(-1),), ValueError, ("n must be >= 0",))
+
+
+def test_tensor_arguments_of_the_exception_are_their_values():
+    _raises_in_every_mode(negative_with_value, (i32(-2),), ValueError, ("negative:", np.int32(-2)))
+    _raises_in_every_mode(first_negative, (np.array([1, -2.5], np.float32),), ValueError,
+                          ("bad element", np.float32(-2.5)))
+
+
+def test_one_trace_serves_both_paths():
+    for mode, g in modes(checked_double):
+        assert g(i32(4)) == 8
+        with pytest.raises(ValueError, match="n must be >= 0"):
+            g(i32(-4))
+        assert g(i32(5)) == 10
+        assert g.tracing_count == 1, mode
+
+
+def test_a_raise_in_a_tensor_loop():
+    check(first_negative, np.array([1, 2], np.float32))
+    check(raise_in_loop_with_return, i32(30))
+    _raises_in_every_mode(raise_in_loop_with_return, (i32(300),), RuntimeError, ("too many",))
+
+
+def test_a_python_condition_inside_a_tensor_branch():
+    check(nested_python_condition, i32(-1), False)
+    _raises_in_every_mode(nested_python_condition, (i32(-1), True), KeyError, ("negative and strict",))
+
+
+def test_the_other_paths_python_value_is_kept():
+    check(python_value_on_the_other_path, i32(2))
+
+
+def test_raise_from_keeps_the_cause():
+    for mode, g in modes(raise_from):
+        with pytest.raises(OverflowError, match="too big") as info:
+            g(i32(5))
+        assert info.value.__suppress_context__ and info.value.__cause__ is None, mode
+
+
+def test_a_user_exception_is_built_from_the_values():
+    for mode, g in modes(custom_exception):
+        with pytest.raises(CodeError) as info:
+            g(i32(-4))
+        assert info.value.code == -4 and type(info.value.code) is np.int32, mode
+
+
+def formatted_message(n):
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    return n
+
+
+def test_a_message_formatting_a_tensor_is_refused():
+    assert formatted_message(3) == 3
+    for mode, g in modes(formatted_message):
+        with pytest.warns(ag.TracingWarning), pytest.raises(
+            ag.TracingError, match=r"the message of the `raise ValueError\(...\)` at .*test_staged_raise.py:\d+ "
+                                   r"formats a symbolic tensor while tracing .*Pass the tensor itself"):
+            g(i32(3))
+
+
+def both_raise(n):
+    if n < 0:
+        raise ValueError("neg")
+    else:
+        raise KeyError("pos")
+
+
+def test_both_branches_raising_is_refused():
+    for mode, g in modes(both_raise):
+        with pytest.raises(ag.TracingError, match=r"both branches of the if at .*test_staged_raise.py:\d+ raise"):
+            g(i32(1))
+
+
+def caught(n):
+    try:
+        if n < 0:
+            raise ValueError("neg")
+    except ValueError:
+        return 0
+    return n
+
+
+def test_a_raise_inside_try_stays_python():
+    code = ag.to_code(caught)
+    assert "raise ValueError('neg')" in code and "ag__.raise_" not in code
+    assert ag.convert(caught, always_converted=True)(-1) == 0
+
+
+def test_python_values_raise_at_once():
+    converted = ag.convert(checked_double, always_converted=True)
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        converted(-1)
+    assert converted(2) == 4
