@@ -25,6 +25,8 @@ _PUBLIC = {
     "convert": "autograph.api",
     "do_not_convert": "autograph.api",
     "function": "autograph.api",
+    "grad": "autograph.api",
+    "value_and_grad": "autograph.api",
     "to_code": "autograph.api",
 }
 

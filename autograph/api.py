@@ -230,6 +230,25 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Fal
     )
 
 
+def grad(func, argnums=0, has_aux=False, **options):
+    """The gradient of the converted ``func`` (JAX-style, numpy in and out: ``runtime/autodiff/transforms.py``);
+    ``options`` are ``ag.function``'s (``jit_compile``, ``optimize``, ``input_signature``, ...)."""
+    from autograph.runtime.autodiff import transforms
+
+    return transforms.grad(func, argnums, has_aux, trace_transform=_converted_always, **options)
+
+
+def value_and_grad(func, argnums=0, has_aux=False, **options):
+    """``(value, gradient)`` of the converted ``func``, as ``grad``."""
+    from autograph.runtime.autodiff import transforms
+
+    return transforms.value_and_grad(func, argnums, has_aux, trace_transform=_converted_always, **options)
+
+
+def _converted_always(func):
+    return convert(func, always_converted=True)
+
+
 def clear_cache():
     """Forgets every conversion (for benchmarks and tests that time a cold conversion)."""
     _CACHE.clear()

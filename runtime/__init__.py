@@ -106,6 +106,7 @@ from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.variables import Variable
 from autograph.runtime.ops.effects import py_function
 from autograph.runtime.ops.effects import print  # noqa: A004 - rt.print, as tf.print
+from autograph.runtime import autodiff  # noqa: E402,F401 - the gradient rules and the ops they use (ops/nn.py)
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
 # submodule of the same name; reach the module with

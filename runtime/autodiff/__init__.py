@@ -1,0 +1,15 @@
+"""Reverse-mode differentiation of graphs (``ag.grad``, ``ag.value_and_grad``).
+
+* ``registry.py`` -- the table of gradient rules, keyed by op type, and the
+  op types declared not differentiable; a new op's gradient goes here, as an
+  entry of one of the rule modules (``math_grads.py``, ``array_grads.py``);
+* ``backprop.py`` -- the walker: gradient ops of targets with respect to
+  sources, added to the current graph, broadcasting undone once;
+* ``transforms.py`` -- ``grad`` / ``value_and_grad`` over ``rt.function``.
+"""
+
+from autograph.runtime.autodiff import array_grads, cond_grad, math_grads, while_grad  # noqa: F401 - they fill the table
+from autograph.runtime.autodiff.backprop import gradients
+from autograph.runtime.autodiff.transforms import grad, value_and_grad
+
+__all__ = ["gradients", "grad", "value_and_grad"]

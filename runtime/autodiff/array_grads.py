@@ -1,0 +1,104 @@
+"""Gradient rules of the array ops: identity, casts, reshapes, selection, joining, gathering and
+slicing (``registry.py`` says what a rule is)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import ops
+from autograph.runtime.autodiff import registry
+from autograph.runtime.autodiff.backprop import dims_of, zeros_for
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import apply, array, indexing, nn
+
+
+def _same(fwd, grads):
+    return [grads[0]]
+
+
+def _reshape(fwd, grads):
+    return [ops.reshape(grads[0], dims_of(fwd.inputs[0])), None]
+
+
+def _select(fwd, grads):
+    g = grads[0]
+    chosen, zeros = fwd.x(0), ops.zeros_like(g)
+    return [None, ops.where(chosen, g, zeros) if fwd.wants(1) else None,
+            ops.where(chosen, zeros, g) if fwd.wants(2) else None]
+
+
+def _rank_of(fwd):
+    shape = fwd.outputs[0].shape
+    if shape is None:
+        raise _needs_rank(fwd)
+    return len(shape)
+
+
+def _needs_rank(fwd):
+    return TracingError(f"the gradient of {fwd.op.type} at {fwd.op.location or '<unknown>'} needs tensors of known "
+                        "rank; give the inputs static ranks (an input_signature with None dimensions)")
+
+
+def _concat(fwd, grads):
+    g = grads[0]
+    rank = _rank_of(fwd)
+    axis = fwd.attrs["axis"] % rank
+    start, results = 0, []
+    for i, t in enumerate(fwd.inputs):
+        size = t.shape[axis] if t.shape is not None and t.shape[axis] is not None else ops.shape(fwd.x(i))[axis]
+        stop = start + size
+        key = (slice(None),) * axis + (slice(start, stop),)
+        results.append(indexing.getitem(g, key) if fwd.wants(i) else None)
+        start = stop
+    return results
+
+
+def _pack(fwd, grads):
+    g = grads[0]
+    axis = fwd.attrs["axis"] % _rank_of(fwd)
+    return [indexing.getitem(g, (slice(None),) * axis + (i,)) if fwd.wants(i) else None
+            for i in range(len(fwd.inputs))]
+
+
+def _gather(fwd, grads):
+    params = fwd.inputs[0]
+    if params.shape is None:
+        raise _needs_rank(fwd)
+    axis = fwd.attrs["axis"] % len(params.shape)
+    return [nn.scatter_add(grads[0], fwd.x(1), dims_of(params), axis), None]
+
+
+def _strided_slice(fwd, grads):
+    dynamic = [fwd.x(i) for i in range(1, len(fwd.inputs))]
+    attrs = {"key": fwd.attrs["spec"], "operator": "=", "python_value": False,
+             "where": f"the gradient of x[...] at {fwd.op.location or '<unknown>'}"}
+    d = apply.apply_op("SetItem", [zeros_for(fwd.inputs[0]), grads[0], *dynamic], attrs)
+    return [d] + [None] * len(dynamic)
+
+
+def _transpose(fwd, grads):
+    perm = fwd.attrs["perm"]
+    if perm is None:
+        return [array.transpose(grads[0])]
+    rank = len(perm)
+    return [array.transpose(grads[0], tuple(int(i) for i in np.argsort([p % rank for p in perm])))]
+
+
+def _list_append(fwd, grads):
+    g = grads[0]
+    return [indexing.getitem(g, slice(None, -1)) if fwd.wants(0) else None,
+            indexing.getitem(g, -1) if fwd.wants(1) else None]
+
+
+registry.register({
+    "Identity": _same,
+    "Cast": _same,
+    "Reshape": _reshape,
+    "Select": _select,
+    "ConcatV2": _concat,
+    "Pack": _pack,
+    "GatherV2": _gather,
+    "StridedSlice": _strided_slice,
+    "Transpose": _transpose,
+    "ListAppend": _list_append,
+})

@@ -1,0 +1,131 @@
+"""The gradient of ``While`` (TensorFlow's while_v2): a ``While`` that runs the forward loop's
+iterations backwards.
+
+The forward loop is extended once per differentiation (its op, ``cond`` and
+``body`` get more loop variables; nothing else changes what it computes):
+
+* a counter, 0 before the loop, +1 per iteration: the number of iterations;
+* one *accumulator* per forward value the gradient body reads: the body
+  appends the value of each iteration (``ListAppend``), so after ``n``
+  iterations it holds ``n`` entries.  Only the values the gradient rules
+  read are accumulated; a loop invariant (a value the loop captures) is
+  read directly, never stacked.
+
+The gradient ``While`` starts from the count and the cotangents of the
+loop's outputs; its body, a ``GradGraph`` over the forward body, takes
+``i = count - 1``, reads entry ``i`` of each accumulator where the forward
+body's value is read (``GatherV2``), runs the walker over the forward body
+from the cotangents of the body's outputs to those of its inputs, and adds
+up the cotangents of the captured values over the iterations; it stops at
+``count == 0``.  Loops from ``for ... in range(tensor)``, over tensor rows,
+with ``break``/``continue``/``return`` lowered to flags, with branches in
+the body and ``maximum_iterations`` are all such a ``While``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograph.runtime import ops
+from autograph.runtime.autodiff import backprop, registry
+from autograph.runtime.autodiff.grad_graph import GradGraph
+from autograph.runtime.core import dtypes
+from autograph.runtime.core.graph import Graph, current_graph
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.ops import apply, array
+from autograph.runtime.tracing.values import emit, unify_captures
+
+
+def _constant_before(op, value):
+    """A ``Const`` of ``value`` in ``op``'s graph, placed just before ``op`` (it is an input of it)."""
+    graph = op.graph
+    with graph.as_default():
+        t = apply.constant(value)
+    graph.operations.remove(t.op)
+    graph.operations.insert(graph.operations.index(op), t.op)
+    return t
+
+
+class _Accumulators:
+    """Extends one forward ``While`` with a counter and the accumulators its gradient body reads."""
+
+    def __init__(self, op, cond, body):
+        self.op, self.cond, self.body = op, cond, body
+        self.index = None  # the forward iteration the gradient body is at (set by while_gradient)
+        self.count = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
+        self.sizes = []  # (dtype, per-iteration shape) of each accumulator, for benchmarks and tests
+
+    def _add_loop_var(self, init, shape, step):
+        """Adds loop variable ``step(previous)`` starting at ``init``; returns the op's new output."""
+        op, position = self.op, len(self.body.inputs)
+        init = _constant_before(op, init)
+        op.inputs.insert(position, init)
+        previous = self.body.add_placeholder(init.dtype, shape, name="loop_var")
+        with self.body.as_default():
+            self.body.outputs.append(step(previous))
+        self.cond.add_placeholder(init.dtype, shape, name="loop_var")
+        out = Tensor(op, position, init.dtype, shape)
+        op.outputs.append(out)
+        return out
+
+    def expose(self, t):
+        """Forward body value ``t`` as the gradient body reads it (see the module docstring)."""
+        for k, (_, inner) in enumerate(self.body.captures):
+            if inner is t:  # a loop invariant
+                return self.op.inputs[len(self.body.inputs) + k]
+        dims = () if t.shape is None else tuple(0 if d is None else d for d in t.shape)
+        shape = None if t.shape is None else (None, *t.shape)
+        label = f"the accumulator of {t.name} in the gradient of the loop at {self.op.location or '<unknown>'}"
+        stacked = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape,
+                                     lambda previous: array.list_append(previous, t, label=label))
+        self.sizes.append((t.dtype, t.shape))
+        grad_body = current_graph()
+        while not (isinstance(grad_body, GradGraph) and grad_body.forward is self.body):
+            grad_body = grad_body.outer
+        with grad_body.as_default():
+            return ops.gather(stacked, self.index)
+
+
+def _cond_graph(outer, specs):
+    graph = Graph("while_cond_grad", outer=outer)
+    with graph.as_default():
+        placeholders = [graph.add_placeholder(dtype, shape, name="loop_var") for dtype, shape in specs]
+        graph.outputs = [ops.greater(placeholders[0], np.int32(0))]
+    return graph
+
+
+def while_gradient(fwd, grads):
+    op = fwd.op
+    library = op.graph.library
+    cond, body = library[op.attrs["cond"]], library[op.attrs["body"]]
+    n_vars, invariants = len(body.inputs), [inner for _, inner in body.captures]
+    loop_vars = [j for j in range(n_vars) if backprop.differentiable(body.inputs[j]) and grads[j] is not None]
+    captured_wanted = [k for k in range(len(invariants)) if n_vars + k in fwd.wanted]
+    captured_inputs = list(op.inputs[n_vars:])
+    accumulators = _Accumulators(op, cond, body)
+    outer = current_graph()
+    inits = [accumulators.count] + [grads[j] for j in loop_vars] + [
+        backprop.zeros_for(captured_inputs[k]) for k in captured_wanted]
+    specs = [(dtypes.int32, ())] + [(body.inputs[j].dtype, body.inputs[j].shape) for j in loop_vars] + [
+        (invariants[k].dtype, invariants[k].shape) for k in captured_wanted]
+    grad_body = GradGraph("while_body_grad", outer, body, accumulators.expose)
+    with grad_body.as_default():
+        count, *cotangents = [grad_body.add_placeholder(d, s, name="loop_var") for d, s in specs]
+        accumulators.index = ops.subtract(count, np.int32(1))
+        xs = [body.inputs[j] for j in loop_vars] + [invariants[k] for k in captured_wanted]
+        results = backprop.gradients([body.outputs[j] for j in loop_vars], xs, cotangents[:len(loop_vars)])
+        outputs = [backprop.zeros_for(x) if r is None else backprop.value(r)
+                   for r, x in zip(results[:len(loop_vars)], xs)]
+        for r, total in zip(results[len(loop_vars):], cotangents[len(loop_vars):]):
+            outputs.append(total if r is None else ops.add(total, r))
+        grad_body.outputs = [accumulators.index, *outputs]
+    cond_g = _cond_graph(outer, specs)
+    captured = unify_captures([cond_g, grad_body])
+    attrs = {"cond": outer.add_function(cond_g, "while_cond_grad"),
+             "body": outer.add_function(grad_body, "while_body_grad")}
+    final = emit("While", [*inits, *captured], attrs, [cond_g, grad_body])[1:]
+    found = dict(zip(loop_vars + [n_vars + k for k in captured_wanted], final))
+    return [found.get(i) for i in range(n_vars + len(invariants))]
+
+
+registry.register({"While": while_gradient})

@@ -1,0 +1,145 @@
+"""ag.grad / ag.value_and_grad: structures, caching, bad input, and what gradient graphs support."""
+
+import collections
+import json
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import runtime as rt
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def loss(params, data):
+    return rt.reduce_sum(rt.square(params["w"] * data + params["b"]))
+
+
+def test_gradient_has_the_structure_of_the_argument():
+    params = {"w": np.array([1.0, 2.0]), "b": np.float64(0.5)}
+    data = np.array([3.0, -1.0])
+    g = ag.grad(loss)(params, data)
+    r = params["w"] * data + params["b"]
+    assert set(g) == {"w", "b"}
+    np.testing.assert_allclose(g["w"], 2 * r * data)
+    np.testing.assert_allclose(g["b"], np.sum(2 * r))
+
+
+def test_tuples_lists_namedtuples_and_integers():
+    def f(pair, items, point):
+        return rt.reduce_sum(pair[0] * pair[1]) + items[0] * 3.0 + rt.reduce_sum(point.x) * rt.cast(point.y, "float64")
+
+    pair = (np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    grads = ag.grad(f, argnums=(0, 1, 2))(pair, [np.float64(1.0), np.int32(7)], Point(np.ones(2), np.int32(2)))
+    g_pair, g_items, g_point = grads
+    assert isinstance(g_pair, tuple) and isinstance(g_items, list) and isinstance(g_point, Point)
+    np.testing.assert_allclose(g_pair[0], [3.0, 4.0])
+    np.testing.assert_allclose(g_pair[1], [1.0, 2.0])
+    assert g_items[0] == 3.0 and g_items[1] is None
+    np.testing.assert_allclose(g_point.x, [2.0, 2.0])
+    assert g_point.y is None
+
+
+def test_value_and_grad_with_aux_and_python_floats():
+    def f(x, scale):
+        y = rt.sin(x) * scale
+        return rt.reduce_sum(y), y
+
+    (value, aux), g = ag.value_and_grad(f, argnums=1, has_aux=True)(np.array([0.5, 1.0]), 2.0)
+    np.testing.assert_allclose(value, 2.0 * np.sin([0.5, 1.0]).sum())
+    np.testing.assert_allclose(aux, 2.0 * np.sin([0.5, 1.0]))
+    np.testing.assert_allclose(g, np.sin([0.5, 1.0]).sum())
+    g2, aux2 = ag.grad(f, has_aux=True)(np.array([0.5, 1.0]), 2.0)
+    np.testing.assert_allclose(g2, 2.0 * np.cos([0.5, 1.0]))
+
+
+def test_unconnected_float_source_gets_zeros():
+    g = ag.grad(lambda x, y: rt.reduce_sum(x * 2.0), argnums=(0, 1))(np.ones(2), np.ones((2, 2)))
+    np.testing.assert_array_equal(g[1], np.zeros((2, 2)))
+
+
+def test_traced_once_per_signature():
+    g = ag.grad(loss)
+    params = {"w": np.array([1.0, 2.0]), "b": np.float64(0.5)}
+    g(params, np.array([1.0, 2.0]))
+    g(params, np.array([3.0, 2.0]))
+    assert g.tracing_count == 1
+
+
+def test_usable_inside_a_function():
+    inner = ag.grad(lambda x: rt.reduce_sum(rt.sin(x)))
+
+    @ag.function
+    def step(x):
+        return x - 0.1 * inner(x)
+
+    x = np.array([0.2, 0.4])
+    np.testing.assert_allclose(step(x), x - 0.1 * np.cos(x))
+
+
+def not_scalar(x):
+    return x * 2.0
+
+
+def integer_result(x):
+    return rt.cast(rt.reduce_sum(x), "int32")
+
+
+def test_a_result_that_is_not_a_scalar_is_an_error_naming_its_shape():
+    with pytest.raises(TypeError, match=r"must return a scalar, but it returned a float64\[3\] tensor.*reduce_sum"):
+        ag.grad(not_scalar)(np.ones(3))
+
+
+def test_an_integer_result_is_an_error():
+    with pytest.raises(TypeError, match=r"returned a int32 scalar .*gradients need a float result"):
+        ag.grad(integer_result)(np.ones(3))
+
+
+def through_py_function(x):
+    y = rt.py_function(lambda v: v * 2.0, [x], "float64", shape=(3,))
+    return rt.reduce_sum(y)
+
+
+def test_a_py_function_on_the_path_is_an_error_naming_it():
+    with pytest.raises(ag.TracingError, match=r"rt.py_function at .*test_grad_api.py:\d+: it has no gradient function"):
+        ag.grad(through_py_function)(np.ones(3))
+
+
+def through_set_item(x):
+    y = x * 1.0
+    y[0] = 3.0
+    return rt.reduce_sum(y)
+
+
+def test_an_op_without_a_rule_is_an_error_naming_its_type_and_line():
+    with pytest.raises(ag.TracingError, match=r"SetItem op .* created at .*test_grad_api.py:\d+: op type SetItem has no "
+                                              r"gradient rule"):
+        ag.grad(through_set_item)(np.ones(3))
+
+
+def test_bad_argnums():
+    with pytest.raises(TypeError, match="argnums must be a non-negative int"):
+        ag.grad(loss, argnums=-1)
+
+
+def model(w, x):
+    h = rt.tanh(rt.matmul(x, w))
+    return rt.reduce_mean(rt.square(h - 0.5))
+
+
+def test_gradient_graphs_print_verify_serialize_and_run_alike():
+    w, x = np.random.default_rng(1).normal(size=(3, 2)), np.random.default_rng(2).normal(size=(4, 3))
+    results = [ag.grad(model, **mode)(w, x) for mode in ({}, {"optimize": False}, {"jit_compile": True},
+                                                           {"parallel": False})]
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0], rtol=1e-12)
+    cf = ag.grad(model).get_concrete_function(w, x)
+    graph = cf.graph
+    graph.verify()
+    assert "MatMul" in graph.to_text() and "Transpose" in graph.to_text()
+    loaded = rt.Graph.from_graph_def(json.loads(json.dumps(graph.as_graph_def())))
+    loaded.verify()
+    (again,) = rt.run_graph(loaded, [w, x])
+    np.testing.assert_allclose(again, results[0], rtol=1e-12)
+    cf.execution_graph.verify()
