@@ -41,7 +41,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import aliases, iterables, raises, state
+from autograph.runtime.operators import aliases, iterables, raises, recursion, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
 from autograph.runtime.ops import apply, list_operators, spellings
 from autograph.runtime.ops import state as effects
@@ -98,7 +98,14 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
 
         return run
 
-    outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
+    try:
+        outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
+    except RecursionError:
+        raise recursion.refusal(body, where) from None
+    except TracingError as error:
+        if recursion.is_refusal(error):
+            raise recursion.again(error) from None
+        raise
     if len(dead) == 2:
         raises.both_branches_raise(where)
     state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)

@@ -1,0 +1,39 @@
+"""Recursion whose base case a tensor decides: a short TracingError naming the function, in every mode."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+
+import autograph as ag
+from tf_behaviour_util import check, i32, modes
+
+
+def total(n):
+    if n <= 0:
+        return 0
+    return n + total(n - 1)
+
+
+def test_recursion_with_a_tensor_base_case_is_refused_naming_the_function():
+    assert total(3) == 6
+    for mode, g in modes(total):
+        with pytest.raises(ag.TracingError, match=r"the function 'total' recursed until Python's recursion limit "
+                                                  r"while tracing the if at .*test_tensor_recursion.py:\d+.*"
+                                                  r"Write 'total' as a loop") as info:
+            g(i32(3))
+        assert len(traceback.extract_tb(info.value.__traceback__)) < 20, mode
+
+
+def scaled(x, depth):
+    if depth == 0:
+        return x
+    if x > 0:
+        return scaled(x - 1, depth - 1) * 2
+    return x
+
+
+@pytest.mark.parametrize("x", [-1, 2, 5])
+def test_recursion_bounded_by_a_python_value_still_traces(x):
+    check(scaled, i32(x), 3)
