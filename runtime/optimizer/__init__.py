@@ -86,7 +86,11 @@ class Report:
 
 def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES):
     """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``."""
-    g = graph_util.clone(graph)
+    with graph_util.stateful_cache():
+        return _optimize(graph_util.clone(graph), report, check, passes)
+
+
+def _optimize(g, report, check, passes):
     records = []
     order = graph_util.graphs_postorder(g)
     for round_ in range(1, MAX_ROUNDS + 1):

@@ -6,28 +6,36 @@ Before / after::
     %m = Const 6.0 ;                                     %y = Add(%x, %m)
 
 Rules by op type, default rule ``_fold``: run the op's registered kernel on
-the constant values, exactly as the executor would.  An op is left alone if
-it is stateful, if its kernel fails or warns (the error must still happen at
-run time, where it is reported with the user's line), if the result's dtype
-differs from the inferred one, or if the result is large (folding would only
-bloat the graph).
+the constant values, exactly as the executor would.  Folding is lazy: an op
+is left alone if it is stateful, if its kernel fails or would warn (under
+``np.errstate(all="raise")``, which is per thread: the error or warning must
+still happen at run time, where it is reported with the user's line, and
+only if the program gets there -- ``where(d != 0, x / d, 0)`` with a
+constant ``d = 0`` never warns while optimizing), if it would warn through
+Python's ``warnings`` (a complex value cast to a real dtype; a reduction of
+an empty array: not folded), if the result's dtype differs from the inferred
+one, or if the result is large (judged before running the kernel, from the
+static shape or the values: folding would only bloat the graph, and the
+branch computing it may never run).
 
 ``Shape``/``Size`` of a value with a fully known static shape fold too.
 ``If`` with a constant predicate is replaced by the taken branch (inlined).
 Constant arguments of an ``If`` are pushed into both branches so that
-folding continues inside them; sub-graphs are folded by the driver, which
+folding continues inside them (neither is done to a function other ops call
+too, ``graph_util.is_shared``); sub-graphs are folded by the driver, which
 runs every pass on every sub-graph.  A ``While`` whose condition is false on
 its (constant) initial values disappears: its outputs are its inputs.
 """
 
 from __future__ import annotations
 
-import warnings
+import math
 
 import numpy as np
 
 from autograph.runtime.core import backend, opdef, shapes
-from autograph.runtime.optimizer import graph_util, inline
+from autograph.runtime.exec import limits
+from autograph.runtime.optimizer import graph_util, hazards, inline
 from autograph.runtime.optimizer.rewrite import rewrite
 
 MAX_FOLDED_ELEMENTS = 1 << 14
@@ -35,15 +43,31 @@ MAX_FOLDED_ELEMENTS = 1 << 14
 _NEVER = frozenset({"Placeholder", "Const"})
 
 
+def _may_warn_or_grow(op, values) -> bool:
+    """Whether running ``op``'s kernel on ``values`` may warn through Python's ``warnings``
+    (which cannot be caught without changing every thread's filters) or has a large
+    static result."""
+    if not hazards.never_fails(op):
+        if any(np.size(v) == 0 for v in values):  # numpy warns about reductions of empty arrays
+            return True
+        if any(np.asarray(v).dtype.kind == "c" for v in values) and any(t.dtype.kind != "c" for t in op.outputs):
+            return True  # ComplexWarning: the imaginary part discarded
+    return any(
+        t.shape is not None and None not in t.shape and math.prod(t.shape) > MAX_FOLDED_ELEMENTS for t in op.outputs
+    )
+
+
 def run_kernel(op, values):
     """Outputs of ``op`` computed from numpy ``values``, or None if they must not be folded."""
     definition = opdef.REGISTRY.get(op.type)
     kernel = backend.get().kernels.get(op.type)
-    if definition is None or definition.stateful or kernel is None:
+    if definition is None or definition.stateful or kernel is None or _may_warn_or_grow(op, values):
         return None
     try:
-        with warnings.catch_warnings(), np.errstate(all="raise"):
-            warnings.simplefilter("error")
+        size = limits.SIZE_RULES.get(op.type)  # an op that may grow: its result's size, before it runs
+        if size is not None and size(values, op.attrs) > MAX_FOLDED_ELEMENTS:
+            return None
+        with np.errstate(all="raise"):  # (numpy's floating-point errors raise instead of warning)
             result = kernel(*values, **op.attrs)
     except Exception:
         return None
@@ -75,9 +99,9 @@ def _fold_if(rw, op):
     pred = graph_util.const_value(op.inputs[0])
     if pred is not None:
         taken = then_graph if bool(pred) else else_graph
-        return inline.inline(rw, op, taken, args)
+        return None if graph_util.is_shared(taken) else inline.inline(rw, op, taken, args)
     for branch in (then_graph, else_graph):
-        if _push_constants(branch, args):
+        if not graph_util.is_shared(branch) and _push_constants(branch, args):
             rw.changed = True
     return None
 

@@ -8,16 +8,27 @@
   by control edges, or a functional op whose sub-graphs hold such an op.
   ``If``/``While`` with stateless bodies are stateless (TensorFlow's
   ``StatelessIf``): passes may fold, prune or hoist them.
-* ``clone(graph)``: a deep copy with its own function library in which every
-  sub-graph is referenced by exactly one op and ``outer`` pointers follow the
-  op that calls the sub-graph.  Passes mutate the copy in place, so
-  ``optimize`` never changes the graph it was given.
-* ``graphs_postorder(root)``: the root and every reachable sub-graph, inner
-  graphs first (a pass on a graph then only touches already-processed
-  children).
+* ``clone(graph)``: a deep copy with its own function library; ``outer``
+  pointers follow the op that calls the sub-graph.  Passes mutate the copy
+  in place, so ``optimize`` never changes the graph it was given.  A library
+  function that several ops call (a graph file may name one function in both
+  branches of an ``If``, a dozen levels down) is copied once and stays
+  shared, so a copy is as large as the graph, never as the number of paths
+  through it; ``is_shared(g)`` says so, and passes leave alone what would
+  change such a function for one of its callers (inlining it, pushing
+  constants into it, hoisting out of it, dropping its arguments).
+* ``graphs_postorder(root)``: the root and every reachable sub-graph, once
+  each, inner graphs first (a pass on a graph then only touches
+  already-processed children).
+* ``stateful_cache()``: while ``optimize`` runs, a graph's statefulness is
+  computed once (it cannot change: no pass moves a stateful op into a graph
+  that had none), so asking it of every op costs the size of the graph.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 from autograph.runtime.core import opdef
 from autograph.runtime.core.graph import Graph, Operation, base_name  # noqa: F401 - base_name: for the passes
@@ -48,23 +59,62 @@ def is_functional(op) -> bool:
     return bool(_function_attrs(op.type))
 
 
+# id(graph) -> (graph, stateful?) while ``stateful_cache`` is active (None: not cached)
+_STATEFUL = contextvars.ContextVar("autograph_optimizer_stateful", default=None)
+
+
+@contextlib.contextmanager
+def stateful_cache():
+    """Within it, ``graph_is_stateful`` computes each graph's answer once (``optimize``)."""
+    token = _STATEFUL.set({})
+    try:
+        yield
+    finally:
+        _STATEFUL.reset(token)
+
+
 def graph_is_stateful(graph) -> bool:
     """True if ``graph`` or a graph it calls holds a stateful op."""
     if graph.last_stateful is not None:
         return True
-    return any(is_stateful(op) for op in graph.operations)
+    cache = _STATEFUL.get()
+    if cache is None:
+        return _holds_stateful(graph, set())
+    found = cache.get(id(graph))
+    if found is None:
+        found = cache[id(graph)] = (graph, _holds_stateful(graph, set()))  # (keeps the id alive)
+    return found[1]
+
+
+def _holds_stateful(graph, seen) -> bool:
+    """Whether an op of ``graph`` or of a graph it calls is stateful; each graph visited once."""
+    seen.add(id(graph))
+    for op in graph.operations:
+        if _stateful_here(op):
+            return True
+        for sub in subgraphs(op):
+            if id(sub) not in seen and (sub.last_stateful is not None or _holds_stateful(sub, seen)):
+                return True
+    return False
+
+
+def _stateful_here(op) -> bool:
+    definition = opdef.REGISTRY.get(op.type)
+    return bool((definition is not None and definition.stateful) or op.control_inputs or op is op.graph.last_stateful)
 
 
 def is_stateful(op) -> bool:
     """True if ``op`` has side effects and must run, in order, exactly as traced."""
-    definition = opdef.REGISTRY.get(op.type)
-    if definition is not None and definition.stateful:
-        return True
-    if op.control_inputs or op is op.graph.last_stateful:
+    if _stateful_here(op):
         return True
     if is_functional(op):
         return any(graph_is_stateful(g) for g in subgraphs(op))
     return False
+
+
+def is_shared(graph) -> bool:
+    """True if several ops call ``graph`` (only a ``clone`` of a graph that shares a function)."""
+    return graph.__dict__.get("_optimizer_shared", False)
 
 
 def const_op(graph, value, weak=False, *, location=None):
@@ -111,19 +161,40 @@ def remove_placeholder(graph, placeholder) -> None:
     graph.operations = [op for op in graph.operations if op is not placeholder.op]
 
 
+def add_capture(graph, outer_tensor):
+    """A new capture placeholder of ``graph`` standing for ``outer_tensor``."""
+    placeholder = new_op(
+        graph, "Placeholder", [], {"dtype": outer_tensor.dtype, "shape": outer_tensor.shape},
+        [(outer_tensor.dtype, outer_tensor.shape, outer_tensor.weak)], name="capture",
+    )
+    graph.operations.insert(0, placeholder)
+    inner = placeholder.outputs[0]
+    graph.captures.append((outer_tensor, inner))
+    graph._capture_map[id(outer_tensor)] = inner
+    return inner
+
+
 def graphs_postorder(root) -> list[Graph]:
-    """``root`` and all sub-graphs it reaches, each graph after the ones it calls."""
+    """``root`` and all sub-graphs it reaches, once each, each graph after the ones it calls
+    (iterative: a file may nest sub-graphs deeper than Python recursion goes)."""
     order: list[Graph] = []
-
-    def visit(g):
-        for op in g.operations:
-            if _function_attrs(op.type):
-                for sub in subgraphs(op):
-                    visit(sub)
-        order.append(g)
-
-    visit(root)
+    seen = {id(root)}
+    stack = [(root, _callees(root))]
+    while stack:
+        graph, callees = stack[-1]
+        for sub in callees:
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                stack.append((sub, _callees(sub)))
+                break
+        else:
+            order.append(graph)
+            stack.pop()
     return order
+
+
+def _callees(graph):
+    return (sub for op in graph.operations if _function_attrs(op.type) for sub in subgraphs(op))
 
 
 def count_ops(root) -> int:
@@ -147,15 +218,17 @@ def collect_library(root, order=None) -> None:
 
 
 def clone(graph) -> Graph:
-    """A deep copy of ``graph`` with a fresh library, one sub-graph per reference."""
+    """A deep copy of ``graph`` with a fresh library; a function several ops call is copied
+    once, stays shared and is marked so (``is_shared``)."""
     root = Graph(graph.name)
-    _copy_into(graph, root, {})
+    _copy_into(graph, root, {}, {})
     return root
 
 
-def _copy_into(src, dst, outer_tmap) -> None:
+def _copy_into(src, dst, outer_tmap, copied) -> None:
     """Copies ``src`` into the empty graph ``dst``; ``outer_tmap`` maps the
-    enclosing graph's tensor ids to their copies (for ``captures``)."""
+    enclosing graph's tensor ids to their copies (for ``captures``); ``copied``
+    maps the ids of the library graphs copied so far to their copies."""
     tmap: dict[int, Tensor] = {}
     ops: dict[int, Operation] = {}
     copies = dst.operations
@@ -171,9 +244,14 @@ def _copy_into(src, dst, outer_tmap) -> None:
         copies.append(copy)
         for attr in _function_attrs(op.type):
             sub = src.library[op.attrs[attr]]
-            sub_copy = Graph(sub.name, outer=dst)  # ``outer`` follows the calling op
-            _copy_into(sub, sub_copy, tmap)
-            copy.attrs[attr] = dst.add_function(sub_copy, sub.name)
+            sub_copy = copied.get(id(sub))
+            if sub_copy is not None:  # called from another place too: shared, as in ``src``
+                sub_copy._optimizer_shared = True
+            else:
+                sub_copy = copied[id(sub)] = Graph(sub.name, outer=dst)  # ``outer`` follows the first caller
+                _copy_into(sub, sub_copy, tmap, copied)
+                dst.add_function(sub_copy, sub.name)
+            copy.attrs[attr] = sub_copy.name
     dst.inputs = [tmap[id(t)] for t in src.inputs]
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
     dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]

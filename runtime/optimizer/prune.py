@@ -50,8 +50,8 @@ def _unused_arguments(op, first: int, shift: int, graphs) -> bool:
 
 def _if_arguments(op) -> bool:
     branches = graph_util.subgraphs(op)
-    if any(len(b.all_inputs) != len(op.inputs) - 1 for b in branches):
-        return False
+    if any(len(b.all_inputs) != len(op.inputs) - 1 or graph_util.is_shared(b) for b in branches):
+        return False  # (a shared function's other callers still pass every argument)
     return _unused_arguments(op, 1, 1, branches)
 
 
@@ -60,6 +60,8 @@ def _while_arguments(op) -> bool:
     cond, body = graph_util.subgraphs(op)
     nvars = len(body.outputs)
     if len(cond.all_inputs) != len(op.inputs) or len(body.all_inputs) != len(op.inputs):
+        return False
+    if graph_util.is_shared(cond) or graph_util.is_shared(body):
         return False
     if len(cond.inputs) != nvars or len(body.inputs) != nvars:
         return False
