@@ -1,0 +1,203 @@
+"""Gradients through If and While: finite differences, unrolled loops, every execution mode."""
+
+import json
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import runtime as rt
+
+from test_grad_rules import MODES, check, numeric_grad
+
+
+def branchy(x, y):
+    if rt.reduce_sum(x) > 0.0:
+        z = rt.sin(x) * y
+    else:
+        z = rt.exp(x * y)
+    return rt.reduce_sum(z * z)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_if_both_branches(sign):
+    check(branchy, sign * np.array([0.3, 0.5]), np.float64(1.5))
+
+
+def one_sided(x, y):
+    z = y
+    if y > 0.0:
+        z = y * rt.reduce_sum(x * x)
+    return z
+
+
+def test_a_branch_that_does_not_depend_on_a_source_gives_zeros():
+    g = ag.grad(one_sided)(np.array([1.0, 2.0]), np.float64(-1.0))
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+    check(one_sided, np.array([1.0, 2.0]), np.float64(0.5))
+
+
+def nested_ifs(x):
+    s = rt.reduce_sum(x)
+    if s > 0.0:
+        if s > 1.0:
+            y = rt.tanh(x) * s
+        else:
+            y = x * x
+    else:
+        y = -x
+    return rt.reduce_sum(y * rt.cos(x))
+
+
+@pytest.mark.parametrize("x", [[0.7, 0.8], [0.2, 0.3], [-0.5, 0.1]])
+def test_nested_ifs(x):
+    check(nested_ifs, np.array(x))
+
+
+def loop_with_branch(x, n):
+    y = x
+    for i in range(n):
+        if rt.reduce_sum(y) > 1.0:
+            y = y * 0.5
+        else:
+            y = rt.sin(y) * x + 0.3
+    return rt.reduce_sum(y * y)
+
+
+def loop_with_branch_unrolled(x):
+    y = x
+    for i in range(5):  # a Python bound: no While
+        if rt.reduce_sum(y) > 1.0:
+            y = y * 0.5
+        else:
+            y = rt.sin(y) * x + 0.3
+    return rt.reduce_sum(y * y)
+
+
+def test_while_matches_finite_differences_and_the_unrolled_loop():
+    x = np.array([0.7, 0.9])
+    check(loop_with_branch, x, np.int32(5), argnums=(0,))
+    unrolled = ag.grad(loop_with_branch_unrolled)
+    assert "While" not in unrolled.get_concrete_function(x).graph.to_text()
+    np.testing.assert_allclose(ag.grad(loop_with_branch)(x, np.int32(5)), unrolled(x), rtol=1e-12)
+
+
+def test_zero_iterations():
+    g = ag.grad(loop_with_branch)(np.array([0.7, 0.9]), np.int32(0))
+    np.testing.assert_allclose(g, 2 * np.array([0.7, 0.9]))
+
+
+def while_with_break(x, limit):
+    total = x * 0.0
+    i = 0
+    while i < 10:
+        total = total + rt.sin(x * rt.cast(i, "float64"))
+        if rt.reduce_sum(total) > limit:
+            break
+        i += 1
+    return rt.reduce_sum(total * x)
+
+
+def test_while_with_break():
+    x = np.array([0.4, 0.6])
+    for limit in (np.float64(0.5), np.float64(100.0)):
+        check(while_with_break, x, limit, argnums=(0,))
+
+
+def early_return(x, n):
+    acc = x
+    for i in range(n):
+        acc = acc * rt.cos(acc)
+        if rt.reduce_max(acc) < 0.2:
+            return rt.reduce_sum(acc) * 10.0
+    return rt.reduce_sum(acc)
+
+
+@pytest.mark.parametrize("x", [[0.9, 1.1], [0.3, 1.2]])
+def test_early_return_in_a_loop(x):
+    check(early_return, np.array(x), np.int32(6), argnums=(0,))
+
+
+def over_rows(w, xs):
+    h = rt.zeros((3,), "float64")
+    for x in xs:
+        h = rt.tanh(rt.matmul(w, h) + x)
+    return rt.reduce_sum(h)
+
+
+def test_loop_over_tensor_rows_rnn():
+    rng = np.random.default_rng(0)
+    check(over_rows, rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 3)))
+
+
+def nested_loops(x, n, m):
+    y = x
+    for i in range(n):
+        for j in range(m):
+            y = rt.sin(y) + x * 0.1
+    return rt.reduce_sum(y)
+
+
+def test_nested_loops():
+    check(nested_loops, np.array([0.5, -0.3]), np.int32(3), np.int32(2), argnums=(0,))
+
+
+def bounded(x):
+    return rt.reduce_sum(rt.while_loop(lambda v: rt.reduce_sum(v) < 100.0, lambda v: (v * 1.5,), (x,),
+                                       maximum_iterations=4)[0])
+
+
+def test_maximum_iterations():
+    check(bounded, np.array([0.5, 1.0]))
+    np.testing.assert_allclose(ag.grad(bounded)(np.array([0.5, 1.0])), [1.5 ** 4] * 2)
+
+
+def test_only_needed_values_are_accumulated_and_invariants_are_not():
+    def f(x, w, n):
+        y = x
+        for i in range(n):
+            y = y * w + 1.0  # the cotangent of y needs w (an invariant), that of w needs y
+        return y
+
+    g = ag.grad(f, argnums=(0, 1))
+    graph = g.get_concrete_function(np.float64(1.0), np.float64(0.5), np.int32(3)).graph
+    text = graph.to_text()
+    assert text.count("ListAppend") == 1  # y only: w is captured, the constant 1.0 copied
+    gx, gw = g(np.float64(1.0), np.float64(0.5), np.int32(3))
+    assert gx == pytest.approx(0.125) and gw == pytest.approx(1.75 + 0.5 * (1.5 + 0.5 * 1.0))  # y2 + w (y1 + w y0)
+
+
+def test_control_flow_gradient_graphs_verify_serialize_and_run_alike():
+    x, n = np.array([0.7, 0.9]), np.int32(5)
+    cf = ag.grad(loop_with_branch).get_concrete_function(x, n)
+    cf.graph.verify()
+    cf.execution_graph.verify()
+    loaded = rt.Graph.from_graph_def(json.loads(json.dumps(cf.graph.as_graph_def())))
+    loaded.verify()
+    (again,) = rt.run_graph(loaded, [x, n])
+    expected = ag.grad(loop_with_branch)(x, n)
+    np.testing.assert_allclose(again, expected, rtol=1e-12)
+    for mode in MODES + [{"parallel": False}]:
+        np.testing.assert_allclose(ag.grad(loop_with_branch, **mode)(x, n), expected, rtol=1e-12)
+
+
+def test_second_derivative_of_elementwise_matmul_and_if():
+    def f(x):
+        return rt.reduce_sum(rt.sin(x) * x)
+
+    def g(w):
+        return rt.reduce_sum(rt.matmul(w, w) ** 2)
+
+    def h(x):
+        if rt.reduce_sum(x) > 0.0:
+            y = x * x * x
+        else:
+            y = -x * x
+        return rt.reduce_sum(y)
+
+    for fn, x in ((f, np.array([0.3, 1.2])), (g, np.array([[0.5, -1.0], [0.3, 0.8]])), (h, np.array([0.5, 0.7])),
+                  (h, np.array([-0.5, -0.7]))):
+        first = ag.grad(fn)
+        second = ag.grad(lambda v: rt.reduce_sum(first(v)))
+        numeric = numeric_grad(lambda v: np.sum(first(v)), [x], 0)
+        np.testing.assert_allclose(second(x), numeric, rtol=1e-5, atol=1e-6)
