@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.tensor import TensorSpec
-from autograph.runtime.data import checks, execution, printing, sources, state_functions, structure
+from autograph.runtime.data import checks, execution, printing, sources, staged_loop, state_functions, structure
 from autograph.runtime.data.functions import trace
 from autograph.runtime.errors import TracingError
 
@@ -159,6 +159,10 @@ class Dataset:
         spec = self.element_spec
         for leaves in execution.elements(self):
             yield structure.pack(spec, leaves)
+
+    def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
+        """``for x in ds`` in converted code while tracing: one ``DatasetReduce`` op."""
+        staged_loop.for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
 
     def __bool__(self):
         return True

@@ -3,7 +3,12 @@
 ``as_sequence`` turns an iterable into an object with ``length()``,
 ``item(index)`` and ``index_dtype``; ``for_stmt``'s graph path loops over it
 with a hidden counter.  A staged iterable's class sets
-``__ag_staged_iterable__ = True`` (datasets will register here too).
+``__ag_staged_iterable__ = True``.
+
+A class whose loops are staged some other way defines
+``__ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts)``
+with ``for_stmt``'s contract; while a trace is active ``for_stmt`` hands the
+loop to it (``rt.data.Dataset``: one ``DatasetReduce`` op, ``runtime/data/staged_loop.py``).
 """
 
 from __future__ import annotations

@@ -187,6 +187,9 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     test becomes a ``Tensor`` (a flag set in a tensor ``if``) continues
     unrolled, each remaining iteration guarded by that test (``if_stmt``).
     """
+    own_loop = getattr(type(iter_), "__ag_for_stmt__", None)  # a dataset stages itself (iterables.py)
+    if own_loop is not None and current_graph() is not None:
+        return own_loop(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
         from autograph.runtime.operators import graph_paths
         return graph_paths.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)

@@ -317,7 +317,10 @@ def _call(gen, op, depth, reuse):
             "code rule, so the graph cannot be compiled"
         )
     if op.attrs:  # the attributes are bound with the kernel: no key or value of them is in the source
-        kernel = gen.bind(functools.partial(found, **op.attrs), "k_" + op.name)
+        attrs = dict(op.attrs)
+        if opdef.function_attr_names(op.type):  # a functional op with a kernel (DatasetReduce)
+            attrs["library"] = op.graph.library
+        kernel = gen.bind(functools.partial(found, **attrs), "k_" + op.name)
     else:
         kernel = gen.kernels.get(op.type)
         if kernel is None:

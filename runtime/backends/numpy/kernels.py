@@ -359,13 +359,36 @@ def _sum_to_shape(g, shape):
     g, shape = np.asarray(g), tuple(int(d) for d in shape)
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
-    return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+    if not axes:
+        return g.reshape(shape)
+    return np.sum(g, axis=axes, keepdims=True, dtype=g.dtype).reshape(shape)  # g's dtype, as inferred
 
 
 def _scatter_add(updates, indices, dims, *, axis):
     out = np.zeros(tuple(int(d) for d in dims), np.asarray(updates).dtype)
     np.add.at(out, (slice(None),) * (axis % out.ndim) + (np.asarray(indices),), updates)
     return out
+
+
+# -- DatasetReduce (runtime/data/reduce_op.py) -----------------------------------------
+
+
+def _dataset_reduce(*inputs, dataset, cond, body, n_state, library):
+    """The staged ``for x in ds`` loop: ``body`` over the pipeline's elements while ``cond`` holds."""
+    from autograph.runtime.exec.interpreter import plan  # the executor runs the sub-graphs
+
+    state, captures = tuple(inputs[:n_state]), inputs[n_state:]
+    cond_plan, body_plan = plan(library[cond]), plan(library[body])
+    elements = dataset.flat_elements()
+    try:
+        while cond_plan.run((*state, *captures))[0]:
+            element = next(elements, None)
+            if element is None:
+                break
+            state = tuple(body_plan.run((*state, *element, *captures)))
+    finally:
+        elements.close()  # stops the pipeline's threads
+    return state[0] if n_state == 1 else state
 
 
 # -- the table ------------------------------------------------------------------------
@@ -407,4 +430,5 @@ KERNELS: dict = {
     "Assert": _assert,
     "SumToShape": _sum_to_shape,
     "ScatterAdd": _scatter_add,
+    "DatasetReduce": _dataset_reduce,
 }

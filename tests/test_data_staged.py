@@ -1,0 +1,243 @@
+"""`for x in ds` inside ag.function: one DatasetReduce op, with the state rules of tensor loops.
+
+Each function runs three ways: as plain Python over the dataset (the reference), traced by
+ag.function (interpreted), and traced with jit_compile=True.
+"""
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import runtime as rt
+from autograph.runtime.data import Dataset, threads
+
+NUMBERS = Dataset.from_tensor_slices(np.array([3, 8, 1, 9, 4, 7], dtype=np.int32))
+BATCHES = Dataset.from_tensor_slices(np.arange(20, dtype=np.float32).reshape(10, 2)).batch(4)
+
+
+def three_ways(fn, *args):
+    """The Python result, the traced result and the compiled result of ``fn(*args)``."""
+    return fn(*args), ag.function(fn)(*args), ag.function(fn, jit_compile=True)(*args)
+
+
+def assert_same(python, *staged):
+    for got in staged:
+        assert type(got) is type(python) or isinstance(python, (int, float)), (python, got)
+        np.testing.assert_equal(got, python)
+
+
+def reduce_ops(fn, *args):
+    graph = ag.function(fn).get_concrete_function(*args).graph
+    return [op for op in graph.operations if op.type == "DatasetReduce"]
+
+
+def sum_big(ds, limit):
+    total = np.int32(0)
+    for x in ds:
+        if x > limit:
+            total += x
+    return total
+
+
+def test_sum_with_a_tensor_condition():
+    py, staged, jit = three_ways(sum_big, NUMBERS, np.int32(4))
+    assert py == 24
+    assert_same(py, staged, jit)
+    assert len(reduce_ops(sum_big, NUMBERS, np.int32(4))) == 1
+
+
+def count_and_sum(ds):
+    n = 0
+    total = 0
+    for x in ds:
+        n += 1
+        total += x
+    return n, total
+
+
+def test_python_numbers_take_the_element_dtype():
+    _, (n, total), (jn, jtotal) = three_ways(count_and_sum, NUMBERS)
+    assert (int(n), int(total)) == (6, 32) and (int(jn), int(jtotal)) == (6, 32)
+    assert total.dtype == np.int32  # 0 + int32 elements: int32, as in a tensor loop (NEP 50)
+
+
+def first_above(ds, limit):
+    found = -1
+    for x in ds:
+        if x > limit:
+            found = x
+            break
+    return found
+
+
+@pytest.mark.parametrize("limit", [0, 5, 8, 100])
+def test_break_stops_the_reduction(limit):
+    py, staged, jit = three_ways(first_above, NUMBERS, np.int32(limit))
+    assert int(staged) == int(jit) == int(py)
+
+
+def index_of(ds, wanted):
+    i = 0
+    for x in ds:
+        if x == wanted:
+            return i
+        i += 1
+    return -1
+
+
+@pytest.mark.parametrize("wanted", [3, 9, 7, 5])
+def test_return_inside_the_loop(wanted):
+    py, staged, jit = three_ways(index_of, NUMBERS, np.int32(wanted))
+    assert int(staged) == int(jit) == py
+
+
+def batch_stats(ds):
+    stats = {"sum": np.zeros(2, np.float32), "rows": 0}
+    biggest = np.float32(-1.0)
+    for batch in ds:
+        stats["sum"] = stats["sum"] + rt.reduce_sum(batch, axis=0)
+        stats["rows"] += rt.shape(batch)[0]
+        biggest = rt.maximum(biggest, rt.reduce_max(batch))
+    return stats, biggest
+
+
+def test_composite_state_over_batches():
+    (py_stats, py_big), (stats, big), (jstats, jbig) = three_ways(batch_stats, BATCHES)
+    for got_stats, got_big in ((stats, big), (jstats, jbig)):
+        np.testing.assert_array_equal(got_stats["sum"], py_stats["sum"])
+        assert int(got_stats["rows"]) == py_stats["rows"] == 10
+        assert got_big == py_big == 19.0
+
+
+def concat_all(ds):
+    seen = np.zeros((0,), np.int32)
+    for x in ds:
+        seen = rt.concat([seen, rt.reshape(x, (1,))], axis=0)
+    return seen
+
+
+def test_a_growing_dimension_is_relaxed():
+    py, staged, jit = three_ways(concat_all, NUMBERS)
+    np.testing.assert_array_equal(staged, py)
+    np.testing.assert_array_equal(jit, py)
+
+
+def unchanged_python_value(ds):
+    scale = 2
+    total = np.int32(0)
+    for x in ds:
+        total += x * scale
+    return total, scale
+
+
+def test_a_python_value_the_body_leaves_alone_stays_python():
+    (_, py_scale), (total, scale), _ = three_ways(unchanged_python_value, NUMBERS)
+    assert total == 64 and scale == 2 and type(scale) is int
+
+
+def built_inside():
+    ds = Dataset.range(5).map(lambda v: v * v)
+    total = 0
+    for x in ds:
+        total += x
+    return total
+
+
+def test_a_dataset_built_inside_the_function():
+    py, staged, jit = three_ways(built_inside)
+    assert py == staged == jit == 30
+
+
+def over_pairs(ds):
+    acc = np.float32(0)
+    for i, (a, b) in ds:
+        acc += rt.cast(i, "float32") * a + b
+    return acc
+
+
+def test_structured_elements_are_unpacked():
+    pairs = Dataset.zip((Dataset.from_tensor_slices(np.arange(4.0, dtype=np.float32)),
+                         Dataset.from_tensor_slices(np.ones(4, np.float32)))).enumerate()
+    py, staged, jit = three_ways(over_pairs, pairs)
+    assert_same(py, staged, jit)
+
+
+def test_printing_in_the_body_runs_once_per_element(capsys):
+    @ag.function
+    def show(ds):
+        for x in ds:
+            rt.print("element", x)
+        return 0
+
+    show(Dataset.range(3))
+    assert capsys.readouterr().out == "element 0\nelement 1\nelement 2\n"
+
+
+def test_an_empty_dataset_keeps_the_initial_state():
+    py, staged, jit = three_ways(count_and_sum, NUMBERS.take(0))
+    assert int(staged[0]) == int(jit[0]) == 0 and int(staged[1]) == 0
+
+
+def test_infinite_dataset_with_break_frees_its_threads():
+    ds = Dataset.range(10).repeat().map(lambda v: v + 1, num_parallel_calls=2).prefetch(2)
+    assert int(ag.function(first_above)(ds, np.int64(8))) == 9
+    gc.collect()
+    assert [t for t in threading.enumerate() if t.name.startswith(threads.THREAD_PREFIX)] == []
+
+
+def dtype_change(ds):
+    total = np.int32(0)
+    for x in ds:
+        total = total + x * 0.5
+    return total
+
+
+def test_a_dtype_change_is_refused_naming_the_variable():
+    with pytest.raises(ag.TracingError, match=r"'total' is int32 before the for loop over a dataset at "
+                                              r".*test_data_staged.py:\d+ but float64 after an iteration"):
+        ag.function(dtype_change)(NUMBERS)
+
+
+def undefined_before(ds):
+    for x in ds:
+        last = x
+    return last
+
+
+def test_a_variable_undefined_before_the_loop_is_refused():
+    with pytest.raises(ag.TracingError, match=r"'last' is not defined before the for loop over a dataset at "
+                                              r".*test_data_staged.py:\d+ .* the dataset may be empty"):
+        ag.function(undefined_before)(NUMBERS)
+
+
+def appends(ds):
+    out = []
+    for x in ds:
+        out.append(x)
+    return out
+
+
+def test_a_growing_list_is_refused():
+    with pytest.raises(ag.TracingError, match=r"'out' is a list that the for loop over a dataset at .* grows or "
+                                              r"shrinks; .* Dataset.scan or batch\(\)"):
+        ag.function(appends)(NUMBERS)
+
+
+def check_small(x):
+    assert x < 5, "element too large"
+    return x
+
+
+def test_a_map_error_inside_a_staged_loop_reaches_the_caller():
+    ds = Dataset.range(10).map(check_small)
+    with pytest.raises(AssertionError, match="element too large") as info:
+        ag.function(count_and_sum)(ds)
+    notes = "\n".join(info.value.__notes__)
+    assert "check_small' defined at" in notes and "DatasetReduce op" in notes
+
+
+def test_outside_a_trace_the_loop_is_plain_python():
+    assert ag.convert(count_and_sum, always_converted=True)(NUMBERS) == (6, 32)
