@@ -240,8 +240,52 @@ def unconverted_len(x):
 
 
 @ag.function
-def max_builtin(x):
-    return max(x * 1)
+def sorted_builtin(x):
+    return sorted(x * 1)
+
+
+@ag.function
+def match_class_pattern(x):
+    match x:
+        case np.ndarray():
+            return x
+    return x * 2
+
+
+@ag.do_not_convert
+def unconverted_isinstance(x):
+    return x * 2 if type(x) is np.float32 else x
+
+
+@ag.function
+def calls_unconverted_isinstance(x):
+    return unconverted_isinstance(x + 1)
+
+
+@ag.function
+def fstring_tensor(x):
+    return x, f"{x + 1:}"
+
+
+@ag.function
+def percent_tensor(x):
+    return x, "%s" % (x + 1)
+
+
+class Settings:
+    rate = 0.1
+
+
+@ag.function
+def reads_rate(x, settings):
+    return x * settings.rate
+
+
+def stale_caller(x):
+    settings = Settings()
+    y = reads_rate(x, settings)
+    settings.rate = 0.2
+    return y
 
 
 @ag.function
@@ -290,7 +334,12 @@ EXPECTED = {
     "dnc_while": {"AG110"},
     "unconverted_and": {"AG110"},
     "unconverted_len": {"AG110"},
-    "max_builtin": {"AG110"},
+    "sorted_builtin": {"AG110"},
+    "match_class_pattern": {"AG111"},
+    "unconverted_isinstance": {"AG111"},
+    "fstring_tensor": {"AG112"},
+    "percent_tensor": {"AG112"},
+    "stale_caller": {"AG113"},
     "unpack_tensor": {"AG110"},
     "wrapped_later": {"AG101"},
 }

@@ -259,3 +259,28 @@ def not_traced(x):
 @ag.function
 def comprehension_over_list(x):
     return rt.stack([x * k for k in (1.0, 2.0)])
+
+
+@ag.function
+def max_of_vector(x):
+    return max(x * 1), min(x[0], x[1]), bool(x[0] > 0)
+
+
+@ag.function
+def converted_introspection(x):
+    if isinstance(x, np.ndarray) and type(x[0]) is np.float32:
+        return x * 2
+    return x
+
+
+@ag.function
+def reads_rate_once(x, settings):
+    return x * settings.rate
+
+
+def fresh_settings_each_call(x, make):
+    settings = make()
+    y = reads_rate_once(x, settings)
+    settings = make()
+    settings.rate = 0.3  # another object: not reported
+    return y

@@ -6,7 +6,8 @@
 ``g = ag.function(f)``; with ``FILE.py:FUNC`` just that one), follows their
 calls into the same module (``program``), decides which names hold tensors
 (``taint``) and reports what runs once while tracing instead of at every
-call (``detect``), in the words of one table of codes (``rules.RULES``).
+call (``detect``; ``stale_attributes`` reads the module code that calls
+them), in the words of one table of codes (``rules.RULES``).
 
 The result is a sorted list of ``report.Finding``; ``check_source`` does
 the same for one source string.  A file that does not parse is one
@@ -19,7 +20,7 @@ from __future__ import annotations
 import ast
 import os
 
-from autograph.check import detect, program, rules
+from autograph.check import detect, program, rules, stale_attributes
 from autograph.check.report import Finding, UsageError, enabled_codes, silenced
 from autograph.check.symbols import ModuleSymbols
 from autograph import loading
@@ -45,10 +46,12 @@ def check_source(source: str, path: str, function: str | None = None) -> list:
                              "Class.method or outer.inner)")
         entries = {node: symbols.entries.get(node) or symbols.decorator_mode(node) or "converted"}
     found = set()
-    for facts in program.analyse_module(symbols, entries):
-        for node, code, fields in detect.findings(facts, source):
-            message, fix = rules.describe(code, fields)
-            found.add(Finding(path, node.lineno, node.col_offset + 1, code, message, fix))
+    reported = [item for facts in program.analyse_module(symbols, entries) for item in detect.findings(facts, source)]
+    if function is None:  # module-level code that calls the traced functions
+        reported += stale_attributes.findings(symbols, source)
+    for node, code, fields in reported:
+        message, fix = rules.describe(code, fields)
+        found.add(Finding(path, node.lineno, node.col_offset + 1, code, message, fix))
     return sorted(found)
 
 

@@ -32,12 +32,20 @@ _VARIABLE = frozenset({
 })
 _UNCONVERTED = "in code autograph does not convert (@ag.do_not_convert, rt.function or autograph=False)"
 _FIX_BOOL = "let autograph convert this code (drop @ag.do_not_convert / autograph=False), or use rt.cond / rt.where"
+_FIX_TYPE = ("let autograph convert this code and use isinstance(x, ...) / type(x) (answered as numpy's types "
+             "for the array a tensor stands for), or test x.ndim / x.dtype")
+# builtins that iterate their argument, which converted code stages for a tensor
+_STAGED_ITERATING = frozenset({"enumerate", "zip", "max", "min"})
 _FIX_ITER = "let autograph convert this code (a converted for loop stages it), or index the tensor / use rt.while_loop"
 
 
 def _text(source, node, limit=48) -> str:
     text = " ".join((ast.get_source_segment(source, node) or type(node).__name__).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_text(node) -> bool:
+    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def guarded_branch(test):
@@ -137,6 +145,15 @@ class _Walker:
         elif self.level(node.iter) == TENSOR:
             self.report(node.iter, "AG110", use="iteration", arg=self.text(node.iter), where=_UNCONVERTED,
                         replacement=_FIX_ITER)
+
+    def on_Match(self, node, guarded):
+        if self.level(node.subject) != TENSOR:
+            return
+        for case in node.cases:
+            for pattern in ast.walk(case.pattern):
+                if isinstance(pattern, ast.MatchClass):
+                    self.report(pattern, "AG111", construct=f"the class pattern `case {self.text(pattern)}`",
+                                arg=self.text(node.subject), where="in a `match`", replacement=_FIX_TYPE)
 
     def on_Assert(self, node, guarded):
         if not self.converted and self.level(node.test) == TENSOR:
@@ -263,11 +280,26 @@ class _Walker:
             elif not self.converted and kind is ast.UnaryOp and isinstance(node.op, ast.Not):
                 if self.level(node.operand) == TENSOR:
                     self.bool_use(node.operand, "`not`")
+            elif kind is ast.JoinedStr or kind is ast.BinOp and isinstance(node.op, ast.Mod) and _is_text(node.left):
+                self.formatting(node)
             elif kind is ast.comprehension and self.level(node.iter) == TENSOR:
                 self.report(node.iter, "AG110", use="iteration", arg=self.text(node.iter),
                             where="in a comprehension (comprehensions are not converted)",
                             replacement="use a for loop (converted and staged) or vectorized rt ops")
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def formatting(self, node):
+        """AG112 for the first tensor an f-string or a ``%`` formatting shows."""
+        if isinstance(node, ast.JoinedStr):
+            shown = [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+            construct = "an f-string"
+        else:
+            shown = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            construct = "`%` formatting"
+        for value in shown:
+            if self.level(value) == TENSOR:
+                self.report(node, "AG112", construct=construct, arg=self.text(value))
+                return
 
     def call(self, node, guarded):
         facts = self.facts
@@ -280,6 +312,11 @@ class _Walker:
             self.builtin_call(node, name)
             return
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "format" and _is_text(func.value):
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                if self.level(argument) == TENSOR:
+                    self.report(node, "AG112", construct="str.format()", arg=self.text(argument))
+                    return
         if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and not guarded:
             root = _root_name(func.value)
             if self.outside(root):
@@ -320,10 +357,17 @@ class _Walker:
                 self.report(node, "AG103", call="print(...)", why=" (no argument is a tensor, so it is not staged)")
         elif first is None or self.level(first) != TENSOR:
             return
+        elif name in ("str", "format"):
+            self.report(node, "AG112", construct=f"{name}()", arg=self.text(first))
+        elif name in ("isinstance", "type"):
+            if not self.converted:
+                self.report(node, "AG111", construct=f"{name}()", arg=self.text(first), where=_UNCONVERTED,
+                            replacement=_FIX_TYPE)
         elif name == "bool":
-            self.report(node, "AG110", use="bool()", arg=self.text(first), where="(bool() is not converted)",
-                        replacement="use the tensor itself as the condition (converted if/while stage it)")
-        elif name in _ITERATING and (not self.converted or name not in ("enumerate", "zip")):
+            if not self.converted:  # converted code stages bool() (numpy's truth, checked when the graph runs)
+                self.report(node, "AG110", use="bool()", arg=self.text(first), where=_UNCONVERTED,
+                            replacement=_FIX_BOOL)
+        elif name in _ITERATING and (not self.converted or name not in _STAGED_ITERATING):
             self.report(node, "AG110", use=f"{name}()", arg=self.text(first),
                         where=f"({name}() iterates in Python)" if self.converted else _UNCONVERTED,
                         replacement="use the rt reductions (rt.reduce_sum, rt.reduce_max, ...) or a converted for loop")

@@ -92,6 +92,28 @@ RULES = {
         message="{use} of tensor {arg!r} {where} raises ag.TracingError while tracing",
         fix="{replacement}",
     ),
+    "AG111": Rule(
+        summary="type introspection of a tensor that sees the symbolic tensor, not the array (a `match` class "
+        "pattern; `isinstance` / `type` where autograph does not convert)",
+        message="{construct} of tensor {arg!r} {where} is decided once, while tracing, by the class of the symbolic "
+        "tensor (never np.ndarray or a numpy scalar type): it may take another branch than Python would",
+        fix="{replacement}",
+    ),
+    "AG112": Rule(
+        summary="`str()` / f-string / `%` / `.format()` of a tensor makes its text once, while tracing",
+        message="{construct} of tensor {arg!r} makes its text once, while tracing: it shows the symbolic tensor, "
+        "never its value at a call",
+        fix="use rt.print(...) to print values at every call, or format the function's result",
+    ),
+    "AG113": Rule(
+        summary="an attribute of an argument, read by a traced function, is assigned after calling it: the "
+        "graph keeps the value read while tracing",
+        message="{target} is assigned after {call}, but {function} read {param}.{attr} while tracing: its graph "
+        "keeps the value read then, and later calls with the same {arg!r} reuse that graph",
+        fix="pass the value as an argument (a new Python value traces again, a tensor is read at every call), "
+        "or keep it in an rt.Variable and .assign() it",
+        informational=True,
+    ),
 }
 
 
@@ -118,4 +140,5 @@ _GENERIC_FIX = {
     "AG108": "`range(len(x))` (staged when the size is unknown) or `rt.range(rt.shape(x)[0])`",
     "AG109": "test `rt.shape(x)[...]` when the size may vary at run time",
     "AG110": "remove `@ag.do_not_convert` / use `ag.function`, or `rt.cond`, `rt.where`, `rt.shape(x)[0]`",
+    "AG111": "`isinstance(x, ...)` / `type(x)` in converted code (answered as numpy's types), or test `x.ndim` / `x.dtype`",
 }
