@@ -27,7 +27,7 @@ from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, variables
-from autograph.runtime.tracing import signature
+from autograph.runtime.tracing import escapes, signature
 from autograph.runtime.tracing.concrete import ConcreteFunction, _Out
 
 
@@ -47,8 +47,10 @@ def trace(function, key, bound, arg_variables=()):
     specs = []
     for component in key:
         signature.leaf_specs(component, specs)
-    with variables.creation_scope():  # not the user's: made outside the refusals below
-        stand_ins = {id(v): _stand_in(v) for v in arg_variables}
+    stand_ins = {}
+    if arg_variables:
+        with variables.creation_scope():  # not the user's: made outside the refusals below
+            stand_ins = {id(v): _stand_in(v) for v in arg_variables}
     arguments = dict(bound.arguments)
     refusal = None if function.tracing_count == 0 else _refusal(binding.label, "retrace")
     graph, template, created = _trace_graph(function, specs, bound, stand_ins, refusal)
@@ -88,6 +90,7 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
         result = function._callable()(*bound.args, **bound.kwargs)
         outputs = []
         template = _flatten_output(binding.label, result, outputs, graph, "result")
+        escapes.write_back_escapes(graph, function.python_function, bound.arguments.items(), binding.label)
     graph.outputs = outputs
     return graph, template, created
 
