@@ -19,6 +19,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
+from autograph.runtime.ops import state
 
 
 # -- variables created inside the function -------------------------------------------------------
@@ -185,6 +186,15 @@ def test_concrete_function_of_a_variable_argument_runs_on_other_variables():
     a, b = rt.Variable(0.0), rt.Variable(10.0)
     cf = g.get_concrete_function(a)
     assert cf(b) == 11.0 and b.numpy() == 11.0 and a.numpy() == 0.0
+    assert cf(a) == 1.0 and a.numpy() == 1.0
+
+
+def test_saved_graph_of_a_variable_argument_holds_that_variable():
+    g = ag.function(lambda v: v.assign_add(1.0))
+    a = rt.Variable(np.float32(41.0), name="a")
+    graph = rt.Graph.from_graph_def(g.get_concrete_function(a).graph.as_graph_def())
+    handle = next(op.attrs["handle"] for op in graph.operations if "handle" in op.attrs)
+    assert state.lookup_variable(handle).numpy() == 41.0  # the value of a, not of a stand-in
 
 
 def test_variables_with_jit_compile():

@@ -107,6 +107,7 @@ class ConcreteFunction:
         self._arg_variables = tuple(arg_variables)  # the stand-ins traced for variable arguments
         self._specialized: dict = {}  # handle ids of argument variables -> ConcreteFunction running on them
         self._argument_refs = ()  # a specialized one: weak references to its argument variables
+        self._base = None  # a specialized one: the concrete function it was made from
         out_dtypes = [t.dtype for t in graph.outputs]
         self._pack = _make_packer(template, out_dtypes)
         self._run = None
@@ -153,6 +154,8 @@ class ConcreteFunction:
         Made once per combination and cached; an entry whose variables are gone
         is dropped when the next one is made.
         """
+        if self._base is not None:  # a specialized one: its base makes the one for ``arguments``
+            return self._base.on_variables(arguments)
         if not self._arg_variables:
             return self
         ids = tuple(v.handle.id for v in arguments)
@@ -176,6 +179,7 @@ class ConcreteFunction:
             self.structured_input_signature, execution_graph=_substituted(self.execution_graph, mapping), keep=keep,
         )
         cf._argument_refs = tuple(weakref.ref(v) for v in arguments)
+        cf._base = self
         return cf
 
     def _arguments_alive(self) -> bool:

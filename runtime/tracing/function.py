@@ -303,11 +303,15 @@ class Function:
         self._key_of(args, kwargs, allow_specs=True)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
-        """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed."""
+        """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed.
+
+        With variable arguments, its graph uses those variables; called with
+        other variables of the same spec, it runs on them.
+        """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
         key, leaves, bound, arg_variables = self._key_of(args, kwargs, allow_specs=True)
-        return self._concrete(key, bound, leaves, arg_variables)
+        return self._concrete(key, bound, leaves, arg_variables).on_variables(arg_variables)
 
     # -- methods -------------------------------------------------------------
 
