@@ -38,7 +38,7 @@ GENERATOR_NAMES = frozenset({"np", "args", "e", "_fail"})
 
 RESERVED = (
     frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
-    | {"__builtins__"} | GENERATOR_NAMES
+    | {"_", "__builtins__"} | GENERATOR_NAMES  # ("_": a builtin in interactive sessions only)
 )
 
 
