@@ -6,8 +6,9 @@ The forward loop is extended once per differentiation (its op, ``cond`` and
 
 * a counter, 0 before the loop, +1 per iteration: the number of iterations;
 * one *accumulator* per forward value the gradient body reads: the body
-  appends the value of each iteration (``ListAppend``), so after ``n``
-  iterations it holds ``n`` entries.  Only the values the gradient rules
+  pushes the value of each iteration (``StackPush``, ``ops/nn.py``), so
+  after ``n`` iterations it holds ``n`` entries (in a buffer that grows by
+  doubling).  Only the values the gradient rules
   read are accumulated; a loop invariant (a value the loop captures) is
   read directly, never stacked.
 
@@ -32,7 +33,7 @@ from autograph.runtime.autodiff.grad_graph import GradGraph
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.ops import apply, array
+from autograph.runtime.ops import apply, nn
 from autograph.runtime.tracing.values import emit, unify_captures
 
 
@@ -52,11 +53,11 @@ class _Accumulators:
     def __init__(self, op, cond, body):
         self.op, self.cond, self.body = op, cond, body
         self.index = None  # the forward iteration the gradient body is at (set by while_gradient)
-        self.count = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
-        self.sizes = []  # (dtype, per-iteration shape) of each accumulator, for benchmarks and tests
+        self.count, self.iteration = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
 
     def _add_loop_var(self, init, shape, step):
-        """Adds loop variable ``step(previous)`` starting at ``init``; returns the op's new output."""
+        """Adds loop variable ``step(previous)`` starting at ``init``; returns the op's new output and the
+        body's placeholder for it."""
         op, position = self.op, len(self.body.inputs)
         init = _constant_before(op, init)
         op.inputs.insert(position, init)
@@ -66,7 +67,7 @@ class _Accumulators:
         self.cond.add_placeholder(init.dtype, shape, name="loop_var")
         out = Tensor(op, position, init.dtype, shape)
         op.outputs.append(out)
-        return out
+        return out, previous
 
     def expose(self, t):
         """Forward body value ``t`` as the gradient body reads it (see the module docstring)."""
@@ -76,14 +77,21 @@ class _Accumulators:
         dims = () if t.shape is None else tuple(0 if d is None else d for d in t.shape)
         shape = None if t.shape is None else (None, *t.shape)
         label = f"the accumulator of {t.name} in the gradient of the loop at {self.op.location or '<unknown>'}"
-        stacked = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape,
-                                     lambda previous: array.list_append(previous, t, label=label))
-        self.sizes.append((t.dtype, t.shape))
+        push = lambda previous: nn.stack_push(previous, self.iteration, t, label, ragged=_is_accumulator(t))  # noqa: E731
+        stacked, _ = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape, push)
         grad_body = current_graph()
         while not (isinstance(grad_body, GradGraph) and grad_body.forward is self.body):
             grad_body = grad_body.outer
         with grad_body.as_default():
             return ops.gather(stacked, self.index)
+
+
+def _is_accumulator(t) -> bool:
+    """True for the accumulator of an inner loop (its entries may differ in length: pushed ragged)."""
+    if t.op.type != "While":
+        return False
+    body = t.op.graph.library[t.op.attrs["body"]]
+    return body.outputs[t.value_index].op.type == "StackPush"
 
 
 def _cond_graph(outer, specs):

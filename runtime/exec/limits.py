@@ -178,6 +178,8 @@ SIZE_RULES = {
     "ConcatV2": lambda values, attrs: sum(_size(v) for v in values),
     "ListAppend": lambda values, attrs: _size(values[0]) + _size(values[1]),
     "GatherV2": _gather,
+    "ScatterAdd": lambda values, attrs: _dims(values[2], attrs),
+    "StackPush": lambda values, attrs: max(2 * len(values[0]), int(values[1]) + 1, 4) * _size(values[2]),
     "AssignAddVariable": _variable_update,
     "AssignSubVariable": _variable_update,
 }

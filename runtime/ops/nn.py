@@ -1,5 +1,5 @@
-"""Ops that gradients need: ``SumToShape`` (the adjoint of broadcasting) and ``ScatterAdd``
-(the adjoint of ``GatherV2``).
+"""Ops that gradients need: ``SumToShape`` (the adjoint of broadcasting), ``ScatterAdd``
+(the adjoint of ``GatherV2``) and ``StackPush`` (the accumulators of a ``While``'s gradient).
 
 * ``SumToShape(g, shape)`` -- ``g`` summed over the axes that broadcasting
   ``shape`` up to ``g``'s shape added or stretched (leading axes, and axes
@@ -10,6 +10,16 @@
   with ``updates`` added at ``indices`` along ``axis`` (repeated indices
   add up, as ``np.add.at``): ``updates`` has the shape ``np.take(zeros,
   indices, axis)`` would have.
+* ``StackPush(buffer, index, item; ragged, label)`` -- ``buffer`` (entries
+  on the first axis) with entry ``index`` set to ``item``: a forward loop
+  pushes the value of iteration ``index`` (``autodiff/while_grad.py``).  The
+  buffer grows by doubling, so a push costs one copy of the item: the
+  kernel writes into the buffer it gets, which is only ever the loop
+  variable's own (it starts empty, and the first push allocates).  Entries
+  past the pushes made hold zeros, and are never read.  An item of another
+  shape than the entries so far is an error naming ``label``, except with
+  ``ragged`` (the items are themselves accumulators of an inner loop, whose
+  length varies): entries are then padded with zeros to a common shape.
 """
 
 from __future__ import annotations
@@ -46,7 +56,19 @@ def _scatter_add_infer(inputs, attrs):
     return [(updates.dtype, None if target is None else tuple(target))]
 
 
+def _stack_push_infer(inputs, attrs):
+    buffer, index, item = inputs
+    if not dtypes.is_integer(index.dtype) or index.shape not in ((), None):
+        raise TypeError(f"StackPush: the index must be an int scalar, got {index.name}")
+    if buffer.dtype != item.dtype:
+        raise TypeError(f"StackPush of a {item.dtype.name} item onto a {buffer.dtype.name} buffer")
+    if buffer.shape is None or item.shape is None or len(buffer.shape) != len(item.shape) + 1:
+        return [(buffer.dtype, None)]
+    return [(buffer.dtype, (None, *shapes.relax(buffer.shape[1:], item.shape)))]
+
+
 opdef.register("SumToShape", infer=_sum_to_shape_infer)
+opdef.register("StackPush", infer=_stack_push_infer)
 opdef.register("ScatterAdd", infer=_scatter_add_infer)
 
 
@@ -58,3 +80,8 @@ def sum_to_shape(g, shape, name=None):
 def scatter_add(updates, indices, dims, axis=0, name=None):
     """Zeros of shape ``dims`` plus ``updates`` at ``indices`` along ``axis`` (``np.add.at``)."""
     return apply.apply_op("ScatterAdd", [updates, indices, dims], {"axis": int(axis)}, name=name)
+
+
+def stack_push(buffer, index, item, label, ragged=False, name=None):
+    """``buffer`` with entry ``index`` set to ``item`` (growing it as needed; see the module docstring)."""
+    return apply.apply_op("StackPush", [buffer, index, item], {"ragged": bool(ragged), "label": label}, name=name)

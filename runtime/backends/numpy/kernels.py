@@ -391,6 +391,33 @@ def _dataset_reduce(*inputs, dataset, cond, body, n_state, library):
     return state[0] if n_state == 1 else state
 
 
+def _stack_push(buffer, index, item, *, ragged, label):
+    item, i = np.asarray(item), int(index)
+    if len(buffer) == 0:
+        buffer = np.zeros((0, *item.shape), buffer.dtype)
+    elif buffer.shape[1:] != item.shape:
+        if not ragged or buffer.ndim != item.ndim + 1:
+            raise ValueError(f"{label}: the value has shape {shapes.format_shape(item.shape)} at iteration {i} and "
+                             f"{shapes.format_shape(buffer.shape[1:])} before; the gradient of a loop needs its values "
+                             "to keep one shape across iterations")
+        target = tuple(np.maximum(buffer.shape[1:], item.shape))
+        buffer, item = _zero_padded(buffer, (len(buffer), *target)), _zero_padded(item, target)
+    if i >= len(buffer):
+        grown = np.zeros((max(2 * len(buffer), i + 1, 4), *buffer.shape[1:]), buffer.dtype)
+        grown[: len(buffer)] = buffer
+        buffer = grown
+    buffer[i] = item
+    return buffer
+
+
+def _zero_padded(a, shape):
+    if a.shape == shape:
+        return a
+    out = np.zeros(shape, a.dtype)
+    out[tuple(slice(0, d) for d in a.shape)] = a
+    return out
+
+
 # -- the table ------------------------------------------------------------------------
 
 KERNELS: dict = {
@@ -430,5 +457,6 @@ KERNELS: dict = {
     "Assert": _assert,
     "SumToShape": _sum_to_shape,
     "ScatterAdd": _scatter_add,
+    "StackPush": _stack_push,
     "DatasetReduce": _dataset_reduce,
 }
