@@ -2110,10 +2110,11 @@ def stores_weak_tensor(n):
 
 
 def test_issue8_escaped_weak_tensor_used_later():
+    # The graph writes the values of tensors left in the function's objects back at every call
+    # (runtime/tracing/escapes.py): _saved holds 3, as in Python.
     _saved.clear()
     assert ag.function(stores_weak_tensor)(np.int32(3)) == 3
-    with pytest.raises(ag.TracingError):
-        _saved[0] + 1
+    assert _saved[0] + 1 == 4
 
 
 def test_issue8_escaped_strong_tensor_used_later():
@@ -2125,8 +2126,7 @@ def test_issue8_escaped_strong_tensor_used_later():
         return c
 
     assert ag.function(keep)(np.float32(1.0)) == 2.0
-    with pytest.raises(ag.TracingError):
-        saved[0] + 1
+    assert saved[0] + 1 == 3.0  # written back as a value (see above)
 
 
 def make_nonlocal_counter():

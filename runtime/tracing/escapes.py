@@ -1,0 +1,175 @@
+"""Symbolic tensors a trace leaves in the user's objects: written back as values at every call.
+
+A tensor loop or branch that updates ``obj.total`` (or ``self.items``,
+``cache['n']``) binds the ``While``/``If`` result, a symbolic tensor, to
+it; so does any ``obj.x = tensor`` while tracing.  Left there, the object
+would hold a ``<Tensor while:3>`` after the call (and a later trace would
+compute with a tensor of a dead graph).  ``write_back_escapes`` looks, at
+the end of a trace, in what the traced function can reach from outside --
+its instance and other non-data arguments, its closure and the globals its
+code names, and their attributes and items a few levels down -- for
+tensors, and:
+
+* a tensor of the traced graph becomes an input of one stateful ``PyFunc``
+  at the end of the graph, which writes its value (a numpy value; a staged
+  list as a Python list of its elements; a tuple holding tensors rebuilt)
+  back where the tensor was, at every call;
+* a tensor of another graph (a loop or branch body, left there by a call
+  made while that body was traced) cannot be computed by this graph: a
+  ``TracingError`` naming the attribute and where the tensor was made.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from autograph.runtime.core import nest
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.undefined import is_undefined
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import effects
+
+_DEPTH = 3  # attribute / item levels searched below a root (``self.stats['sum']``)
+_WIDTH = 256  # containers larger than this are not searched
+_BUDGET = 5000  # objects searched in all, at most (a bound on the cost of each trace)
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+           types.CodeType, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
+
+
+def write_back_escapes(graph, python_function, arguments, label):
+    """Emits the write-back ``PyFunc`` for the tensors of ``graph`` left in objects reachable from
+    ``python_function`` and the non-data ``arguments``; refuses tensors of other graphs."""
+    places = []
+    seen = set()
+    for name, root in _roots(python_function, arguments):
+        _collect(root, name, _DEPTH, places, seen)
+    if not places:
+        return
+    tensors = []
+    for path, _, _, value in places:
+        for tensor in _tensors_in(value):
+            if tensor.op.graph is not graph:
+                raise TracingError(
+                    f"after tracing {label}, '{path}' holds the symbolic tensor {tensor.name} (created at "
+                    f"{tensor.op.location or '<unknown>'}) of {_graph_role(tensor.op.graph)}: something run "
+                    "while that body was traced (a called function or method, a nonlocal update) stored it "
+                    "there, outside the loop's or branch's state, so no call could give it a value. Assign "
+                    f"'{path}' in the body of the loop or branch itself, or return the value from the call."
+                )
+            tensors.append(tensor)
+    targets = [(owner, key, value) for _, owner, key, value in places]
+
+    def write(*values):
+        values = iter(values)
+        for owner, key, value in targets:
+            value = _rebuilt(value, values)
+            if type(key) is _Attribute:
+                setattr(owner, key.name, value)
+            else:
+                owner[key] = value
+
+    with graph.as_default():
+        effects.py_function(write, tensors, None, name="write_back_to_python_objects")
+
+
+def _tensors_in(value) -> list:
+    """The tensors of a tensor or a tuple of them (nested in tuples and lists)."""
+    if isinstance(value, Tensor):
+        return [value]
+    return [t for item in value if isinstance(item, (Tensor, tuple, list)) for t in _tensors_in(item)]
+
+
+def _rebuilt(value, arrays):
+    """``value`` with each tensor replaced by the next of ``arrays`` (a staged list by a list of its
+    elements, a 0-d array by a numpy scalar)."""
+    if isinstance(value, Tensor):
+        array = next(arrays)
+        return list(array) if value.list_label else array[()] if array.ndim == 0 else array
+    if isinstance(value, (tuple, list)):
+        items = [_rebuilt(v, arrays) if isinstance(v, (Tensor, tuple, list)) else v for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return value
+
+
+class _Attribute:
+    """An attribute name as a place's key (items are keyed by the item's key itself)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _graph_role(graph) -> str:
+    return f"the sub-graph {graph.name} (the body of a tensor loop or branch)" if graph.outer is not None else (
+        f"the graph {graph.name}, traced before")
+
+
+def _roots(python_function, arguments):
+    """``(name, object)`` pairs the traced function reaches from outside."""
+    roots = []
+    function = python_function
+    if isinstance(function, types.MethodType):
+        roots.append(("self", function.__self__))
+        function = function.__func__
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    for name, value in arguments:
+        if not isinstance(value, (Tensor, list, tuple, dict)) and not isinstance(value, _OPAQUE):
+            roots.append((name, value))
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return roots
+    for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+        try:
+            roots.append((name, cell.cell_contents))
+        except ValueError:  # not bound yet
+            continue
+    module = function.__globals__
+    for name in sorted(_names_used(code)):
+        if name in module:
+            roots.append((name, module[name]))
+    return roots
+
+
+def _names_used(code) -> set:
+    """The global names ``code`` and the code nested in it load."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            names |= _names_used(const)
+    return names
+
+
+def _collect(value, path, depth, places, seen):
+    """Appends ``(path, owner, key, tensor)`` for each tensor held below ``value``."""
+    if isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value) or id(value) in seen:
+        return
+    if len(seen) >= _BUDGET:
+        return
+    seen.add(id(value))
+    for step, key, child in _children(value):
+        if isinstance(child, Tensor) or (type(child) is tuple or nest.is_namedtuple(child)) and _tensors_in(child):
+            places.append((path + step, value, key, child))
+        elif depth > 0:
+            _collect(child, path + step, depth - 1, places, seen)
+
+
+def _children(value):
+    """``(path step, key, child)`` of a list's or dict's items or an object's attributes."""
+    kind = type(value)
+    if kind is list:
+        return [(f"[{i}]", i, v) for i, v in enumerate(value)] if len(value) <= _WIDTH else ()
+    if kind is dict:
+        return [(f"[{k!r}]", k, v) for k, v in value.items()] if len(value) <= _WIDTH else ()
+    if isinstance(value, tuple):
+        return ()  # immutable: its holder's place is written (a new tuple)
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return ()
+    if type(attributes) is not dict or len(attributes) > _WIDTH:
+        return ()
+    return [(f".{name}", _Attribute(name), v) for name, v in attributes.items()]

@@ -1,0 +1,142 @@
+"""Symbolic tensors never stay in the user's objects after a call (issue 16, item 11).
+
+A tensor loop or branch that updates ``obj.total`` binds the loop's result,
+a symbolic tensor, to it while tracing; at every call the graph writes the
+value it computed back (``runtime/tracing/escapes.py``), so after the call
+the attribute holds a numpy value, and a later trace (another signature)
+computes from it.  A tensor of a loop body that a call left in an object
+is a ``TracingError`` naming the attribute.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import runtime as rt
+
+MODES = {
+    "interpreter": {},
+    "unoptimized": {"optimize": False},
+    "jit": {"jit_compile": True},
+}
+
+
+class Box:
+    def __init__(self):
+        self.total = 0
+        self.cache = {"n": 0.0}
+        self.pair = None
+
+
+def traced(fn, mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ag.function(fn, **MODES[mode])
+
+
+def no_tensor_in(value) -> bool:
+    if isinstance(value, rt.Tensor):
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(no_tensor_in(v) for v in value)
+    if isinstance(value, dict):
+        return all(no_tensor_in(v) for v in value.values())
+    return True
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_attribute_a_tensor_loop_updates_holds_the_value_after_the_call(mode):
+    box = Box()
+
+    def accumulate(n):
+        for i in range(n):
+            box.total += i
+        return n
+
+    f = traced(accumulate, mode)
+    f(np.int32(4))
+    assert not isinstance(box.total, rt.Tensor)
+    assert box.total == 6
+    f(np.int64(3))  # another signature: traced again, from the value the first call wrote
+    assert box.total == 6 + 3
+    assert f.tracing_count == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dict_items_and_tuples_in_objects_are_written_back(mode):
+    box = Box()
+
+    def fill(x, n):
+        for i in range(n):
+            box.cache["n"] = box.cache["n"] + x
+        box.pair = (x * 2, "label")
+        return x
+
+    traced(fill, mode)(np.float32(1.5), np.int32(2))
+    assert no_tensor_in(box.cache) and no_tensor_in(box.pair)
+    assert box.cache["n"] == 3.0 and box.cache["n"].dtype == np.float32
+    assert box.pair == (np.float32(3.0), "label")
+
+
+class Meter:
+    def __init__(self):
+        self.steps = 0
+
+    @ag.function
+    def run(self, n):
+        while self.steps < n:
+            self.steps += 1
+        return self.steps
+
+
+def test_a_methods_self_attribute_is_written_back():
+    meter = Meter()
+    assert meter.run(np.int32(5)) == 5
+    assert not isinstance(meter.steps, rt.Tensor) and meter.steps == 5
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_attribute_set_in_a_branch_holds_the_taken_branchs_value(mode):
+    box = Box()
+
+    def choose(x):
+        if x > 0:
+            box.total = x + 1
+        else:
+            box.total = x - 1
+        return x
+
+    f = traced(choose, mode)
+    f(np.int32(3))
+    assert box.total == 4
+    f(np.int32(-3))
+    assert box.total == -4
+
+
+class Recorder:
+    def __init__(self):
+        self.last = 0.0
+
+    def record(self, value):
+        self.last = value
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_body_tensor_left_in_an_object_by_a_call_is_refused_naming_it(mode):
+    recorder = Recorder()
+
+    def loop(x, n):
+        for i in range(n):
+            recorder.record(x * 2)
+            x = x + 1
+        return x
+
+    with pytest.raises(ag.TracingError, match=r"'recorder\.last' holds the symbolic tensor .* \(created at "
+                                              r".*test_state_writeback\.py:\d+\) of the sub-graph .*Assign "
+                                              r"'recorder\.last' in the body"):
+        traced(loop, mode)(np.float32(1.0), np.int32(3))
+
