@@ -106,7 +106,7 @@ from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.variables import Variable
 from autograph.runtime.ops.effects import py_function
 from autograph.runtime.ops.effects import print  # noqa: A004 - rt.print, as tf.print
-from autograph.runtime import autodiff  # noqa: E402,F401 - the gradient rules and the ops they use (ops/nn.py)
+from autograph.runtime.autodiff import GradientTape  # noqa: E402 - also registers the gradient rules and ops/nn.py
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
 # submodule of the same name; reach the module with
@@ -138,7 +138,7 @@ __all__ = [
     "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",
     "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
     "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
-    "cond", "while_loop", "random", "Variable", "py_function", "print", "function",
+    "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "GradientTape",
 ]
 
 

@@ -5,11 +5,14 @@
   entry of one of the rule modules (``math_grads.py``, ``array_grads.py``);
 * ``backprop.py`` -- the walker: gradient ops of targets with respect to
   sources, added to the current graph, broadcasting undone once;
-* ``transforms.py`` -- ``grad`` / ``value_and_grad`` over ``rt.function``.
+* ``transforms.py`` -- ``grad`` / ``value_and_grad`` over ``rt.function``;
+* ``tape.py`` -- ``rt.GradientTape`` inside a traced function;
+* ``grad_graph.py``, ``cond_grad.py``, ``while_grad.py`` -- ``If`` and ``While``.
 """
 
 from autograph.runtime.autodiff import array_grads, cond_grad, math_grads, while_grad  # noqa: F401 - they fill the table
 from autograph.runtime.autodiff.backprop import gradients
+from autograph.runtime.autodiff.tape import GradientTape
 from autograph.runtime.autodiff.transforms import grad, value_and_grad
 
-__all__ = ["gradients", "grad", "value_and_grad"]
+__all__ = ["GradientTape", "gradients", "grad", "value_and_grad"]

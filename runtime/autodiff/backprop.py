@@ -82,16 +82,17 @@ def dims_of(t):
     return ops.shape(value(t))
 
 
-def gradients(ys, xs, grad_ys=None) -> list:
+def gradients(ys, xs, grad_ys=None, recorded=None) -> list:
     """Cotangents of ``xs`` (``None`` where no differentiable path leads to ``ys``).
 
     ``grad_ys`` are the cotangents of ``ys`` (default ones; ``None`` items: that
     output is not differentiated); ``ys`` and ``xs`` belong to one forward graph.
+    ``recorded``: if given, the ids of the only ops paths may go through (a tape's).
     """
     ys, xs = list(ys), list(xs)
     grad_ys = [None] * len(ys) if grad_ys is None else list(grad_ys)
     forward = _forward_graph(ys, xs)
-    on_path, reached = _path(forward, xs, ys)
+    on_path, reached = _path(forward, xs, ys, recorded)
     cotangents: dict = {}
     for y, g in zip(ys, grad_ys):
         if id(y) in reached:
@@ -121,16 +122,18 @@ def _forward_graph(ys, xs):
     return next(iter(graphs.values()))
 
 
-def _path(graph, xs, ys):
+def _path(graph, xs, ys, recorded=None):
     """(ops on a differentiable path from ``xs`` to ``ys``, last first; ids of tensors reached from ``xs``)."""
     reached = {id(x) for x in xs if differentiable(x)}
     for op in graph.operations:
+        if recorded is not None and id(op) not in recorded:
+            continue
         if op.type not in registry.NOT_DIFFERENTIABLE and any(id(t) in reached for t in op.inputs):
             reached.update(id(t) for t in op.outputs if differentiable(t))
     needed = {id(y) for y in ys}
     on_path = []
     for op in reversed(list(graph.operations)):
-        if op.type in registry.NOT_DIFFERENTIABLE:
+        if op.type in registry.NOT_DIFFERENTIABLE or not op.inputs:  # no inputs: a source (ReadVariable, ...)
             continue
         if any(id(t) in needed and id(t) in reached for t in op.outputs):
             on_path.append(op)
