@@ -319,3 +319,140 @@ def test_text_from_a_file_cannot_drive_the_terminal(capsys):
     capsys.readouterr()
     tab(np.float32(1))
     assert capsys.readouterr().out == "\t 1.0\n"
+
+
+# -- depth is checked on the way down -------------------------------------------------------
+
+
+def _placeholder(name, dtype):
+    return {"name": name, "type": "Placeholder", "inputs": [], "control_inputs": [],
+            "attrs": {"dtype": {"dtype": dtype}, "shape": {"tuple": []}},
+            "outputs": [{"dtype": dtype, "shape": {"tuple": []}}]}
+
+
+def _function(name, outer, nodes_, outputs):
+    return {"name": name, "outer": outer, "nodes": nodes_, "inputs": ["p:0", "x:0"], "outputs": outputs,
+            "captures": [], "last_stateful": None}
+
+
+def nested_ifs(depth):
+    """``If`` in ``If`` ... ``depth`` levels down, the innermost returning ``x + 1``."""
+    def level(name, outer, callee):
+        if callee is None:
+            one = {"name": "one", "type": "Const", "inputs": [], "control_inputs": [],
+                   "attrs": {"dtype": {"dtype": "float32"},
+                             "value": {"array": {"dtype": "float32", "shape": [], "data": [1.0]}}},
+                   "outputs": [{"dtype": "float32", "shape": {"tuple": []}}]}
+            add = {"name": "add", "type": "Add", "inputs": ["x:0", "one:0"], "control_inputs": [], "attrs": {},
+                   "outputs": [{"dtype": "float32", "shape": {"tuple": []}}]}
+            return _function(name, outer, [_placeholder("p", "bool"), _placeholder("x", "float32"), one, add],
+                             ["add:0"])
+        call = {"name": "if", "type": "If", "inputs": ["p:0", "p:0", "x:0"], "control_inputs": [],
+                "attrs": {"then_branch": callee, "else_branch": callee},
+                "outputs": [{"dtype": "float32", "shape": {"tuple": []}}]}
+        return _function(name, outer, [_placeholder("p", "bool"), _placeholder("x", "float32"), call], ["if:0"])
+
+    names = ["main"] + [f"f{k}" for k in range(1, depth + 1)]
+    library = {names[k]: level(names[k], names[k - 1], names[k + 1] if k < depth else None)
+               for k in range(1, depth + 1)}
+    return {"format": "autograph.GraphDef", "version": 1, "graph": level("main", None, names[1]),
+            "library": library}
+
+
+def test_deep_nesting_is_refused_before_any_walk_recurses():
+    doc = nested_ifs(1000)
+    assert len(json.dumps(doc)) > 400_000
+    with pytest.raises(GraphDefError, match=r"node 'if' of graph 'f32': sub-graphs nest more than max_depth=32"):
+        rt.Graph.from_graph_def(doc)
+    with pytest.raises(GraphDefError, match=r"more than max_depth=100"):
+        rt.Graph.from_graph_def(doc, max_depth=100)
+    with pytest.raises(ValueError, match=r"LoadOptions\(max_depth=1000\): at most 100"):
+        rt.Graph.from_graph_def(doc, max_depth=1000)
+
+
+def test_every_walk_over_a_graph_nested_max_depth_deep_works():
+    from autograph.runtime import optimizer
+
+    graph = rt.Graph.from_graph_def(nested_ifs(100), max_depth=100)
+    args = [np.bool_(True), np.float32(1)]
+    graph.verify()
+    assert graph.to_text().count("If(") == 100
+    assert rt.run_graph(graph, args) == [np.float32(2)]
+    assert rt.run_graph(optimizer.optimize(graph), args) == [np.float32(2)]
+    assert codegen.compile_graph(graph)[0](args) == [np.float32(2)]
+
+
+# -- every malformed field is a GraphDefError ---------------------------------------------------
+
+
+def _slice_graph_def():
+    f = rt.function(lambda x: x[1:])
+    return json.loads(json.dumps(f.get_concrete_function(np.ones(3, np.float32)).graph.as_graph_def()))
+
+
+def _variable_graph_def():
+    v = rt.Variable(np.float32(1.0))
+    f = rt.function(lambda x: v.read_value() + x)
+    return json.loads(json.dumps(f.get_concrete_function(np.float32(0)).graph.as_graph_def()))
+
+
+def _shape_graph_def():
+    f = rt.function(lambda x: rt.cast(rt.size(x), "float32") + rt.cast(rt.shape(x)[0], "float32"))
+    return json.loads(json.dumps(f.get_concrete_function(np.ones(3, np.float32)).graph.as_graph_def()))
+
+
+def _cond_graph_def():
+    f = rt.function(lambda p, v: rt.cond(p, lambda: v * 2.0, lambda: v))
+    return json.loads(json.dumps(f.get_concrete_function(np.bool_(True), np.ones(3, np.float32)).graph.as_graph_def()))
+
+
+def _identity_graph_def():
+    f = rt.function(lambda x: rt.identity(x * 2.0))
+    return json.loads(json.dumps(f.get_concrete_function(np.float32(0)).graph.as_graph_def()))
+
+
+def _edit(doc, op_type, edit):
+    edit(next(n for n in nodes(doc) if n["type"] == op_type))
+    return doc
+
+
+MALFORMED = {
+    "unhashable slice tag": (
+        lambda: _edit(_slice_graph_def(), "StridedSlice",
+                      lambda n: n["attrs"]["spec"]["tuple"][0]["tuple"].__setitem__(0, ["slice"])),
+        r"node 'strided_slice' of graph 'lambda': field 'attrs.spec' is not an index spec"),
+    "variable dtype null": (
+        lambda: _edit(_variable_graph_def(), "ReadVariable", lambda n: n["attrs"].__setitem__("dtype", None)),
+        r"node 'read_Variable\w*' of graph 'lambda': field 'attrs.dtype' must be a dtype \{\"dtype\": name\}, "
+        r"got None"),
+    "Shape out_type null": (
+        lambda: _edit(_shape_graph_def(), "Shape", lambda n: n["attrs"].__setitem__("out_type", None)),
+        r"node 'shape' of graph 'lambda': field 'attrs.out_type' must be a dtype"),
+    "Size out_type null": (
+        lambda: _edit(_shape_graph_def(), "Size", lambda n: n["attrs"].__setitem__("out_type", None)),
+        r"node 'size' of graph 'lambda': field 'attrs.out_type' must be a dtype"),
+    "Identity with 3 inputs": (
+        lambda: _edit(_identity_graph_def(), "Identity", lambda n: n.__setitem__("inputs", n["inputs"] * 3)),
+        r"node 'identity\w*' of graph '\w+': a Identity takes 1 input\(s\), but field 'inputs' lists 3"),
+    "Cast with 2 inputs": (
+        lambda: _edit(_shape_graph_def(), "Cast", lambda n: n.__setitem__("inputs", n["inputs"] * 2)),
+        r"node 'cast' of graph 'lambda': a Cast takes 1 input\(s\), but field 'inputs' lists 2"),
+    "index None in a slice spec": (
+        lambda: _edit(_slice_graph_def(), "StridedSlice",
+                      lambda n: n["attrs"].__setitem__("spec", {"tuple": [{"tuple": ["index", None]}]})),
+        r"node 'strided_slice' of graph 'lambda': field 'attrs.spec' is not an index spec"),
+    "If predicate not a scalar": (
+        lambda: _edit(_cond_graph_def(), "If", lambda n: n["inputs"].__setitem__(0, "v:0")),
+        r"node 'if' of graph 'lambda': an If's predicate \(field 'inputs\[0\]'\), v:0, must be a scalar, not of "
+        r"shape \[3\]"),
+    "Size with no input": (
+        lambda: _edit(_shape_graph_def(), "Size", lambda n: n.__setitem__("inputs", [])),
+        r"node 'size' of graph 'lambda': a Size takes 1 input\(s\), but field 'inputs' lists 0"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_fields_are_graph_def_errors(name):
+    build, message = MALFORMED[name]
+    with pytest.raises(GraphDefError, match=message):
+        rt.Graph.from_graph_def(build())

@@ -26,6 +26,7 @@ field.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -143,6 +144,7 @@ def _check_inference(graph, options) -> None:
                 raise GraphDefError(f"{where}: field 'attrs.value' is {value.dtype.name} but 'attrs.dtype' says {said}")
         if op.type in ("ReadVariable", "AssignVariable", "AssignAddVariable", "AssignSubVariable"):
             _check_variable_attrs(op, where)
+        _check_predicate(op, where)
         inputs = [_known(t, known[id(t)]) if id(t) in known else t for t in op.inputs]
         try:
             specs = definition.infer(inputs, op.attrs)
@@ -174,6 +176,20 @@ def _check_inference(graph, options) -> None:
             _fold(op, definition, specs, known)
 
 
+def _check_predicate(op, where) -> None:
+    """An ``If``'s predicate and a ``While``'s condition are scalars (a truth value, as in Python)."""
+    if op.type == "If":
+        pred, what = op.inputs[0] if op.inputs else None, "an If's predicate (field 'inputs[0]')"
+    elif op.type == "While" and isinstance(op.attrs.get("cond"), str) and op.attrs["cond"] in op.graph.library:
+        outputs = op.graph.library[op.attrs["cond"]].outputs
+        pred, what = outputs[0] if len(outputs) == 1 else None, f"the condition of While (function {op.attrs['cond']!r})"
+    else:
+        return
+    if pred is not None and pred.shape not in (None, ()):
+        raise GraphDefError(f"{where}: {what}, {pred.name}, must be a scalar, not of shape "
+                            f"{shapes.format_shape(pred.shape)}")
+
+
 def _foldable(op, definition, specs, known) -> bool:
     return (
         not definition.function_attrs and op.type != "Placeholder" and not definition.stateful
@@ -185,7 +201,8 @@ def _foldable(op, definition, specs, known) -> bool:
 def _fold(op, definition, specs, known) -> None:
     """Evaluates a small op on known constants (failures just leave it unknown: run time reports them)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (loading warns of nothing a run would compute)
             result = backend.get().kernels[op.type](*[known[id(t)] for t in op.inputs], **op.attrs)
     except Exception:  # noqa: BLE001 - not knowing a value is always safe
         return

@@ -473,7 +473,7 @@ def _spec_kind(value, where, field, session):
               and len(item) == 1 + _SLICE_ITEMS[item[0]])
         for part in item[1:] if ok else ():
             dynamic = type(part) is str and part[:1] == "$" and part[1:].isdigit() and part[1:].isascii()
-            ok = ok and (part is None or type(part) is int or dynamic)
+            ok = ok and ((part is None and item[0] == "slice") or type(part) is int or dynamic)  # (no None index)
     if not ok:
         _fail(where, f"field {field!r} is not an index spec (a tuple of ('index', i) / ('slice', start, stop, "
                      f"step) / ('newaxis',) / ('ellipsis',)), got {value!r:.80}")
