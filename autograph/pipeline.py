@@ -14,6 +14,7 @@ from autograph.converters import (
     asserts,
     break_statements,
     call_trees,
+    comprehensions,
     conditional_expressions,
     continue_statements,
     control_flow,
@@ -75,6 +76,9 @@ PASSES = (
     ("return_statements", return_statements.transform),
     # Before call_trees, so the calls these emit to ag__ are not wrapped.
     ("asserts", asserts.transform),
+    # Before activity (it makes lambdas of comprehensions) and call_trees (whose calls in them
+    # are then converted, and which leaves the ag__ calls it emits alone).
+    ("comprehensions", comprehensions.transform),
     # lists and slices read which names are local: activity on the lowered code.
     ("activity", _activity),
     ("lists", lists.transform),

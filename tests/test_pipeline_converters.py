@@ -26,7 +26,7 @@ def check(before, after, stop_after=None):
 def test_pipeline_is_declared_once_in_order():
     assert pipeline.PASS_NAMES == (
         "unsupported", "private_names", "raise_statements", "break_statements", "continue_statements", "walrus",
-        "return_statements", "asserts",
+        "return_statements", "asserts", "comprehensions",
         "activity", "lists", "slices", "call_trees", "conditional_expressions", "logical_expressions",
         "analysis", "control_flow",
     )
@@ -703,7 +703,7 @@ def test_call_trees_do_not_resolve_shadowed_builtins():
         """
         def f(x, len):
             print = x
-            return (ag__.converted_call(len, x), ag__.converted_call(print, x), [ag__.converted_call(range, i) for range in x])
+            return (ag__.converted_call(len, x), ag__.converted_call(print, x), ag__.list_comp(x, lambda range: ag__.converted_call(range, i), None))
         """,
         "call_trees",
     )
@@ -783,7 +783,7 @@ def test_nested_generators_stay_as_written():
                 for i in range(n):
                     if i:
                         yield i
-            return sum(ag__.converted_call(gen))
+            return ag__.sum(ag__.converted_call(gen))
         """,
     )
 

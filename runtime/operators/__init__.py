@@ -102,6 +102,14 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``control_flow.and_(lambda: a, b)`` / ``control_flow.or_(lambda: a, b)``
   (both operands as closures, the first one returning the value already
   computed, so it is never evaluated twice).
+* ``list_comp(iter_, elt, cond)``, ``generator_exp(iter_, elt, cond)`` --
+  a one-``for`` comprehension, ``elt``/``cond`` closures of the item
+  (``cond`` ``None`` without a filter): Python's list or lazy generator, or
+  over a staged iterable a tensor loop making a staged list;
+  ``comprehension_iterable(iter_, construct)`` -- the first iterable of a
+  comprehension left as written, refused if staged
+  (``operators/comprehensions.py``).  ``sum``/``any``/``all`` dispatch a
+  staged iterable there.
 * ``raise_(exc, cause=<none>)`` -- ``raise exc`` (``from cause``) nested in
   control flow is ``raise ag__.raise_(exc)``: returns ``exc`` (its cause
   set), except while a branch of a tensor ``if`` is traced, where it records
@@ -151,8 +159,11 @@ from autograph.runtime.operators.data_structures import (
 )
 from autograph.runtime.operators.exceptions import assert_
 from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_, python_condition
+from autograph.runtime.operators.comprehensions import comprehension_iterable, generator_exp, list_comp
 from autograph.runtime.operators.py_builtins import (
     abs_ as abs,
+    all_ as all,
+    any_ as any,
     bool_ as bool,
     enumerate_ as enumerate,
     float_ as float,
@@ -165,6 +176,7 @@ from autograph.runtime.operators.py_builtins import (
     range_ as range,
     reversed_ as reversed,
     slice_ as slice,
+    sum_ as sum,
     type_ as type,
     zip_ as zip,
 )
@@ -179,6 +191,7 @@ __all__ = [
     "is_undefined",
     "bool", "isinstance", "reversed", "slice", "type",
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
-    "python_condition", "raise_", "range",
+    "python_condition", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
+    "comprehension_iterable",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

@@ -151,6 +151,27 @@ def zip_(*iterables, **kwargs):
     return builtins.zip(*iterables, **kwargs)
 
 
+def sum_(iterable, /, start=0):
+    if _staged(iterable):
+        from autograph.runtime.operators import comprehensions
+        return comprehensions.sum_(iterable, start)
+    return builtins.sum(iterable, start)
+
+
+def any_(iterable, /):
+    if _staged(iterable):
+        from autograph.runtime.operators import comprehensions
+        return comprehensions.truth(iterable, "any")
+    return builtins.any(iterable)
+
+
+def all_(iterable, /):
+    if _staged(iterable):
+        from autograph.runtime.operators import comprehensions
+        return comprehensions.truth(iterable, "all")
+    return builtins.all(iterable)
+
+
 # the converters spell ``x[a:b] = v`` as ``aug_setitem(x, ag__.slice(a, b, None), ...)``
 slice_ = builtins.slice
 
@@ -172,4 +193,7 @@ BUILTINS = {
     "isinstance": isinstance_,
     "type": type_,
     "slice": slice_,
+    "sum": sum_,
+    "any": any_,
+    "all": all_,
 }

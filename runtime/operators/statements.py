@@ -172,7 +172,7 @@ _PLAIN_VALUES = frozenset({int, float, str, list, tuple, dict, set, type(None)})
 _PLAIN_ITERABLES = frozenset({range, list, tuple, str, dict, set, enumerate, zip})
 
 
-def _is_staged_iterable(iter_) -> bool:
+def is_staged_iterable(iter_) -> bool:
     """True for a symbolic tensor, or a staged object the graph path loops over."""
     return isinstance(iter_, Tensor) or getattr(type(iter_), "__ag_staged_iterable__", False)
 
@@ -190,7 +190,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     own_loop = getattr(type(iter_), "__ag_for_stmt__", None)  # a dataset stages itself (iterables.py)
     if own_loop is not None and current_graph() is not None:
         return own_loop(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
-    if type(iter_) not in _PLAIN_ITERABLES and _is_staged_iterable(iter_):
+    if type(iter_) not in _PLAIN_ITERABLES and is_staged_iterable(iter_):
         from autograph.runtime.operators import graph_paths
         return graph_paths.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if current_graph() is not None:

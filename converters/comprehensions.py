@@ -1,0 +1,85 @@
+"""Lowers list comprehensions and generator expressions to ``ag__.list_comp``/``generator_exp``.
+
+Before::
+
+    def f(x):
+        return sum(v * v for v in x if v > 0)
+
+After::
+
+    def f(x):
+        return sum(ag__.generator_exp(x, lambda v: v * v, lambda v: v > 0))
+
+The lambdas are the comprehension's own scope (its target is their
+parameter, and names it reads are read when it runs, as in Python); the
+first iterable is evaluated where the comprehension stands, as in Python.
+Over a tensor the operator stages a loop (``runtime/operators/comprehensions.py``).
+
+Only one ``for`` over a plain name, without a walrus (which binds in the
+enclosing scope, not a lambda's) or ``await``, is lowered.  Other
+comprehensions (set and dict comprehensions too) stay as written, their
+first iterable wrapped in ``ag__.comprehension_iterable``, which refuses a
+tensor with a clear error::
+
+    {k: v for k, v in ag__.comprehension_iterable(items, 'the dict comprehension')}
+"""
+
+from __future__ import annotations
+
+import gast
+
+from autograph import ast_util, templates
+
+_OPERATORS = {gast.ListComp: "list_comp", gast.GeneratorExp: "generator_exp"}
+_CONSTRUCTS = {gast.ListComp: "the list comprehension", gast.GeneratorExp: "the generator expression",
+               gast.SetComp: "the set comprehension", gast.DictComp: "the dict comprehension"}
+
+
+def _lowerable(node) -> bool:
+    if type(node) not in _OPERATORS or len(node.generators) != 1:
+        return False
+    generator = node.generators[0]
+    if generator.is_async or type(generator.target) is not gast.Name:
+        return False
+    return not any(ast_util.contains_type(n, (gast.NamedExpr, gast.Await)) for n in [node.elt, *generator.ifs])
+
+
+def _lambda(param, body, origin):
+    return templates.replace_as_expression("lambda param: body", origin=origin, param=param, body=body)
+
+
+def _lower(node):
+    kind = type(node)
+    if kind not in _CONSTRUCTS:
+        return node
+    generator = node.generators[0]
+    if not _lowerable(node):
+        if not generator.is_async:
+            generator.iter = templates.replace_as_expression(
+                "ag__.comprehension_iterable(iter_, construct)", origin=generator.iter, iter_=generator.iter,
+                construct=templates.constant(_CONSTRUCTS[kind]),
+            )
+        return node
+    param = generator.target.id
+    if generator.ifs:
+        test = generator.ifs[0] if len(generator.ifs) == 1 else gast.BoolOp(op=gast.And(), values=generator.ifs)
+        cond = _lambda(param, test, generator.ifs[0])
+    else:
+        cond = templates.constant(None)
+    return templates.replace_as_expression(
+        f"ag__.{_OPERATORS[kind]}(iter_, elt, cond)", origin=node, iter_=generator.iter,
+        elt=_lambda(param, node.elt, node.elt), cond=cond,
+    )
+
+
+def transform(node, ctx):
+    if ctx.lacks(gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp):
+        return node
+    if ctx.kinds is not None:
+        ctx.kinds |= {gast.Call, gast.Attribute, gast.Name, gast.Lambda, gast.Constant}
+    if type(node) is gast.Lambda:
+        node.body = ast_util.rewrite(gast.Expr(value=node.body), _lower).value
+        node.body = _lower(node.body)
+        return node
+    ast_util.rewrite_body(node, _lower)
+    return node
