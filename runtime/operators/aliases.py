@@ -44,10 +44,11 @@ def refuse_stale(replaced, where):
 
 
 def refuse_unseen(state, names, symbols, bodies, where):
-    """Raises a ``TracingError`` if a body of ``where`` reads a list or dict of the state through a
-    variable that is not its state path (``box = {'r': acc}`` is state, the body reads ``acc``):
-    each traced body works on a copy of the state, which that variable would not show.  (A state
-    variable, ``symbols``, holds the copy while the body is traced.)"""
+    """Raises a ``TracingError`` if a body of ``where`` can read a list or dict of the state
+    ``state`` (the values before the statement) through a variable that still holds it after
+    ``set_state`` bound the copies the body is traced with (``box = {'r': acc}`` is state, the
+    body reads ``acc``): that variable would not show the body's changes.  (A state variable,
+    ``symbols``, holds a copy.)"""
     targets = {}
     for name, value in zip(names, state):
         _containers(value, name, targets)

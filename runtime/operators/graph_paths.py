@@ -81,13 +81,13 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     where = construct_at("the if")
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
-    aliases.refuse_unseen(init, names, symbol_names or (), (body, orelse), where)
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
 
     def branch(fn):
         def run():
             set_state(state.fresh(init))
+            aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
                 with raises.branch():
                     fn()
@@ -120,7 +120,6 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
     state.refuse_shared(init, names, where)
-    aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
     opts = opts or {}
     k = len(lead)
 
@@ -133,6 +132,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
 
         def body_fn(values):
             set_state(state.pack_state(init, values[k:], staged))
+            aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
             new_lead = step(values[:k])
             return [*new_lead, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
 

@@ -79,6 +79,25 @@ def promote(values) -> list:
             for v in values]
 
 
+def _narrows_integers(from_dtype, to_dtype) -> bool:
+    return np.dtype(from_dtype).kind in "iu" and np.dtype(to_dtype).kind in "iu" and dtypes.narrows(from_dtype, to_dtype)
+
+
+def _check_fits(value, cast, dtype):
+    """An ``Assert``, checked when the graph runs, that the Python integer the weak scalar ``value``
+    stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was ``cast`` to:
+    NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
+    back = apply.apply_op("Cast", [cast], {"dtype": value.dtype})
+    fits = apply.apply_op("Equal", [back, value])
+    dtype = np.dtype(dtype)
+    apply.apply_op("Assert", [fits], {"message": (
+        f"a Python integer (the weakly typed {value.dtype.name} {value.name}, made at "
+        f"{value.op.location or '<unknown>'}) is combined with a {dtype.name} tensor at {user_location_text()}, "
+        f"but is out of {dtype.name}'s bounds: Python (NEP 50) raises OverflowError there, it never wraps. "
+        f"Cast the tensor to a wider dtype first (rt.cast(..., '{value.dtype.name}'))"
+    )})
+
+
 # id of a watched weak tensor -> (the tensor, the dtypes promote gave it); loops.py watches the
 # placeholders of a loop's weakly typed variables while it traces the loop.
 _WATCHED: dict = {}
@@ -98,7 +117,10 @@ def _weak_as(value, dtype):
     if isinstance(value, Tensor):
         if value.dtype == dtype:
             return value
-        return apply.apply_op("Cast", [value], {"dtype": dtype})
+        result = apply.apply_op("Cast", [value], {"dtype": dtype})
+        if value.shape == () and current_graph() is not None and _narrows_integers(value.dtype, dtype):
+            _check_fits(value, result, dtype)
+        return result
     try:
         return np.asarray(value, dtype=dtype)
     except OverflowError:
