@@ -12,8 +12,7 @@ is left alone if it is stateful, if its kernel fails or would warn (under
 still happen at run time, where it is reported with the user's line, and
 only if the program gets there -- ``where(d != 0, x / d, 0)`` with a
 constant ``d = 0`` never warns while optimizing), if it would warn through
-Python's ``warnings`` (a complex value cast to a real dtype; a reduction of
-an empty array: not folded), if the result's dtype differs from the inferred
+Python's ``warnings`` (a reduction of an empty array: not folded), if the result's dtype differs from the inferred
 one, or if the result is large (judged before running the kernel, from the
 static shape or the values: folding would only bloat the graph, and the
 branch computing it may never run).
@@ -47,11 +46,8 @@ def _may_warn_or_grow(op, values) -> bool:
     """Whether running ``op``'s kernel on ``values`` may warn through Python's ``warnings``
     (which cannot be caught without changing every thread's filters) or has a large
     static result."""
-    if not hazards.never_fails(op):
-        if any(np.size(v) == 0 for v in values):  # numpy warns about reductions of empty arrays
-            return True
-        if any(np.asarray(v).dtype.kind == "c" for v in values) and any(t.dtype.kind != "c" for t in op.outputs):
-            return True  # ComplexWarning: the imaginary part discarded
+    if not hazards.never_fails(op) and any(np.size(v) == 0 for v in values):
+        return True  # numpy warns about reductions of empty arrays (``Mean``)
     return any(
         t.shape is not None and None not in t.shape and math.prod(t.shape) > MAX_FOLDED_ELEMENTS for t in op.outputs
     )

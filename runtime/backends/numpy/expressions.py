@@ -4,12 +4,15 @@
 table of spellings, ``runtime/core/spellings.py``: ``Add`` -> ``{0} + {1}``);
 ``inlinable(graph, needed, ruled)`` picks the scalar operator results used
 once, which ``codegen.py`` writes as an expression at their use instead of
-a variable, nested at most ``MAX_INLINE_DEPTH`` deep.
+a variable, nested at most ``MAX_INLINE_DEPTH`` deep (an error in one is
+reported naming the op that uses it, so ops whose errors have a type of their
+own, ``Pow``'s ``ValueError``, are not inlined).
 """
 
 from __future__ import annotations
 
 from autograph.runtime.core import spellings
+from autograph.runtime.exec import interpreter
 
 # Operators written inline nest at most this deep (Python's parser refuses ~200
 # nested parentheses); a longer chain continues from a temporary variable.
@@ -34,6 +37,13 @@ def _scalar_operator(op, ruled) -> bool:
     )
 
 
+def _inlines(op, ruled) -> bool:
+    """A scalar operator whose errors are reported as any op's (``Pow``'s are the user's
+    ``ValueError``, ``interpreter.USER_ERRORS``: written on a line of its own, it is
+    reported as the interpreter reports it)."""
+    return _scalar_operator(op, ruled) and op.type not in interpreter.USER_ERRORS
+
+
 def inlinable(graph, needed, ruled) -> set[int]:
     """ids of scalar operator results that are used once, by another scalar operator, as an
     ``If`` predicate or as an output of ``graph``: written as an expression at that use
@@ -50,7 +60,7 @@ def inlinable(graph, needed, ruled) -> set[int]:
     found = set()
     nesting: dict[int, int] = {}  # id of an inlined tensor -> depth of its expression
     for op in graph.operations:
-        if id(op) not in needed or not _scalar_operator(op, ruled):
+        if id(op) not in needed or not _inlines(op, ruled):
             continue
         users = uses.get(id(op.outputs[0]), [])
         if len(users) != 1:
