@@ -143,3 +143,19 @@ def test_while_true_without_break_always_returns():
     code = ag.to_code(endless_loop_returns)
     assert "retval_ = ag__.UndefinedReturnValue()" in code
     assert "retval_ = None" not in code
+
+
+def may_fall_off(n):
+    for i in range(n):
+        if i > 3:
+            return i
+
+
+def test_a_path_that_ends_without_a_return_is_named_in_the_message():
+    assert may_fall_off(6) == 4 and may_fall_off(2) is None
+    for mode, g in modes(may_fall_off):
+        with pytest.raises(ag.TracingError, match=r"'the return value \(None on a path that ends without a "
+                                                  r"return\)' is a weakly typed int32\[\] tensor in the true branch "
+                                                  r"but the Python NoneType None in the false branch of the if at "
+                                                  r".*test_return_roles.py:\d+"):
+            g(i32(6))

@@ -24,12 +24,15 @@ from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 # user's variable).
 _ROLE_LABELS = {"return_value": "the return value", "return_flag": "the return flag"}
 RETURN_VALUE = _ROLE_LABELS["return_value"]
+_FALLS_OFF = "the return value (None on a path that ends without a return)"
 
 
 def labels(symbol_names, state, opts=None):
-    """The state's labels for messages: its symbols as written, those with a role described."""
+    """The state's labels for messages: its symbols as written, those with a role described (a
+    return value still None: the value of the paths that end without a return)."""
     described = {opts[role]: label for role, label in _ROLE_LABELS.items() if opts and role in opts}
     names = [described.get(n, n) for n in symbol_names or ()]
+    names = [_FALLS_OFF if n == RETURN_VALUE and state[i] is None else n for i, n in enumerate(names[:len(state)])]
     names += [f"<state {i}>" for i in range(len(names), len(state))]
     return names
 
