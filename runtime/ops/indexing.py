@@ -157,8 +157,54 @@ def _check_advanced(entry):
         raise TypeError(f"an index array must hold integers, got {dtype}")
 
 
+def _check_index_infer(inputs, attrs):
+    x, index = inputs
+    if not dtypes.is_integer(index.dtype) or index.shape not in ((), None):
+        raise TypeError(f"CheckIndex: the index {index.name} must be an integer scalar")
+    if x.shape is not None and not 0 <= attrs["axis"] < len(x.shape):
+        raise ValueError(f"CheckIndex: axis {attrs['axis']} of a tensor of rank {len(x.shape)}")
+    return [(index.dtype, index.shape)]
+
+
+# ``CheckIndex(x, i; axis, where, is_list)``: ``i`` once ``-n <= i < n`` for ``n = x.shape[axis]``, else the
+# IndexError numpy raises; stateful, so an out-of-range read fails where Python's does, used or not
+opdef.register("CheckIndex", infer=_check_index_infer, weak=lambda inputs, attrs: inputs[1].weak,
+               stateful=True, cost=0)
+
+
+def _checked(tensor, spec, dynamic):
+    """``(spec, dynamic)`` with each index not checked statically -- a tensor, or an int on an axis
+    of unknown size -- behind a ``CheckIndex`` of its axis (an int becomes an input for it)."""
+    spec, dynamic = list(spec), list(dynamic)
+    consuming = sum(1 for item in spec if item[0] in ("index", "slice"))
+    axis, where = 0, None
+    for position, item in enumerate(spec):
+        if item[0] == "ellipsis":
+            if tensor.shape is None:
+                break  # the axes after '...' are unknown: numpy's own IndexError when run
+            axis += len(tensor.shape) - consuming
+            continue
+        if tensor.shape is not None and axis >= len(tensor.shape):
+            break  # too many indices: StridedSlice's own IndexError, while tracing
+        known = tensor.shape is not None and tensor.shape[axis] is not None
+        if item[0] == "index" and (isinstance(item[1], str) or not known):
+            if not isinstance(item[1], str):
+                dynamic.append(item[1])
+                spec[position] = ("index", f"${len(dynamic)}")
+            where = where or _statement()
+            k = int(spec[position][1][1:]) - 1
+            attrs = {"axis": axis, "where": f"{where} ({tensor.list_label})" if tensor.list_label else where,
+                     "is_list": bool(tensor.list_label)}
+            dynamic[k] = apply.apply_op("CheckIndex", [tensor, dynamic[k]], attrs, name="check_index")
+        if item[0] in ("index", "slice"):
+            axis += 1
+    return tuple(spec), dynamic
+
+
 def getitem(tensor, key):
-    """``tensor[key]`` with numpy semantics: ``StridedSlice`` and, for an index array, ``GatherV2``."""
+    """``tensor[key]`` with numpy semantics: ``StridedSlice`` and, for an index array, ``GatherV2``.
+    An index not checked while tracing is checked when the graph runs (``CheckIndex``): out of
+    range, numpy's IndexError, whether or not the value is used."""
     if not isinstance(key, tuple):
         key = (key,)
     if sum(1 for e in key if e is Ellipsis) > 1:
@@ -169,7 +215,8 @@ def getitem(tensor, key):
         spec = tuple(builder.item(e) for e in key)
         if all(item == _FULL for item in spec) or not spec:
             return tensor
-        return apply.apply_op("StridedSlice", [tensor, *builder.dynamic], {"spec": spec}, name="strided_slice")
+        spec, dynamic = _checked(tensor, spec, builder.dynamic)
+        return apply.apply_op("StridedSlice", [tensor, *dynamic], {"spec": spec}, name="strided_slice")
     if len(advanced) > 1:
         raise TypeError(
             "indexing with more than one index array is not supported; gather one axis at a time (rt.gather)"

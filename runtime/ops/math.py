@@ -356,6 +356,8 @@ def _round_infer(inputs, attrs):
     (x,) = inputs
     if x.dtype.kind not in "biuf":
         raise TypeError(f"round() is not defined for {x.dtype.name} (operand {x.name})")
+    if x.dtype == np.bool_ and not attrs.get("python"):
+        return [(np.dtype(np.float16), x.shape)]  # numpy's np.round of bools
     return [(x.dtype, x.shape)]
 
 
@@ -371,7 +373,8 @@ def _ensure_infer(inputs, attrs):
 opdef.register("PyInt", infer=_py_int_infer, weak=lambda inputs, attrs: True, cost=2)
 opdef.register("PyBool", infer=_py_bool_infer, weak=lambda inputs, attrs: True)
 opdef.register("Round", infer=_round_infer, weak=opdef.weak_if_first_input_weak, cost=2)
-opdef.register("Ensure", infer=_ensure_infer, weak=opdef.weak_if_first_input_weak, cost=0)
+# stateful: the check runs where Python raises, in program order, even when nothing uses its value
+opdef.register("Ensure", infer=_ensure_infer, weak=opdef.weak_if_first_input_weak, stateful=True, cost=0)
 
 
 def left_shift(x, y, name=None):

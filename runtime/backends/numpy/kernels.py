@@ -145,6 +145,15 @@ def _strided_slice(x, *dynamic, spec):
     return np.asarray(x)[build_key(spec, dynamic)]
 
 
+def _check_index(x, index, *, axis, where, is_list=False):
+    size = np.shape(x)[axis]
+    if not -size <= int(index) < size:
+        problem = "list index out of range" if is_list else (
+            f"index {int(index)} is out of bounds for axis {axis} with size {size}")
+        raise _user_error(IndexError, f"{where}: {problem}")
+    return index
+
+
 # ``x[key] op= v`` as Python spells it (runtime/ops/indexing.py: SetItem)
 _IN_PLACE = {"+=": "iadd", "-=": "isub", "*=": "imul", "@=": "imatmul", "/=": "itruediv", "//=": "ifloordiv",
              "%=": "imod", "**=": "ipow", "<<=": "ilshift", ">>=": "irshift", "&=": "iand", "|=": "ior",
@@ -442,6 +451,7 @@ KERNELS: dict = {
     "Transpose": _transpose,
     "StridedSlice": _strided_slice,
     "SetItem": _set_item,
+    "CheckIndex": _check_index,
     "PyInt": _py_int,
     "PyBool": _py_bool,
     "Round": _round,
