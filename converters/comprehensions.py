@@ -15,8 +15,11 @@ parameter, and names it reads are read when it runs, as in Python); the
 first iterable is evaluated where the comprehension stands, as in Python.
 Over a tensor the operator stages a loop (``runtime/operators/comprehensions.py``).
 
-Only one ``for`` over a plain name, without a walrus (which binds in the
-enclosing scope, not a lambda's) or ``await``, is lowered.  Other
+Only one ``for``, without a walrus (which binds in the enclosing scope,
+not a lambda's) or ``await``, is lowered; an unpacking target (``for i, v
+in enumerate(x)``) is unpacked by Python's own assignment, in a one-item
+comprehension inside the lambdas (``lambda item_: [i * v for i, v in
+(item_,)][0]``).  Other
 comprehensions (set and dict comprehensions too) stay as written, their
 first iterable wrapped in ``ag__.comprehension_iterable``, which refuses a
 tensor with a clear error::
@@ -39,16 +42,23 @@ def _lowerable(node) -> bool:
     if type(node) not in _OPERATORS or len(node.generators) != 1:
         return False
     generator = node.generators[0]
-    if generator.is_async or type(generator.target) is not gast.Name:
+    if generator.is_async:
         return False
     return not any(ast_util.contains_type(n, (gast.NamedExpr, gast.Await)) for n in [node.elt, *generator.ifs])
 
 
-def _lambda(param, body, origin):
+def _lambda(param, body, origin, target=None):
+    """``lambda param: body``; with an unpacking ``target``, ``body`` evaluated where Python's own
+    assignment to it unpacked the item: ``lambda item_: [body for target in (item_,)][0]``."""
+    if target is not None:
+        body = templates.replace_as_expression(
+            "[body for target in (param,)][0]", origin=origin, body=body, target=templates.copy_tree(target),
+            param=param,
+        )
     return templates.replace_as_expression("lambda param: body", origin=origin, param=param, body=body)
 
 
-def _lower(node):
+def _lower(node, namer):
     kind = type(node)
     if kind not in _CONSTRUCTS:
         return node
@@ -60,15 +70,16 @@ def _lower(node):
                 construct=templates.constant(_CONSTRUCTS[kind]),
             )
         return node
-    param = generator.target.id
+    target = generator.target
+    param, unpacked = (target.id, None) if type(target) is gast.Name else (namer.new("item_"), target)
     if generator.ifs:
         test = generator.ifs[0] if len(generator.ifs) == 1 else gast.BoolOp(op=gast.And(), values=generator.ifs)
-        cond = _lambda(param, test, generator.ifs[0])
+        cond = _lambda(param, test, generator.ifs[0], unpacked)
     else:
         cond = templates.constant(None)
     return templates.replace_as_expression(
         f"ag__.{_OPERATORS[kind]}(iter_, elt, cond)", origin=node, iter_=generator.iter,
-        elt=_lambda(param, node.elt, node.elt), cond=cond,
+        elt=_lambda(param, node.elt, node.elt, unpacked), cond=cond,
     )
 
 
@@ -77,9 +88,12 @@ def transform(node, ctx):
         return node
     if ctx.kinds is not None:
         ctx.kinds |= {gast.Call, gast.Attribute, gast.Name, gast.Lambda, gast.Constant}
+
+    def lower(inner):
+        return _lower(inner, ctx.namer)
+
     if type(node) is gast.Lambda:
-        node.body = ast_util.rewrite(gast.Expr(value=node.body), _lower).value
-        node.body = _lower(node.body)
+        node.body = lower(ast_util.rewrite(gast.Expr(value=node.body), lower).value)
         return node
-    ast_util.rewrite_body(node, _lower)
+    ast_util.rewrite_body(node, lower)
     return node

@@ -120,16 +120,35 @@ def dict_comprehension(x):
     return {v: 1 for v in x}
 
 
+def two_fors(x):
+    return [a * b for a in x for b in x]
+
+
 def unpacking_target(x):
-    return [i * v for i, v in enumerate(x)]
+    return [i * v for i, v in enumerate(x) if v != 1]
+
+
+def zipped_sum(x, y):
+    return sum(a * b for a, b in zip(x, y))
+
+
+def test_an_unpacking_target_is_unpacked_by_python():
+    _same_as_python(unpacking_target, np.arange(4, dtype=np.int32))
+    check(zipped_sum, f32([1, 2, 3]), f32([4, 5, 6]))
+
+    def bad(pairs):
+        return [a for a, b in pairs]
+
+    with pytest.raises(ValueError, match="unpack"):
+        ag.convert(bad, always_converted=True)([(1, 2, 3)])
 
 
 def test_comprehensions_left_as_written_refuse_a_tensor_naming_it():
     check_raises(dict_comprehension, np.arange(3),
                  match=r"the dict comprehension at .*test_comprehensions.py:\d+ iterates over the tensor x:0.*"
                        r"Write it as a for loop")
-    check_raises(unpacking_target, np.arange(3),
-                 match=r"the list comprehension at .*test_comprehensions.py:\d+ iterates over a staged")
+    check_raises(two_fors, np.arange(3),
+                 match=r"the list comprehension at .*test_comprehensions.py:\d+ iterates over the tensor x:0")
 
 
 def any_of_rows(x):

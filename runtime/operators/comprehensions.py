@@ -22,7 +22,7 @@ lambdas are the comprehension's own scope, as in Python).
 
 ``comprehension_iterable(it, construct)`` wraps the first iterable of the
 comprehensions that are left as written (set and dict comprehensions, several
-``for`` clauses, unpacking targets, a walrus): ``it`` itself, or a
+``for`` clauses, a walrus): ``it`` itself, or a
 ``TracingError`` naming the comprehension for a staged one.
 """
 
@@ -122,7 +122,7 @@ def comprehension_iterable(iterable, construct):
     what = f"the tensor {iterable.name}" if isinstance(iterable, Tensor) else f"a staged {type(iterable).__name__}"
     raise TracingError(
         f"{construct_at(construct)} iterates over {what}, which only a list comprehension or a generator "
-        "expression with one `for` over a plain name (`[f(v) for v in x if c]`) can stage. Write it as a "
+        "expression with one `for` (`[f(v) for v in x if c]`) can stage. Write it as a "
         "for loop appending to a list, or use a vectorized op (rt.* on the whole tensor)."
     )
 
