@@ -11,8 +11,12 @@ Cases:
   the body of a ``While`` running 40 iterations: the compiled tier),
   ``jit`` (``codegen.compile_graph``) or ``opt`` (``optimizer.optimize``).
   Prints the time and, for ``jit``/``hot``, the compiled source size.
-* ``names N LENGTH``: N chained ``Add`` ops named by a shared prefix of
-  LENGTH characters plus a number, compiled by ``codegen.compile_graph``.
+* ``names N LENGTH [old]``: N chained ``Add`` ops on vectors named by a
+  shared prefix of LENGTH characters plus a number, compiled by
+  ``codegen.compile_graph``; with ``old``, names are uniqued the way the code
+  generator did before issue 17.1 (retrying ``base_1``, ``base_2``, ... from 1
+  for every name: quadratic when the names truncate to one base), for the
+  before/after figure.
 
 Each case runs in a subprocess with a timeout (``TIMEOUT`` seconds) when
 the script runs them all.
@@ -20,7 +24,9 @@ the script runs them all.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -95,29 +101,48 @@ def hot_chain(depth, iterations=40):
 
 
 def named_chain(n, length):
-    """``n`` chained ``Add`` ops whose names share a prefix of ``length`` characters."""
+    """``n`` chained ``Add`` ops on float32[2] whose names share a prefix of ``length`` characters
+    (vectors: every op gets a variable; scalar chains are written as nested expressions)."""
     prefix = "a" * length
-    nodes = [placeholder("x"), const("one", 1.0)]
+    vector = [{"dtype": "float32", "shape": {"tuple": [2]}}]
+    x = node("x", "Placeholder", [], {"dtype": {"dtype": "float32"}, "shape": {"tuple": [2]}}, outputs=vector)
+    nodes = [x, const("one", 1.0)]
     previous = "x:0"
     for i in range(n):
-        nodes.append(node(f"{prefix}{i}", "Add", [previous, "one:0"]))
+        nodes.append(node(f"{prefix}{i}", "Add", [previous, "one:0"], outputs=vector))
         previous = f"{prefix}{i}:0"
     return document(function("root", nodes, ["x:0"], [previous]), {})
+
+
+def _old_fresh(namer, text):
+    """The uniquing of the code generator before issue 17.1 (for the before/after figure)."""
+    base = re.sub(r"[^0-9A-Za-z_]", "_", text)[:48] or "v"
+    name = base
+    for i in itertools.count(1):
+        if name not in namer.taken:
+            break
+        name = f"{base}_{i}"
+    namer.taken.add(name)
+    return name
 
 
 def run_case(args):
     from autograph import runtime as rt
     from autograph.runtime import optimizer
-    from autograph.runtime.backends.numpy import codegen
+    from autograph.runtime.backends.numpy import codegen, identifiers
     from autograph.runtime.exec import tiering
 
     kind = args[0]
     if kind == "names":
         n, length = int(args[1]), int(args[2])
         graph = rt.Graph.from_graph_def(named_chain(n, length))
+        if args[3:] == ["old"]:
+            identifiers.Namer.fresh = _old_fresh
         start = time.perf_counter()
-        _, source = codegen.compile_graph(graph)
-        return f"names n={n} prefix={length}: compile {time.perf_counter() - start:.3f} s, {len(source)} chars"
+        fn, source = codegen.compile_graph(graph)
+        elapsed = time.perf_counter() - start
+        assert fn([np.zeros(2, np.float32)])[0].tolist() == [n, n]
+        return f"names n={n} prefix={length} {' '.join(args[3:])}: compile {elapsed:.3f} s, {len(source)} chars"
     depth, mode = int(args[1]), args[2]
     doc = hot_chain(depth) if mode == "hot" else chain(depth)
     size = len(json.dumps(doc))
@@ -150,7 +175,7 @@ def main():
         print(run_case(sys.argv[1:]))
         return
     cases = [["chain", str(d), m] for d in (12, 16, 24) for m in ("interp", "hot", "jit", "opt")]
-    cases += [["names", "20000", "4"], ["names", "20000", "60"]]
+    cases += [["names", "20000", length, *old] for old in ([], ["old"]) for length in ("4", "60")]
     for case in cases:
         try:
             done = subprocess.run([sys.executable, __file__, *case], capture_output=True, text=True, timeout=TIMEOUT)
