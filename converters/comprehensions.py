@@ -58,6 +58,17 @@ def _lambda(param, body, origin, target=None):
     return templates.replace_as_expression("lambda param: body", origin=origin, param=param, body=body)
 
 
+def _python_filter(test, kind):
+    """A filter with a walrus, left as written: ``ag__.python_condition`` refuses a tensor there."""
+    targets = sorted({n.target.id for n in gast.walk(test) if type(n) is gast.NamedExpr})
+    if not targets:
+        return test
+    return templates.replace_as_expression(
+        "ag__.python_condition(test, construct, targets)", origin=test, test=test,
+        construct=templates.constant(f"the filter of {_CONSTRUCTS[kind]}"), targets=templates.str_tuple(targets),
+    )
+
+
 def _lower(node, namer):
     kind = type(node)
     if kind not in _CONSTRUCTS:
@@ -69,6 +80,8 @@ def _lower(node, namer):
                 "ag__.comprehension_iterable(iter_, construct)", origin=generator.iter, iter_=generator.iter,
                 construct=templates.constant(_CONSTRUCTS[kind]),
             )
+        for clause in node.generators:
+            clause.ifs = [_python_filter(test, kind) for test in clause.ifs]
         return node
     target = generator.target
     param, unpacked = (target.id, None) if type(target) is gast.Name else (namer.new("item_"), target)

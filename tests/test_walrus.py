@@ -146,7 +146,18 @@ def test_a_nested_short_circuit_walrus_keeps_python_semantics_on_python_values(f
 
 
 def test_a_nested_short_circuit_walrus_on_a_tensor_is_refused_naming_the_target():
-    check_raises(nested_and, i32(3), match=r"the `and` at .*test_walrus.py:\d+ decides on a tensor whether to "
-                                           r"evaluate the walrus \(:=\) binding 'k'.*Assign 'k' in a statement")
-    check_raises(nested_conditional, i32(3), match=r"the conditional expression at .*test_walrus.py:\d+ decides "
-                                                   r"on a tensor .* binding 'k'")
+    check_raises(nested_and, i32(3), match=r"the `and` at .*test_walrus.py:\d+ is decided by a tensor, but stays "
+                                           r"Python code because a walrus \(:=\) in it binds 'k'.*Assign 'k' in a "
+                                           r"statement")
+    check_raises(nested_conditional, i32(3), match=r"the conditional expression at .*test_walrus.py:\d+ is "
+                                                   r"decided by a tensor.* binds 'k'")
+
+
+def comprehension_filter(x):
+    return [y for v in [1, 2, 3] if (y := v * x) > 2]
+
+
+def test_a_walrus_in_a_comprehension_filter():
+    check(comprehension_filter, 2)
+    check_raises(comprehension_filter, i32(2), match=r"the filter of the list comprehension at .*test_walrus.py:"
+                                                     r"\d+ is decided by a tensor.* binds 'y'")

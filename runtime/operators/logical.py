@@ -71,8 +71,9 @@ def if_exp(cond, if_true, if_false, expr_repr):
 
 
 def python_condition(value, construct, targets):
-    """``value``, the deciding operand of an ``and``/``or``/conditional expression left as written
-    because a walrus in an operand Python may skip binds ``targets``; a tensor there is refused."""
+    """``value``, the deciding operand of an ``and``/``or``/conditional expression (or the filter
+    of a comprehension) left as written because a walrus in it binds ``targets``; a tensor there
+    is refused."""
     if not isinstance(value, Tensor):
         return value
     from autograph.runtime.core.location import construct_at
@@ -80,9 +81,9 @@ def python_condition(value, construct, targets):
 
     names = ", ".join(f"'{t}'" for t in targets)
     raise TracingError(
-        f"{construct_at(construct)} decides on a tensor whether to evaluate the walrus (:=) binding "
-        f"{names}: a name bound on one path only of a nested short-circuit cannot be staged. Assign "
-        f"{names} in a statement before (or make this expression the whole condition of an if)."
+        f"{construct_at(construct)} is decided by a tensor, but stays Python code because a walrus (:=) "
+        f"in it binds {names} in the enclosing scope, which no staged form can do. Assign {names} in a "
+        "statement before it (an if whose whole test is an and/or/if-else stages its walrus)."
     )
 
 
