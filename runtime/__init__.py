@@ -107,6 +107,11 @@ from autograph.runtime.ops.variables import Variable
 from autograph.runtime.ops.effects import py_function
 from autograph.runtime.ops.effects import print  # noqa: A004 - rt.print, as tf.print
 from autograph.runtime.autodiff import GradientTape  # noqa: E402 - also registers the gradient rules and ops/nn.py
+from autograph.runtime.ops.array import transpose  # noqa: E402
+from autograph.runtime.ops.nn import (  # noqa: E402 - the ops models need
+    broadcast_to, clip_by_value, cumsum, expand_dims, log_softmax, one_hot, reduce_logsumexp, sigmoid, softmax,
+    squeeze, tile,
+)
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
 # submodule of the same name; reach the module with
@@ -139,6 +144,8 @@ __all__ = [
     "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
     "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
     "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "GradientTape",
+    "transpose", "broadcast_to", "clip_by_value", "cumsum", "expand_dims", "log_softmax", "one_hot",
+    "reduce_logsumexp", "sigmoid", "softmax", "squeeze", "tile",
 ]
 
 

@@ -143,7 +143,7 @@ def _reduced_axes(fwd):
     return tuple(a % rank for a in listed)
 
 
-def _spread(fwd, g):
+def spread(fwd, g):
     """The cotangent ``g`` of a reduction's output, broadcast back to the input's shape."""
     x = fwd.inputs[0]
     if x.shape is None:
@@ -162,12 +162,12 @@ def _spread(fwd, g):
 
 
 def _sum(fwd, grads):
-    return [_spread(fwd, grads[0])]
+    return [spread(fwd, grads[0])]
 
 
 def _mean(fwd, grads):
     x = fwd.inputs[0]
-    g = _spread(fwd, grads[0])
+    g = spread(fwd, grads[0])
     if shapes.is_fully_defined(x.shape):
         count = int(np.prod([x.shape[a] for a in _reduced_axes(fwd)], dtype=np.int64))
         return [ops.divide(g, np.asarray(max(count, 1), g.dtype))]
@@ -178,9 +178,9 @@ def _mean(fwd, grads):
 def _extremum(fwd, grads):
     """``Max`` / ``Min``: the cotangent is shared equally by the elements equal to the result."""
     x = fwd.x(0)
-    hit = ops.cast(ops.equal(x, _spread(fwd, fwd.y(0))), grads[0].dtype)
-    count = _spread(fwd, reduction.reduce("Sum", hit, fwd.attrs["axis"], fwd.attrs["keepdims"]))
-    return [ops.divide(ops.multiply(_spread(fwd, grads[0]), hit), count)]
+    hit = ops.cast(ops.equal(x, spread(fwd, fwd.y(0))), grads[0].dtype)
+    count = spread(fwd, reduction.reduce("Sum", hit, fwd.attrs["axis"], fwd.attrs["keepdims"]))
+    return [ops.divide(ops.multiply(spread(fwd, grads[0]), hit), count)]
 
 
 registry.register({

@@ -15,7 +15,7 @@ The forward loop is extended once per differentiation (its op, ``cond`` and
 The gradient ``While`` starts from the count and the cotangents of the
 loop's outputs; its body, a ``GradGraph`` over the forward body, takes
 ``i = count - 1``, reads entry ``i`` of each accumulator where the forward
-body's value is read (``GatherV2``), runs the walker over the forward body
+body's value is read (``StackRead``), runs the walker over the forward body
 from the cotangents of the body's outputs to those of its inputs, and adds
 up the cotangents of the captured values over the iterations; it stops at
 ``count == 0``.  Loops from ``for ... in range(tensor)``, over tensor rows,
@@ -83,7 +83,7 @@ class _Accumulators:
         while not (isinstance(grad_body, GradGraph) and grad_body.forward is self.body):
             grad_body = grad_body.outer
         with grad_body.as_default():
-            return ops.gather(stacked, self.index)
+            return nn.stack_read(stacked, self.index)
 
 
 def _is_accumulator(t) -> bool:

@@ -1,5 +1,16 @@
-"""Ops that gradients need: ``SumToShape`` (the adjoint of broadcasting), ``ScatterAdd``
-(the adjoint of ``GatherV2``) and ``StackPush`` (the accumulators of a ``While``'s gradient).
+"""Ops that models and gradients need.
+
+Model ops (``rt.*``), each a definition here, a numpy kernel and a gradient
+rule (``autodiff/nn_grads.py``): ``Sigmoid``, ``Softmax`` / ``LogSoftmax``
+(attr ``axis``; computed stably, from ``x - max``), ``LogSumExp`` (a
+reduction: ``axis``, ``keepdims``), ``Cumsum`` (``axis``), ``Tile``
+(``multiples``, as ``np.tile``).  ``expand_dims``, ``squeeze``,
+``one_hot``, ``clip_by_value`` and ``broadcast_to`` are compositions of
+other ops (and differentiate through them).
+
+Ops of the gradients themselves: ``SumToShape`` (the adjoint of
+broadcasting), ``ScatterAdd`` (the adjoint of ``GatherV2``) and
+``StackPush`` (the accumulators of a ``While``'s gradient).
 
 * ``SumToShape(g, shape)`` -- ``g`` summed over the axes that broadcasting
   ``shape`` up to ``g``'s shape added or stretched (leading axes, and axes
@@ -10,13 +21,15 @@
   with ``updates`` added at ``indices`` along ``axis`` (repeated indices
   add up, as ``np.add.at``): ``updates`` has the shape ``np.take(zeros,
   indices, axis)`` would have.
+* ``StackRead(buffer, index)`` -- entry ``index`` of a ``StackPush`` buffer
+  (a copy), which the gradient ``While`` reads backwards.
 * ``StackPush(buffer, index, item; ragged, label)`` -- ``buffer`` (entries
   on the first axis) with entry ``index`` set to ``item``: a forward loop
   pushes the value of iteration ``index`` (``autodiff/while_grad.py``).  The
   buffer grows by doubling, so a push costs one copy of the item: the
   kernel writes into the buffer it gets, which is only ever the loop
   variable's own (it starts empty, and the first push allocates).  Entries
-  past the pushes made hold zeros, and are never read.  An item of another
+  past the pushes made are never read (``StackRead``).  An item of another
   shape than the entries so far is an error naming ``label``, except with
   ``ragged`` (the items are themselves accumulators of an inner loop, whose
   length varies): entries are then padded with zeros to a common shape.
@@ -24,9 +37,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from autograph.runtime.core import dtypes, opdef, shapes
-from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import normalize_axis, partial_value
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import apply, array, math, reduction
+from autograph.runtime.ops._common import check_int_attr, normalize_axis, partial_value
+from autograph.runtime.ops.core import cast
 
 
 def _check_dims(t, what):
@@ -69,6 +87,18 @@ def _stack_push_infer(inputs, attrs):
 
 opdef.register("SumToShape", infer=_sum_to_shape_infer)
 opdef.register("StackPush", infer=_stack_push_infer)
+
+
+def _stack_read_infer(inputs, attrs):
+    buffer, index = inputs
+    if not dtypes.is_integer(index.dtype) or index.shape not in ((), None):
+        raise TypeError(f"StackRead: the index must be an int scalar, got {index.name}")
+    if buffer.shape is not None and not buffer.shape:
+        raise ValueError(f"StackRead from the scalar {buffer.name}: a stack has a first (entries) axis")
+    return [(buffer.dtype, None if buffer.shape is None else buffer.shape[1:])]
+
+
+opdef.register("StackRead", infer=_stack_read_infer, cost=0)
 opdef.register("ScatterAdd", infer=_scatter_add_infer)
 
 
@@ -82,6 +112,158 @@ def scatter_add(updates, indices, dims, axis=0, name=None):
     return apply.apply_op("ScatterAdd", [updates, indices, dims], {"axis": int(axis)}, name=name)
 
 
+def stack_read(buffer, index, name=None):
+    """Entry ``index`` of the stack ``buffer``."""
+    return apply.apply_op("StackRead", [buffer, index], name=name)
+
+
 def stack_push(buffer, index, item, label, ragged=False, name=None):
     """``buffer`` with entry ``index`` set to ``item`` (growing it as needed; see the module docstring)."""
     return apply.apply_op("StackPush", [buffer, index, item], {"ragged": bool(ragged), "label": label}, name=name)
+
+
+# -- model ops ----------------------------------------------------------------------------
+
+
+def _float_input(x, what):
+    if x.dtype.kind != "f":
+        raise TypeError(f"{what} needs a float tensor, got {x.name} {x.dtype.name}; cast it with rt.cast")
+
+
+def _elementwise_infer(inputs, attrs):
+    (x,) = inputs
+    _float_input(x, "sigmoid")
+    return [(x.dtype, x.shape)]
+
+
+def _axis_infer(inputs, attrs):
+    (x,) = inputs
+    _float_input(x, "softmax")
+    if x.shape is not None:
+        normalize_axis(attrs["axis"], len(x.shape))
+    return [(x.dtype, x.shape)]
+
+
+def _logsumexp_infer(inputs, attrs):
+    (x,) = inputs
+    _float_input(x, "reduce_logsumexp")
+    return [(x.dtype, reduction.reduced_shape(x.shape, attrs["axis"], attrs["keepdims"]))]
+
+
+def _cumsum_infer(inputs, attrs):
+    (x,) = inputs
+    if x.shape is not None:
+        normalize_axis(attrs["axis"], len(x.shape))
+    kind = x.dtype.kind
+    dtype = np.dtype(np.int_) if kind in "bi" and x.dtype.itemsize < 8 else np.dtype(np.uint) if kind == "u" else x.dtype
+    return [(dtype, x.shape)]
+
+
+def _tile_infer(inputs, attrs):
+    (x,) = inputs
+    multiples = attrs["multiples"]
+    if x.shape is None:
+        return [(x.dtype, None)]
+    rank = max(len(x.shape), len(multiples))
+    dims = (1,) * (rank - len(x.shape)) + tuple(x.shape)
+    reps = (1,) * (rank - len(multiples)) + tuple(multiples)
+    return [(x.dtype, tuple(None if d is None else d * m for d, m in zip(dims, reps)))]
+
+
+opdef.register("Sigmoid", infer=_elementwise_infer, cost=10)
+opdef.register("Softmax", infer=_axis_infer, cost=12)
+opdef.register("LogSoftmax", infer=_axis_infer, cost=12)
+opdef.register("LogSumExp", infer=_logsumexp_infer, cost=12)
+opdef.register("Cumsum", infer=_cumsum_infer)
+opdef.register("Tile", infer=_tile_infer)
+
+
+def sigmoid(x, name=None):
+    """``1 / (1 + exp(-x))``, without overflow for large ``|x|``."""
+    return apply.apply_op("Sigmoid", [x], name=name)
+
+
+def softmax(x, axis=-1, name=None):
+    """``exp(x) / sum(exp(x))`` along ``axis``."""
+    return apply.apply_op("Softmax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+def log_softmax(x, axis=-1, name=None):
+    """``x - log(sum(exp(x)))`` along ``axis``."""
+    return apply.apply_op("LogSoftmax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+def reduce_logsumexp(x, axis=None, keepdims=False, name=None):
+    """``log(sum(exp(x)))`` over ``axis``, without overflow."""
+    return reduction.reduce("LogSumExp", x, axis, keepdims, name)
+
+
+def cumsum(x, axis=0, name=None):
+    """Running sums along ``axis`` (``np.cumsum``)."""
+    return apply.apply_op("Cumsum", [x], {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+def tile(x, multiples, name=None):
+    """``x`` repeated ``multiples[i]`` times along axis ``i`` (``np.tile``; ``multiples`` Python ints)."""
+    multiples = tuple(check_int_attr(m, "multiples") for m in multiples)
+    if any(m < 0 for m in multiples):
+        raise ValueError(f"tile: multiples must not be negative, got {multiples}")
+    return apply.apply_op("Tile", [x], {"multiples": multiples}, name=name)
+
+
+def _static_shape(x, what):
+    shape = x.shape if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.shape(x)
+    if shape is None or None in shape:
+        raise TracingError(f"{what} needs a tensor of static shape, got {getattr(x, 'name', 'a value')} of shape "
+                           f"{shapes.format_shape(shape)}; use rt.reshape with rt.shape(x) instead")
+    return tuple(shape)
+
+
+def expand_dims(x, axis, name=None):
+    """``x`` with a dimension of 1 inserted at ``axis`` (``np.expand_dims``)."""
+    shape = _static_shape(x, "expand_dims")
+    axis = normalize_axis(check_int_attr(axis, "axis"), len(shape) + 1)
+    return array.reshape(x, shape[:axis] + (1,) + shape[axis:], name=name)
+
+
+def squeeze(x, axis=None, name=None):
+    """``x`` without its dimensions of 1 (only those of ``axis``, if given: each must be 1)."""
+    shape = _static_shape(x, "squeeze")
+    axes = range(len(shape)) if axis is None else [normalize_axis(a, len(shape)) for a in
+                                                     (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    axes = {a for a in axes if shape[a] == 1 or axis is not None}
+    for a in axes:
+        if shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} of shape {shapes.format_shape(shape)} is not of size 1")
+    return array.reshape(x, tuple(d for i, d in enumerate(shape) if i not in axes), name=name)
+
+
+def one_hot(indices, depth, dtype="float32", name=None):
+    """A float ``(..., depth)`` tensor, 1 at each index and 0 elsewhere (out of range: all 0)."""
+    depth = check_int_attr(depth, "depth")
+    if isinstance(indices, Tensor):
+        indices = array.reshape(indices, _static_shape(indices, "one_hot") + (1,))
+    else:
+        indices = np.asarray(indices)[..., None]
+    hits = math.equal(indices, np.arange(depth, dtype=getattr(indices, "dtype", np.int64)))
+    return cast(hits, dtype, name=name)
+
+
+def clip_by_value(x, clip_value_min, clip_value_max, name=None):
+    """``x`` limited to ``[clip_value_min, clip_value_max]``: the gradient passes where it is inside."""
+    return math.minimum(math.maximum(x, clip_value_min), clip_value_max, name=name)
+
+
+def broadcast_to(x, shape, name=None):
+    """``x`` broadcast to the static ``shape`` (``np.broadcast_to``: ``x``'s dimensions must fit it)."""
+    target = tuple(check_int_attr(d, "shape") for d in shape)
+    have = _static_shape(x, "broadcast_to")
+    try:
+        fits = shapes.broadcast(have, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"broadcast_to: shape {shapes.format_shape(have)} cannot be broadcast to "
+                         f"{shapes.format_shape(target)}")
+    dtype = x.dtype if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.asarray(x).dtype
+    return math.add(x, array.zeros(target, dtype), name=name)

@@ -26,6 +26,7 @@ from autograph.runtime.core import shapes
 from autograph.runtime.errors import ExecutionError, mark_user_error
 from autograph.runtime.ops import math, random_ops, reduction, variables
 from autograph.runtime.ops.apply import eager_result
+from autograph.runtime.backends.numpy import nn_kernels
 
 # -- elementwise math and reductions (runtime/ops/math.py, reduction.py) ---------------
 
@@ -361,24 +362,6 @@ def _assert(condition, *data, message):
     return ()
 
 
-# -- gradient helpers (runtime/ops/nn.py) ---------------------------------------------
-
-
-def _sum_to_shape(g, shape):
-    g, shape = np.asarray(g), tuple(int(d) for d in shape)
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
-    if not axes:
-        return g.reshape(shape)
-    return np.sum(g, axis=axes, keepdims=True, dtype=g.dtype).reshape(shape)  # g's dtype, as inferred
-
-
-def _scatter_add(updates, indices, dims, *, axis):
-    out = np.zeros(tuple(int(d) for d in dims), np.asarray(updates).dtype)
-    np.add.at(out, (slice(None),) * (axis % out.ndim) + (np.asarray(indices),), updates)
-    return out
-
-
 # -- DatasetReduce (runtime/data/reduce_op.py) -----------------------------------------
 
 
@@ -400,38 +383,12 @@ def _dataset_reduce(*inputs, dataset, cond, body, n_state, library):
     return state[0] if n_state == 1 else state
 
 
-def _stack_push(buffer, index, item, *, ragged, label):
-    item, i = np.asarray(item), int(index)
-    if len(buffer) == 0:
-        buffer = np.zeros((0, *item.shape), buffer.dtype)
-    elif buffer.shape[1:] != item.shape:
-        if not ragged or buffer.ndim != item.ndim + 1:
-            raise ValueError(f"{label}: the value has shape {shapes.format_shape(item.shape)} at iteration {i} and "
-                             f"{shapes.format_shape(buffer.shape[1:])} before; the gradient of a loop needs its values "
-                             "to keep one shape across iterations")
-        target = tuple(np.maximum(buffer.shape[1:], item.shape))
-        buffer, item = _zero_padded(buffer, (len(buffer), *target)), _zero_padded(item, target)
-    if i >= len(buffer):
-        grown = np.zeros((max(2 * len(buffer), i + 1, 4), *buffer.shape[1:]), buffer.dtype)
-        grown[: len(buffer)] = buffer
-        buffer = grown
-    buffer[i] = item
-    return buffer
-
-
-def _zero_padded(a, shape):
-    if a.shape == shape:
-        return a
-    out = np.zeros(shape, a.dtype)
-    out[tuple(slice(0, d) for d in a.shape)] = a
-    return out
-
-
 # -- the table ------------------------------------------------------------------------
 
 KERNELS: dict = {
     **ELEMENTWISE,
     **REDUCTIONS,
+    **nn_kernels.KERNELS,
     "Placeholder": _placeholder,
     "Const": _const,
     "Identity": _identity,
@@ -465,8 +422,5 @@ KERNELS: dict = {
     "Print": _print,
     "PyFunc": _py_func,
     "Assert": _assert,
-    "SumToShape": _sum_to_shape,
-    "ScatterAdd": _scatter_add,
-    "StackPush": _stack_push,
     "DatasetReduce": _dataset_reduce,
 }

@@ -1,0 +1,63 @@
+"""Gradient rules of the model ops (``runtime/ops/nn.py``; ``registry.py`` says what a rule is)."""
+
+from __future__ import annotations
+
+from autograph.runtime import ops
+from autograph.runtime.autodiff import registry
+from autograph.runtime.autodiff.math_grads import spread
+from autograph.runtime.core import shapes
+from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import indexing, nn
+
+
+def _sigmoid(fwd, grads):
+    z = fwd.y(0)
+    return [ops.multiply(grads[0], ops.multiply(z, ops.subtract(1, z)))]
+
+
+def _softmax(fwd, grads):
+    g, z, axis = grads[0], fwd.y(0), fwd.attrs["axis"]
+    return [ops.multiply(z, ops.subtract(g, ops.reduce_sum(ops.multiply(g, z), axis=axis, keepdims=True)))]
+
+
+def _log_softmax(fwd, grads):
+    g, z, axis = grads[0], fwd.y(0), fwd.attrs["axis"]
+    return [ops.subtract(g, ops.multiply(ops.exp(z), ops.reduce_sum(g, axis=axis, keepdims=True)))]
+
+
+def _logsumexp(fwd, grads):
+    weights = ops.exp(ops.subtract(fwd.x(0), spread(fwd, fwd.y(0))))
+    return [ops.multiply(spread(fwd, grads[0]), weights)]
+
+
+def _reversed(t, axis):
+    return indexing.getitem(t, (slice(None),) * axis + (slice(None, None, -1),))
+
+
+def _cumsum(fwd, grads):
+    rank = len(fwd.inputs[0].shape)
+    axis = fwd.attrs["axis"] % rank
+    return [_reversed(nn.cumsum(_reversed(grads[0], axis), axis), axis)]
+
+
+def _tile(fwd, grads):
+    x, multiples = fwd.inputs[0], fwd.attrs["multiples"]
+    if not shapes.is_fully_defined(x.shape):
+        raise TracingError(f"the gradient of tile at {fwd.op.location or '<unknown>'} needs an input of static shape, "
+                           f"got {shapes.format_shape(x.shape)}")
+    rank = max(len(x.shape), len(multiples))
+    dims = (1,) * (rank - len(x.shape)) + tuple(x.shape)
+    reps = (1,) * (rank - len(multiples)) + tuple(multiples)
+    split = ops.reshape(grads[0], tuple(d for pair in zip(reps, dims) for d in pair))
+    summed = ops.reduce_sum(split, axis=tuple(range(0, 2 * rank, 2)))
+    return [ops.reshape(summed, x.shape) if dims != x.shape else summed]
+
+
+registry.register({
+    "Sigmoid": _sigmoid,
+    "Softmax": _softmax,
+    "LogSoftmax": _log_softmax,
+    "LogSumExp": _logsumexp,
+    "Cumsum": _cumsum,
+    "Tile": _tile,
+})
