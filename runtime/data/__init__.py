@@ -12,10 +12,16 @@ the element spec when the pipeline is built (``functions.py``).  Modules:
 ``dataset.py`` (the node and its constructors), ``sources.py``,
 ``functions.py``, ``state_functions.py`` (``scan``/``reduce``),
 ``execution.py`` (a generator per kind), ``threads.py`` (prefetch, parallel
-map), ``printing.py``, ``checks.py`` (argument checks).
+map), ``printing.py``, ``checks.py`` (argument checks); the static rewrites
+run before a pipeline is first iterated: ``options.py`` (``rt.data.Options``,
+``ds.with_options``), ``rewrites.py`` (the walker and rule table,
+``ds.explain()``), ``fusion.py`` (fused functions), ``vectorize.py``
+(map+batch vectorization); ``staged_loop.py`` and ``reduce_op.py``: ``for x
+in ds`` inside ``ag.function`` as one ``DatasetReduce`` op.
 """
 
 from autograph.runtime.data.checks import AUTOTUNE
 from autograph.runtime.data.dataset import Dataset
+from autograph.runtime.data.options import Options
 
-__all__ = ["AUTOTUNE", "Dataset"]
+__all__ = ["AUTOTUNE", "Dataset", "Options"]

@@ -19,16 +19,19 @@ from __future__ import annotations
 from autograph.runtime.core import nest
 from autograph.runtime.core.tensor import TensorSpec
 from autograph.runtime.data import checks, execution, printing, sources, staged_loop, state_functions, structure
+from autograph.runtime.data import rewrites
 from autograph.runtime.data.functions import trace
+from autograph.runtime.data.options import Options
 from autograph.runtime.errors import TracingError
 
 
 class Dataset:
     """A pipeline node; see the module docstring.  Build one with the static sources."""
 
-    __slots__ = ("kind", "inputs", "attrs", "element_spec", "__weakref__")
+    __slots__ = ("kind", "inputs", "attrs", "element_spec", "optimized", "__weakref__")
 
     def __init__(self, kind, inputs, attrs, element_spec):
+        self.optimized = None  # (the optimized pipeline, the rewrites applied): rewrites.optimized
         self.kind = kind
         self.inputs = tuple(inputs)
         self.attrs = dict(attrs)
@@ -148,17 +151,31 @@ class Dataset:
         size = checks.buffer_size(buffer_size, "prefetch(buffer_size=...)", allow_autotune=True)
         return Dataset("prefetch", (self,), {"buffer_size": size}, self.element_spec)
 
+    def with_options(self, options) -> "Dataset":
+        """This pipeline, optimized as ``options`` (an ``rt.data.Options``) says."""
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options expects an rt.data.Options, got {type(options).__name__}")
+        return Dataset("options", (self,), {"options": options}, self.element_spec)
+
     # -- consuming -------------------------------------------------------------------------
+
+    def flat_elements(self):
+        """The elements of the optimized pipeline, as flat tuples of numpy leaves (a generator)."""
+        return execution.elements(rewrites.optimized(self))
 
     def reduce(self, initial_state, reduce_func):
         """``state = reduce_func(state, element)`` over all elements; the final state (numpy)."""
         reduction = state_functions.trace_reduce(reduce_func, initial_state, self.element_spec)
-        return reduction.run(execution.elements(self))
+        return reduction.run(self.flat_elements())
 
     def __iter__(self):
         spec = self.element_spec
-        for leaves in execution.elements(self):
+        for leaves in self.flat_elements():
             yield structure.pack(spec, leaves)
+
+    def explain(self) -> str:
+        """The pipeline as written and as it runs, with the rewrites applied (``rewrites.py``)."""
+        return rewrites.explain(self)
 
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
         """``for x in ds`` in converted code while tracing: one ``DatasetReduce`` op."""

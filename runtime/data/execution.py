@@ -204,6 +204,74 @@ def _cache(ds):
             store.elements = seen
 
 
+def _options(ds):
+    return _input(ds)
+
+
+def _map_filter(ds):
+    fn = ds.attrs["fn"]
+    for leaves in _input(ds):
+        values = fn(leaves)
+        if values[-1]:
+            yield tuple(values[:-1])
+
+
+def _chunks(ds):
+    """The input's rows, ``rows`` at a time, stacked (a ``from_tensor_slices`` source: sliced)."""
+    rows, source = ds.attrs["rows"], ds.inputs[0]
+    if source.kind == "from_tensor_slices":
+        leaves = source.attrs["leaves"]
+        for start in range(0, len(leaves[0]), rows):
+            yield tuple(a[start:start + rows] for a in leaves)
+        return
+    elements = _input(ds)
+    while True:
+        chunk = list(itertools.islice(elements, rows))
+        if not chunk:
+            return
+        yield tuple(np.stack(column) for column in zip(*chunk))
+
+
+def _vectorized(ds):
+    stages = ds.attrs["stages"]
+    for chunk in _input(ds):
+        columns = chunk
+        for kind, fn in stages:
+            if kind == "map":
+                columns = tuple(fn(list(columns)))
+            elif kind == "filter":
+                mask = fn(list(columns))[0]
+                columns = tuple(c[mask] for c in columns)
+            else:  # map_filter: the mapped columns, then the verdicts
+                values = fn(list(columns))
+                mask = values[-1]
+                columns = tuple(c[mask] for c in values[:-1])
+        # the batches cut from these columns are views: no column may be the source's memory
+        yield tuple(c.copy() if any(np.may_share_memory(c, s) for s in chunk) else c for c in columns)
+
+
+def _rebatch(ds):
+    """Exact batches of ``batch_size`` rows cut from the chunks of the input (its own arrays)."""
+    size, drop = ds.attrs["batch_size"], ds.attrs["drop_remainder"]
+    pending, count = [], 0
+    for columns in _input(ds):
+        if len(columns[0]) == 0:
+            continue
+        pending.append(columns)
+        count += len(columns[0])
+        if count < size:
+            continue
+        merged = pending[0] if len(pending) == 1 else tuple(np.concatenate(c) for c in zip(*pending))
+        start = 0
+        while count - start >= size:
+            yield tuple(c[start:start + size] for c in merged)
+            start += size
+        count -= start
+        pending = [tuple(c[start:] for c in merged)] if count else []
+    if count and not drop:
+        yield pending[0] if len(pending) == 1 else tuple(np.concatenate(c) for c in zip(*pending))
+
+
 def _prefetch(ds):
     size = ds.attrs["buffer_size"]
     if size == 0:
@@ -230,4 +298,10 @@ RULES = {
     "scan": _scan,
     "cache": _cache,
     "prefetch": _prefetch,
+    "options": _options,
+    # made by the rewrites (rewrites.py, vectorize.py)
+    "map_filter": _map_filter,
+    "chunks": _chunks,
+    "vectorized": _vectorized,
+    "rebatch": _rebatch,
 }

@@ -44,10 +44,11 @@ def describe(fn) -> str:
 class DataFunction:
     """A user function traced once into a graph: ``output_spec``, ``graph``, and a call on flat leaves."""
 
-    __slots__ = ("fn", "role", "arg_specs", "output_spec", "graph", "label", "order")
+    __slots__ = ("fn", "role", "arg_specs", "output_spec", "graph", "traced_graph", "label", "order")
 
-    def __init__(self, fn, role, arg_specs, output_spec, graph, order):
+    def __init__(self, fn, role, arg_specs, output_spec, graph, order, traced_graph=None):
         self.fn = fn
+        self.traced_graph = traced_graph  # the graph as traced, before the optimizer
         self.role = role  # 'the map function', for messages
         self.arg_specs = arg_specs
         self.output_spec = output_spec
@@ -76,7 +77,8 @@ def _arguments(arg_specs, unpack):
     return lambda element: (element,)
 
 
-def _as_tensor(value, fn, role, path):
+def as_element_tensor(value, fn, role, path=""):
+    """A leaf a pipeline function returned, as the tensor the element holds."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
@@ -105,7 +107,7 @@ def trace(fn, arg_specs, role, unpack=True, weak=()) -> DataFunction:
             element = nest.pack_as(element, leaves)
         result = calls.converted_call(fn, *as_args(element))
         paths = nest.leaf_paths(result)
-        leaves = [_as_tensor(v, fn, role, p) for v, p in zip(nest.flatten(result), paths)]
+        leaves = [as_element_tensor(v, fn, role, p) for v, p in zip(nest.flatten(result), paths)]
         return nest.pack_as(result, leaves)
 
     traced.__name__ = traced.__qualname__ = _graph_name(fn, role)
@@ -119,7 +121,8 @@ def trace(fn, arg_specs, role, unpack=True, weak=()) -> DataFunction:
     positions = {id(t): i for i, t in reversed(list(enumerate(cf.graph.outputs)))}
     order = [positions[id(t)] for t in nest.flatten(outputs)]
     in_order = order == list(range(len(cf.graph.outputs)))
-    return DataFunction(fn, role, arg_specs, output_spec, cf.execution_graph, None if in_order else order)
+    return DataFunction(fn, role, arg_specs, output_spec, cf.execution_graph, None if in_order else order,
+                        traced_graph=cf.graph)
 
 
 def _graph_name(fn, role) -> str:

@@ -28,6 +28,10 @@ def describe_node(ds) -> str:
             continue
         if key in _FUNCTION_ATTRS:
             value = getattr(value, "function", value).label
+        elif key == "stages":
+            value = "[" + ", ".join(f"{kind} {fn.label}" for kind, fn in value) + "]"
+        elif key == "options":
+            value = ", ".join(f"{k}=False" for k, v in vars(value).items() if v is False) or "defaults"
         elif value is None or value is False and key == "deterministic":
             continue
         parts.append(f"{key}={value}")

@@ -31,9 +31,7 @@ class PipelineAttr:
 
     def flat_elements(self):
         """The pipeline's elements as flat tuples of numpy leaves (a generator; close it to stop)."""
-        from autograph.runtime.data import execution  # execution imports the dataset modules
-
-        return execution.elements(self.dataset)
+        return self.dataset.flat_elements()
 
     def __repr__(self):
         kinds, node = [], self.dataset
