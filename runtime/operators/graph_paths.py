@@ -98,14 +98,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
 
         return run
 
-    try:
+    with recursion.guard(body, where):
         outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
-    except RecursionError:
-        raise recursion.refusal(body, where) from None
-    except TracingError as error:
-        if recursion.is_refusal(error):
-            raise recursion.again(error) from None
-        raise
     if len(dead) == 2:
         raises.both_branches_raise(where)
     state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)

@@ -6,10 +6,12 @@ the tensor ``if`` are traced, so the recursive call is traced again at every
 level, until Python's recursion limit.  ``if_stmt``'s graph path turns that
 ``RecursionError`` into ``refusal(...)``, and every enclosing tensor ``if``
 raises it again (``again``), so the traceback the user sees starts at the
-outermost one instead of a thousand frames deep.
+outermost one instead of a thousand frames deep (``guard``).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from autograph.runtime.errors import TracingError
 
@@ -43,3 +45,16 @@ def again(error) -> TracingError:
     fresh = TracingError(str(error))
     setattr(fresh, _MARK, True)
     return fresh
+
+
+@contextlib.contextmanager
+def guard(branch, where):
+    """Around the tracing of a tensor ``if`` whose true branch is ``branch``: see the docstring."""
+    try:
+        yield
+    except RecursionError:
+        raise refusal(branch, where) from None
+    except TracingError as error:
+        if is_refusal(error):
+            raise again(error) from None
+        raise
