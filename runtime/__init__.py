@@ -14,7 +14,8 @@ Importing it runs its one install step (``_install`` below): the numpy
 backend becomes the default backend and ``Tensor`` gets its operators.
 Nothing else patches anything at import time.  ``dir(rt)`` lists the public
 names (``__all__``); the internal packages (``core``, ``ops``, ``tracing``,
-``exec``, ``backends``, ``optimizer``, ``operators``) stay importable by path.
+``exec``, ``backends``, ``optimizer``, ``operators``) stay importable by path;
+``rt.data`` is the input pipelines' package (``rt.data.Dataset``).
 """
 
 from autograph.runtime.errors import (
@@ -132,6 +133,8 @@ def _install() -> None:
 
 _install()
 
+from autograph.runtime import data  # rt.data: input pipelines (after the install: they trace functions)
+
 __all__ = [
     "AutoGraphError", "AutoGraphWarning", "ConversionError", "ExecutionError", "TracingError", "TracingWarning",
     "VerificationError",
@@ -143,7 +146,7 @@ __all__ = [
     "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",
     "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
     "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
-    "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "GradientTape",
+    "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "data", "GradientTape",
     "transpose", "broadcast_to", "clip_by_value", "cumsum", "expand_dims", "log_softmax", "one_hot",
     "reduce_logsumexp", "sigmoid", "softmax", "squeeze", "tile",
 ]
