@@ -102,8 +102,23 @@ def through_py_function(x):
 
 
 def test_a_py_function_on_the_path_is_an_error_naming_it():
-    with pytest.raises(ag.TracingError, match=r"rt.py_function at .*test_grad_api.py:\d+: it has no gradient function"):
+    with pytest.raises(ag.TracingError, match=r"rt.py_function '<lambda>' at .*test_grad_api.py:\d+: it has no gradient "
+                                              r"function.*grad=g"):
         ag.grad(through_py_function)(np.ones(3))
+
+
+def cube_in_python(x, w):
+    y = rt.py_function(lambda a, b: a ** 3 * b, [x, w], "float64", shape=(3,),
+                       grad=lambda a, b, g: (3 * a ** 2 * b * g, np.sum(a ** 3 * g)))
+    return rt.reduce_sum(rt.sin(y))
+
+
+def test_a_py_function_with_a_gradient_function():
+    x, w = np.array([0.5, 1.0, -0.3]), np.float64(0.7)
+    gx, gw = ag.grad(cube_in_python, argnums=(0, 1))(x, w)
+    c = np.cos(x ** 3 * w)
+    np.testing.assert_allclose(gx, c * 3 * x ** 2 * w)
+    np.testing.assert_allclose(gw, np.sum(c * x ** 3))
 
 
 def through_set_item(x):
@@ -143,3 +158,8 @@ def test_gradient_graphs_print_verify_serialize_and_run_alike():
     (again,) = rt.run_graph(loaded, [w, x])
     np.testing.assert_allclose(again, results[0], rtol=1e-12)
     cf.execution_graph.verify()
+
+
+def test_a_py_function_gradient_must_be_callable():
+    with pytest.raises(TypeError, match="rt.py_function: grad must be callable or None, got 3"):
+        rt.py_function(lambda a: a, [np.ones(2)], "float64", grad=3)

@@ -9,7 +9,7 @@ from autograph.runtime import ops
 from autograph.runtime.autodiff import registry
 from autograph.runtime.autodiff.backprop import dims_of, zeros_for
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import apply, array, indexing, nn
+from autograph.runtime.ops import apply, array, effects, indexing, nn
 
 
 def _same(fwd, grads):
@@ -84,6 +84,30 @@ def _transpose(fwd, grads):
     return [array.transpose(grads[0], tuple(int(i) for i in np.argsort([p % rank for p in perm])))]
 
 
+def _py_function(fwd, grads):
+    """``rt.py_function(..., grad=g)``: ``g(*inputs, *output cotangents)`` in a py_function of its own."""
+    grad_fn, name = fwd.attrs.get("grad"), fwd.attrs["func_name"]
+    if grad_fn is None:
+        raise TracingError(f"cannot differentiate the rt.py_function {name!r} at {fwd.op.location or '<unknown>'}: it "
+                           "has no gradient function, and autograph cannot see inside Python code. Pass one "
+                           "(rt.py_function(..., grad=g), g(*inputs, *output_cotangents) -> input cotangents), or "
+                           "keep the py_function off the path from the sources to the target.")
+    inputs = fwd.inputs
+    cotangents = [zeros_for(t) if g is None else g for g, t in zip(grads, fwd.outputs)]
+
+    def run(*values):
+        results = grad_fn(*values)
+        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        if len(results) != len(inputs):
+            raise ValueError(f"the gradient function of py_function {name!r} returned {len(results)} value(s) for "
+                             f"{len(inputs)} input(s)")
+        return [np.zeros(np.shape(v), t.dtype) if r is None else r for r, v, t in zip(results, values, inputs)]
+
+    found = effects.py_function(run, [fwd.x(i) for i in range(len(inputs))] + cotangents,
+                                [t.dtype for t in inputs], shape=[t.shape for t in inputs], name=f"{name}_grad")
+    return [found[i] if fwd.wants(i) else None for i in range(len(inputs))]
+
+
 def _list_append(fwd, grads):
     g = grads[0]
     return [indexing.getitem(g, slice(None, -1)) if fwd.wants(0) else None,
@@ -101,4 +125,5 @@ registry.register({
     "StridedSlice": _strided_slice,
     "Transpose": _transpose,
     "ListAppend": _list_append,
+    "PyFunc": _py_function,
 })

@@ -168,11 +168,6 @@ def fit(g, x):
 
 
 def _no_rule_message(op) -> str:
-    where = op.location or "<unknown>"
-    if op.type == "PyFunc":
-        return (f"cannot differentiate the rt.py_function at {where}: it has no gradient function, and "
-                "autograph cannot see inside Python code. Compute the differentiated values with rt ops, "
-                "or keep the py_function off the path from the sources to the target.")
-    return (f"cannot differentiate the {op.type} op '{op.name}' created at {where}: op type {op.type} has no "
-            "gradient rule. Keep it off the path from the sources to the target (compute it from values "
-            "that are not differentiated), or add its rule to the table in runtime/autodiff.")
+    return (f"cannot differentiate the {op.type} op '{op.name}' created at {op.location or '<unknown>'}: op type "
+            f"{op.type} has no gradient rule. Keep it off the path from the sources to the target (compute it "
+            "from values that are not differentiated), or add its rule to the table in runtime/autodiff.")

@@ -99,13 +99,18 @@ def _infer_pyfunc(inputs, attrs):
 register("PyFunc", infer=_infer_pyfunc, stateful=True)
 
 
-def py_function(func, inp, Tout, shape=None, name=None):
+def py_function(func, inp, Tout, shape=None, name=None, grad=None):
     """Calls ``func(*numpy values of inp)`` at every execution; returns its results as tensors.
 
     ``Tout`` is a dtype (one output), a list of dtypes (a list of outputs)
     or ``None`` (no output).  ``shape`` (one shape, or a list matching
     ``Tout``) declares the static shape of the outputs; unknown otherwise.
+    ``grad``, if given, makes it differentiable: ``grad(*inputs, *output
+    cotangents)`` returns one cotangent per input (numpy values, ``None`` for
+    none), and runs as a py_function itself (``autodiff/array_grads.py``).
     """
+    if grad is not None and not callable(grad):
+        raise TypeError(f"rt.py_function: grad must be callable or None, got {grad!r}")
     if not callable(func):
         raise TypeError(f"rt.py_function: func must be callable, got {func!r}")
     single = Tout is not None and not isinstance(Tout, (list, tuple))
@@ -126,6 +131,8 @@ def py_function(func, inp, Tout, shape=None, name=None):
         "single": single,
         "func_name": name or getattr(func, "__name__", type(func).__name__),
     }
+    if grad is not None:
+        attrs["grad"] = grad
     result = apply_op("PyFunc", inputs, attrs)
     if single:
         return result

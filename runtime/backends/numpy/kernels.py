@@ -320,7 +320,7 @@ def _print(*values, parts, sep, end, stream):
     return ()
 
 
-def _py_func(*values, func, Tout, output_shapes, single, func_name):
+def _py_func(*values, func, Tout, output_shapes, single, func_name, grad=None):
     try:
         result = func(*values)
     except Exception as e:  # the user's own exception: it reaches the caller with its type
