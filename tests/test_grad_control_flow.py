@@ -154,6 +154,35 @@ def test_inner_loops_of_varying_length():
     check(triangular_loops, np.array([0.5, 0.9]), np.int32(4), argnums=(0,))
 
 
+def loop_in_branch(x, n):
+    if rt.reduce_sum(x) > 0.0:
+        y = x
+        for i in range(n):
+            y = rt.sin(y) * x + 0.1
+    else:
+        y = x * x
+    return rt.reduce_sum(y)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_loop_inside_a_branch(sign):
+    check(loop_in_branch, sign * np.array([0.5, 0.9]), np.int32(3), argnums=(0,))
+
+
+def test_forward_values_nobody_reads_are_pruned():
+    def f(x, n):
+        y = x
+        for i in range(n):
+            y = rt.sin(y)
+        return rt.reduce_sum(rt.exp(y))  # the gradient reads exp(y), never the sum
+
+    cf = ag.grad(f).get_concrete_function(np.array([0.5, 0.2]), np.int32(3))
+    assert "= Sum(" in cf.graph.to_text()
+    assert "= Sum(" not in cf.execution_graph.to_text()
+    np.testing.assert_allclose(ag.grad(f)(np.array([0.5, 0.2]), np.int32(3)),
+                               numeric_grad(ag.function(f), [np.array([0.5, 0.2]), np.int32(3)], 0), rtol=1e-6)
+
+
 def bounded(x):
     return rt.reduce_sum(rt.while_loop(lambda v: rt.reduce_sum(v) < 100.0, lambda v: (v * 1.5,), (x,),
                                        maximum_iterations=4)[0])
