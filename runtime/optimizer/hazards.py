@@ -41,7 +41,7 @@ def _always(op) -> bool:
     return True
 
 
-def _float_or_static(op) -> bool:
+def _static_floats(op) -> bool:
     """Sign and magnitude of floats never overflow (``-INT_MIN`` on a numpy integer scalar warns)."""
     return _static(op) and all(t.dtype.kind in "fc" for t in op.inputs)
 
@@ -84,9 +84,9 @@ TOTAL = {
     "BitwiseXor": _static,
     "Invert": _static,
     "Select": _static,
-    "Neg": _float_or_static,
-    "Abs": _float_or_static,
-    "Tanh": _float_or_static,
+    "Neg": _static_floats,
+    "Abs": _static_floats,
+    "Tanh": _static_floats,
 }
 
 

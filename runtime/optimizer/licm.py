@@ -84,9 +84,9 @@ def _hoist(rw, op):
     for inner in free:
         _move(rw, inner, invariant)
     pairs = [(t, t) for inner in free for t in inner.outputs]
-    if guarded:
-        used = graph_util.used_tensors(body)
-        results = [t for inner in guarded for t in inner.outputs if id(t) in used]
+    used = graph_util.used_tensors(body)
+    results = [t for inner in guarded for t in inner.outputs if id(t) in used]
+    if results:  # (guarded ops nothing uses are dead: dropped, as pruning would)
         pairs += zip(results, loop_guard.build(rw, op, cond, guarded, results, invariant))
     _recapture(op, cond, body, pairs)
     return None

@@ -61,30 +61,15 @@ one warning.
 from __future__ import annotations
 
 import functools
-import itertools
-import linecache
-import weakref
 
 import numpy as np
 
-from autograph.runtime.backends.numpy import expressions
+from autograph.runtime.backends.numpy import compiled, expressions
+from autograph.runtime.backends.numpy.compiled import JitUnsupported
 from autograph.runtime.backends.numpy.identifiers import Namer
 from autograph.runtime.backends.numpy.kernels import KERNELS
 from autograph.runtime.core import opdef
-from autograph.runtime.exec import interpreter as executor, limits, memory, plan
-from autograph.runtime.errors import AutoGraphError
-
-_counter = itertools.count()
-
-
-class JitUnsupported(AutoGraphError):
-    """``jit_compile=True`` met a graph it cannot compile into Python.
-
-    The message names the op, its type and the user's ``file:line``.
-    ``rt.function(jit_compile=True)`` catches it and runs the graph with the
-    interpreter instead, after one ``AutoGraphWarning``.
-    """
-
+from autograph.runtime.exec import limits, memory, plan
 
 def compile_graph(graph):
     """``(function, source)``: ``graph`` compiled into one Python/numpy function."""
@@ -105,23 +90,6 @@ def compile_loop(cond, body, bounded: bool = True):
     gen = _Codegen(body.name, [cond, body])
     function, source = gen.load(gen.generate_loop(cond, body, bounded))
     return limits.scoped(function, body), source  # (the budget of the run that calls it, if any)
-
-
-def _failure_reporter(filename, line_ops):
-    def fail(error):
-        """Raises ``error`` wrapped with the failing op's context (returns if none is known)."""
-        tb = error.__traceback__
-        op = None
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == filename:
-                op = line_ops.get(tb.tb_lineno, op)
-            tb = tb.tb_next
-        if op is not None and not isinstance(error, AutoGraphError):
-            wrapped = executor.wrap_error(error, op)
-            if wrapped is not error:  # (the user's own exception returns with a note: re-raised as it is)
-                raise wrapped from error
-
-    return fail
 
 
 # -- code generation ------------------------------------------------------
@@ -167,22 +135,8 @@ class _Codegen:
         self.function_name = self.fresh(name + "_jit")
 
     def load(self, source):
-        """Compiles ``source`` under a fake file name registered in ``linecache`` for as long
-        as the compiled function lives; a source Python cannot compile is ``JitUnsupported``."""
-        filename = f"<autograph-jit {self.function_name} #{next(_counter)}>"
-        try:
-            code = compile(source, filename, "exec")
-        except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as e:
-            raise JitUnsupported(
-                f"the code generated for graph {self.function_name!r} does not compile "
-                f"({type(e).__name__}: {e}); this is a bug in autograph's code generator"
-            ) from e
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        self.namespace["_fail"] = _failure_reporter(filename, self.line_ops)
-        exec(code, self.namespace)
-        function = self.namespace[self.function_name]
-        weakref.finalize(function, linecache.cache.pop, filename, None)
-        return function, source
+        """``(function, source)``: ``source`` compiled and run in ``namespace`` (``compiled.load``)."""
+        return compiled.load(source, self.namespace, self.function_name, self.line_ops), source
 
     # names ------------------------------------------------------------------
 
