@@ -106,7 +106,17 @@ def list_grown_in_a_loop():
     return graph_def_of(f, np.ones(4, np.float32)), [np.ones(4, np.float32)]
 
 
+def tile_of_an_unknown_shape():
+    """``tile(x, multiples)`` of an ``x`` whose length is known only at run time, multiples edited."""
+    f = rt.function(lambda x: rt.tile(x, (2, 3)), input_signature=[rt.TensorSpec((None,), "float32")])
+    graph_def = json.loads(json.dumps(f.get_concrete_function().graph.as_graph_def()))
+    node_of(graph_def, "Tile")["attrs"]["multiples"] = {"tuple": [40_000, 10_000]}
+    node_of(graph_def, "Tile")["outputs"][0]["shape"] = {"tuple": [40_000, None]}
+    return graph_def, [np.ones(1, np.float32)]
+
+
 BYPASSES = {
+    "tile of an unknown shape": (tile_of_an_unknown_shape, r"Tile op 'tile' of graph 'lambda'"),
     "fill behind a control input": (fill_behind_control_input, r"Fill op 'fill' of graph 'lambda'"),
     "range behind a control input": (range_behind_control_input, r"Range op 'range' of graph 'lambda'"),
     "fill of a loop output": (fill_of_loop_output, r"Fill op 'fill' of graph 'f'"),

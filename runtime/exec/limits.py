@@ -15,7 +15,8 @@ parallel runner, the compiled tier of hot loops, ``jit_compile``):
 * **elements** -- an op that can make a tensor larger than its inputs
   (``SIZE_RULES``, keyed by op type: ``Fill``, ``Range``, broadcasting
   elementwise ops, ``MatMul``, ``Pack``/``ConcatV2``/``ListAppend``,
-  ``GatherV2``, random ops, a variable update that broadcasts) and whose
+  ``GatherV2``, ``Tile``, ``ScatterAdd``, a growing ``StackPush``, random
+  ops, a variable update that broadcasts) and whose
   result size is not fixed statically gets a check (``guard(op)``) that
   computes the result's size from the input values and raises
   ``ResourceLimitError`` past ``max_elements`` *before* the kernel
@@ -158,6 +159,12 @@ def _variable_update(values, attrs) -> int:
     return math.prod(np.broadcast_shapes(np.shape(var._value), np.shape(values[0])))  # its storage, as kernels read it
 
 
+def _tile(values, attrs) -> int:
+    multiples = attrs.get("multiples")
+    multiples = multiples if isinstance(multiples, (tuple, list)) else (multiples,)
+    return _size(values[0]) * math.prod(int(m) for m in multiples if isinstance(m, int))
+
+
 def _elementwise_rules() -> dict:
     from autograph.runtime.ops import math as math_ops
 
@@ -178,6 +185,7 @@ SIZE_RULES = {
     "ConcatV2": lambda values, attrs: sum(_size(v) for v in values),
     "ListAppend": lambda values, attrs: _size(values[0]) + _size(values[1]),
     "GatherV2": _gather,
+    "Tile": _tile,
     "ScatterAdd": lambda values, attrs: _dims(values[2], attrs),
     "StackPush": lambda values, attrs: max(2 * len(values[0]), int(values[1]) + 1, 4) * _size(values[2]),
     "AssignAddVariable": _variable_update,
