@@ -152,3 +152,25 @@ def test_unbatch_of_scalars():
 def test_len_is_refused():
     with pytest.raises(TypeError, match="len\\(\\) of a Dataset is not defined"):
         len(Dataset.range(3))
+
+
+def test_without_the_converter_loaded_the_error_says_so(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "unconverted.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from autograph import runtime as rt\n"
+        "def sign(x):\n"
+        "    if x > 0:\n"
+        "        return 1\n"
+        "    return -1\n"
+        "try:\n"
+        "    rt.data.Dataset.range(3).map(sign)\n"
+        "except rt.TracingError as e:\n"
+        "    print(e.__notes__[-1])\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("autograph's converter is not loaded, so the function was traced unconverted: use an "
+                          "ag.* name (such as ag.convert) before building the pipeline")

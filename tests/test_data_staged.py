@@ -241,3 +241,20 @@ def test_a_map_error_inside_a_staged_loop_reaches_the_caller():
 
 def test_outside_a_trace_the_loop_is_plain_python():
     assert ag.convert(count_and_sum, always_converted=True)(NUMBERS) == (6, 32)
+
+
+def test_the_readme_example_gives_what_it_says(tmp_path):
+    import importlib.util
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "rt.data.Dataset" in b]
+    path = tmp_path / "readme_datasets.py"
+    path.write_text("import numpy as np\nimport autograph as ag\n" + block)
+    spec = importlib.util.spec_from_file_location("readme_datasets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "# np.float32(20.0)" in block and repr(module.total(module.ds)) == "np.float32(20.0)"
+    assert "(TensorSpec([?], float32), TensorSpec([?], int64))" in block
+    assert repr(module.ds.element_spec) == "(TensorSpec([?], float32), TensorSpec([?], int64))"

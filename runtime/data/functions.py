@@ -115,6 +115,10 @@ def trace(fn, arg_specs, role, unpack=True, weak=()) -> DataFunction:
         cf = rt_function(traced, input_signature=[arg_specs]).get_concrete_function(arg_specs)
     except Exception as e:  # noqa: BLE001 - the error keeps its type; the note says which function
         add_note(e, f"while tracing {role} {describe(fn)} for arguments {structure.format_spec(arg_specs)}")
+        if not calls.conversion_hook_installed():
+            add_note(e, "autograph's converter is not loaded, so the function was traced unconverted: use an "
+                        "ag.* name (such as ag.convert) before building the pipeline, or decorate the function "
+                        "with @ag.convert")
         raise
     outputs = cf.structured_outputs
     output_spec = structure.spec_of(outputs)
