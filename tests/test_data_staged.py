@@ -258,3 +258,51 @@ def test_the_readme_example_gives_what_it_says(tmp_path):
     assert "# np.float32(20.0)" in block and repr(module.total(module.ds)) == "np.float32(20.0)"
     assert "(TensorSpec([?], float32), TensorSpec([?], int64))" in block
     assert repr(module.ds.element_spec) == "(TensorSpec([?], float32), TensorSpec([?], int64))"
+
+
+def _pipelines():
+    xs = np.arange(24, dtype=np.float32)
+    base = Dataset.from_tensor_slices(xs)
+    gen = Dataset.from_generator(lambda: iter(range(7)), rt.TensorSpec((), "int64")).map(lambda v: rt.cast(v, "float32"))
+    return {
+        "from_tensor_slices": base,
+        "range": Dataset.range(3, 30, 4).map(lambda v: rt.cast(v, "float32")),
+        "from_generator": gen,
+        "zip": Dataset.zip((base, base.skip(1))).map(lambda a, b: a * b),
+        "concatenate": base.take(5).concatenate(base.skip(20)),
+        "map": base.map(lambda v: v * v - 3.0),
+        "filter": base.filter(lambda v: v % 3.0 == 1.0),
+        "batch": base.batch(5).map(rt.reduce_sum),
+        "batch_drop": base.batch(5, drop_remainder=True).map(rt.reduce_max),
+        "unbatch": base.batch(5).unbatch(),
+        "shuffle": base.shuffle(8, seed=3, reshuffle_each_iteration=False).take(10),
+        "repeat": base.take(3).repeat(3),
+        "take": base.take(4),
+        "skip": base.skip(19),
+        "take_while": base.take_while(lambda v: v < 9.0),
+        "enumerate": base.enumerate().map(lambda i, v: rt.cast(i, "float32") * v),
+        "scan": base.scan(np.float32(0), lambda s, v: (s + v, s)),
+        "cache": base.map(lambda v: v + 1.0).cache(),
+        "prefetch": base.prefetch(3),
+        "parallel_map": base.map(lambda v: v * 2.0, num_parallel_calls=2),
+    }
+
+
+def weighted_sum(ds):
+    total = np.float32(0)
+    k = np.float32(1)
+    for x in ds:
+        total += x * k
+        k += np.float32(1)
+    return total
+
+
+@pytest.mark.parametrize("name", sorted(_pipelines()))
+def test_every_transformation_eager_staged_and_python(name):
+    ds = _pipelines()[name]
+    reference = np.float32(0)
+    for k, x in enumerate(list(ds.with_options(rt.data.Options(optimize=False))), 1):
+        reference += np.float32(x) * np.float32(k)  # plain Python over the unoptimized pipeline
+    eager, staged, jit = three_ways(weighted_sum, ds)
+    assert eager == reference
+    assert staged == reference and jit == reference
