@@ -274,6 +274,19 @@ def test_random_streams_die_with_their_graphs():
     assert _live_generators() <= live
 
 
+def test_eager_calls_seeded_by_the_counter_keep_no_stream():
+    from autograph.runtime.ops import random_ops
+
+    rt.random.set_seed(5)
+    first = [rt.random.uniform((2,)) for _ in range(3)]
+    assert len(random_ops._rng.streams) == 0
+    rt.random.set_seed(5)
+    assert all(np.array_equal(a, rt.random.uniform((2,))) for a in first)  # reproducible all the same
+    a, b = rt.random.uniform((2,), seed=1), rt.random.uniform((2,), seed=1)
+    assert not np.array_equal(a, b) and len(random_ops._rng.streams) == 1  # an op seed's stream continues
+    rt.random.set_seed(None)
+
+
 def test_a_stream_continues_across_the_graphs_sharing_its_op():
     rt.random.set_seed(3)
     f = rt.function(lambda x: rt.random.uniform((3,)) + x)

@@ -71,8 +71,10 @@ def _random_attrs(seed, dtype):
         stream = StreamName(f"rng_{next(_rng.stream_ids)}")  # one sequence per graph op, owned by it
     elif global_seed is None:
         stream = "eager"  # unseeded eager calls share one entropy-seeded generator
-    else:
-        stream = f"eager_{global_seed}_{op_seed}"  # repeated eager calls continue the sequence
+    elif seed is not None:
+        stream = f"eager_{global_seed}_{op_seed}"  # repeated eager calls with this seed continue the sequence
+    else:  # an op seed from the counter is never drawn again: a stream of this call only
+        stream = StreamName(f"eager_{global_seed}_{op_seed}")
     return {"dtype": dtypes.as_dtype(dtype), "seed": global_seed, "seed2": op_seed, "stream": stream}
 
 
