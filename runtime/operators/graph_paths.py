@@ -41,7 +41,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import aliases, iterables, raises, recursion, state
+from autograph.runtime.operators import aliases, iterables, outside_writes, raises, recursion, state
 from autograph.runtime.operators.iterables import len_, python_number as _python_number
 from autograph.runtime.ops import apply, list_operators, spellings
 from autograph.runtime.ops import state as effects
@@ -81,6 +81,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     where = construct_at("the if")
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
+    outside = outside_writes.Snapshot(symbol_names or (), (body, orelse))
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
 
@@ -92,8 +93,10 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
                 with raises.branch():
                     fn()
             except raises.DeadBranch:
+                outside.check(where)
                 dead.append(fn)
                 return raises.no_values(nouts)  # the outputs are the other branch's
+            outside.check(where)
             return state.read_state(get_state, where)[:nouts]
 
         return run
@@ -114,6 +117,7 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
     state.refuse_shared(init, names, where)
+    outside = outside_writes.Snapshot(symbol_names or (), bodies)
     opts = opts or {}
     k = len(lead)
 
@@ -122,12 +126,15 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
 
         def cond_fn(values):
             set_state(state.pack_state(init, values[k:], staged))
-            return test(values[:k])
+            condition = test(values[:k])
+            outside.check(where)
+            return condition
 
         def body_fn(values):
             set_state(state.pack_state(init, values[k:], staged))
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
             new_lead = step(values[:k])
+            outside.check(where)
             return [*new_lead, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
 
         invariants = state.loop_invariants(opts, flat, labels, where)

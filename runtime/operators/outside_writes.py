@@ -1,0 +1,230 @@
+"""Changes a traced body makes outside its state: found by comparison, undone, refused.
+
+While a tensor ``if`` or loop traces its bodies, Python code in them runs
+once (per traced branch, per body trace), whatever the values.  The state
+mechanics make the statement's *state* (the variables, attributes and
+items the converter saw it change) right on every path; a change made by
+something the converter cannot see -- a method ``c.bump()`` doing
+``self.n += 1``, a helper doing ``d[k] = v`` or ``nonlocal c; c += 1``,
+``setattr(o, 'n', ...)``, ``s.add(1)`` on a set, ``deque.append`` -- would
+happen once while tracing (or on a branch that is not taken): a silent
+wrong value.
+
+``Snapshot`` records, before a statement is traced, what its code reaches
+from outside: the enclosing function's local variables (those the bodies
+do not assign themselves), the globals its code names, and the attributes
+and items of the objects, dicts, lists, sets and deques below them (two
+levels).  After each traced body, ``check`` compares: a change to anything
+that is not the statement's state is undone and refused with a
+``TracingError`` naming it and the statement.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import dis
+import functools
+import sys
+import types
+
+import numpy as np
+
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.undefined import is_undefined
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators.calls import converted_codes, is_skipped_module
+
+_DEPTH = 2  # levels of attributes / items recorded below a variable
+_WIDTH = 256  # containers larger than this are not recorded
+_BUDGET = 2000  # objects recorded per statement, at most
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+           types.CodeType, Tensor, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None),
+           tuple, frozenset, range)
+
+
+class Snapshot:
+    """What the code around a tensor statement reaches from outside, as it was before tracing it."""
+
+    def __init__(self, symbols, bodies):
+        frame = _user_frame()
+        self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
+        self.locals = {}  # name -> value, for the enclosing function's variables the bodies do not set
+        if frame is None or id(frame.f_code) not in converted_codes:
+            return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
+        assigned = set(symbols)
+        for body in bodies:
+            if getattr(body, "__code__", None) is not None:
+                assigned |= _stored_names(body.__code__)
+        variables = frame.f_locals
+        covered = _covered(symbols, variables, frame.f_globals)
+        seen = set()
+        for name, value in variables.items():
+            if name not in assigned:
+                self.locals[name] = value
+            self._record(value, name, _DEPTH, covered, seen)
+        for name in sorted(_names_used(frame.f_code)):
+            if name in frame.f_globals and name not in variables:
+                self._record(frame.f_globals[name], name, 1, covered, seen)
+        self.frame = frame
+
+    def _record(self, value, path, depth, covered, seen):
+        if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
+            return
+        seen.add(id(value))
+        kind, items = _contents(value)
+        if kind is None:
+            return
+        skip = covered.get(id(value), ())
+        if kind in ("attr", "item"):
+            items = {k: v for k, v in items.items() if k not in skip}
+            self.entries.append((path, kind, value, items, skip))
+            if depth > 0:
+                for key, child in items.items():
+                    self._record(child, _step(path, kind, key), depth - 1, covered, seen)
+        elif not skip:
+            self.entries.append((path, kind, value, items, skip))
+
+    def check(self, where):
+        """Undoes and refuses (``TracingError``) a change made since the snapshot outside the state."""
+        if not self.entries and not self.locals:
+            return
+        changed = self._changed()
+        if changed is None:
+            return
+        path, kind = changed
+        self.restore()
+        construct = where.split(" at ")[0].split()[-1]
+        if kind in (set, collections.deque):
+            raise TracingError(
+                f"the {kind.__name__} '{path}' changed while the body of {where} was traced: a tensor {construct} "
+                f"cannot carry a {kind.__name__} (only lists grown with append are staged), and the change would "
+                "happen once, while tracing, not at every iteration or only on the path taken. Use a list "
+                f"(append to it) or a tensor instead, or change '{path}' outside the {construct}."
+            )
+        raise TracingError(
+            f"'{path}' changed while the body of {where} was traced, but it is not a variable of that "
+            f"{construct}: something the body calls changed it (a method or helper setting an attribute or "
+            "item, setattr, a nonlocal update, a list method), which would happen once, while tracing, not "
+            f"at every iteration or only on the path taken. Change '{path}' in the body itself (an "
+            "assignment there makes it state), or return the new value from the call and assign it there."
+        )
+
+    def _changed(self):
+        """``(path, type of the changed container or None)`` of the first change, or None."""
+        if self.locals:
+            now = self.frame.f_locals
+            for name, value in self.locals.items():
+                if now.get(name, value) is not value:
+                    return name, None
+        for path, kind, holder, before, skip in self.entries:
+            _, after = _contents(holder)
+            if kind in ("attr", "item"):
+                after = {k: v for k, v in after.items() if k not in skip}
+                if after.keys() != before.keys() or any(after[k] is not v for k, v in before.items()):
+                    key = next((k for k in after.keys() ^ before.keys()), None)
+                    if key is None:
+                        key = next(k for k, v in before.items() if after[k] is not v)
+                    return _step(path, kind, key), None
+            elif len(after) != len(before) or any(a is not b for a, b in zip(after, before)):
+                return path, type(holder)
+        return None
+
+    def restore(self):
+        """Puts back what the snapshot recorded (attributes, items and contents; not local variables)."""
+        for _, kind, holder, before, skip in self.entries:
+            if kind == "attr":
+                attributes = holder.__dict__
+                for key in [k for k in attributes if k not in before and k not in skip]:
+                    del attributes[key]
+                attributes.update(before)
+            elif kind == "item":
+                for key in [k for k in holder if k not in before and k not in skip]:
+                    del holder[key]
+                holder.update(before)
+            elif kind == "set":
+                holder.clear()
+                holder.update(before)
+            else:
+                holder.clear()
+                holder.extend(before)
+
+
+def _contents(value):
+    """``(kind, copy of the contents)`` of a recorded value, or ``(None, None)``."""
+    kind = type(value)
+    if kind is dict:
+        return ("item", dict(value)) if len(value) <= _WIDTH else (None, None)
+    if kind is list or kind is collections.deque:
+        return ("seq", list(value)) if len(value) <= _WIDTH else (None, None)
+    if kind is set:
+        return ("set", list(value)) if len(value) <= _WIDTH else (None, None)
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return None, None
+    if type(attributes) is not dict or len(attributes) > _WIDTH:
+        return None, None
+    return "attr", dict(attributes)
+
+
+def _step(path, kind, key):
+    return f"{path}.{key}" if kind == "attr" else f"{path}[{key!r}]"
+
+
+def _user_frame():
+    """The frame of the converted code running the statement (the first outside autograph)."""
+    frame = sys._getframe(2)
+    while frame is not None and is_skipped_module(frame.f_globals.get("__name__")):
+        frame = frame.f_back
+    return frame
+
+
+@functools.lru_cache(maxsize=4096)
+def _stored_names(code) -> frozenset:
+    """The variables ``code`` and the functions nested in it assign (their own and nonlocal ones)."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "STORE_FAST", "DELETE_DEREF")}
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            names |= _stored_names(const)
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_used(code) -> frozenset:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            names |= _names_used(const)
+    return frozenset(names)
+
+
+def _covered(symbols, variables, module) -> dict:
+    """id(holder) -> the keys the statement's state covers (``self.n``: ``self``'s ``'n'``)."""
+    covered = {}
+    for symbol in symbols:
+        if symbol.isidentifier():
+            continue
+        try:
+            node = ast.parse(symbol, mode="eval").body
+        except SyntaxError:
+            continue
+        steps = []
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            if isinstance(node, ast.Attribute):
+                steps.append(node.attr)
+            elif isinstance(node.slice, ast.Constant):
+                steps.append(node.slice.value)
+            else:
+                break
+            node = node.value
+        if not isinstance(node, ast.Name) or not steps:
+            continue
+        holder = variables.get(node.id, module.get(node.id))
+        try:
+            for key in reversed(steps[1:]):
+                holder = holder[key] if type(holder) in (dict, list) else getattr(holder, key)
+        except (AttributeError, KeyError, IndexError, TypeError):
+            continue
+        covered.setdefault(id(holder), set()).add(steps[0])
+    return covered
