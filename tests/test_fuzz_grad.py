@@ -1,0 +1,116 @@
+"""Differential fuzzing of gradients: random differentiable programs with tensor control flow.
+
+Each program ``prog(x, v, n)`` keeps float state (scalars ``t``, ``u``, a
+vector ``s``) and changes it with smooth expressions under tensor ``if``s,
+``for`` loops over ``range(n)``, counter-bounded ``while`` loops, ``break``
+and early ``return``.  Its gradient with respect to ``x`` and ``v``
+(``ag.grad``, interpreter and ``jit_compile=True``) must equal central
+finite differences of the traced function, which must itself equal the
+plain Python function.  Where a branch condition lies so close to a switch
+that the finite differences do not converge (two step sizes disagree), the
+function has no derivative there and the example is discarded
+(``hypothesis.assume``).
+"""
+
+import importlib.util
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+import autograph as ag
+
+SCALARS = ["t * 0.7 + u", "rt.sin(t) + 0.2 * u", "rt.tanh(u * t)", "t - 0.3 * u", "rt.reduce_sum(s * s) * 0.1",
+           "rt.cos(x) * t", "u * x + 0.5"]
+VECTORS = ["s * 0.9 + v * t", "rt.sin(s) + x", "rt.tanh(s * u)", "s * v + 0.1"]
+CONDITIONS = ["t > 0.3", "rt.reduce_sum(s) < u", "u > t and t > -1.0", "not (u > 0.8)", "x * t > 0.1"]
+
+
+class Writer:
+    def __init__(self, rng):
+        self.rng, self.lines, self.loops = rng, [], 0
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def block(self, depth, in_loop, size):
+        for _ in range(size):
+            self.statement(depth, in_loop)
+
+    def statement(self, depth, in_loop):
+        kinds = ["scalar", "scalar", "vector"] + (["if", "for", "while"] if depth < 3 else [])
+        kinds += ["break", "return"] if in_loop else ["return"] if depth else []
+        kind = self.rng.choice(kinds)
+        if kind == "scalar":
+            self.emit(depth, f"{self.rng.choice('tu')} = {self.rng.choice(SCALARS)}")
+        elif kind == "vector":
+            self.emit(depth, f"s = {self.rng.choice(VECTORS)}")
+        elif kind == "if":
+            self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
+            self.block(depth + 1, in_loop, self.rng.randint(1, 2))
+            if self.rng.random() < 0.6:
+                self.emit(depth, "else:")
+                self.block(depth + 1, in_loop, self.rng.randint(1, 2))
+        elif kind == "for":
+            self.emit(depth, "for i in range(n):")
+            self.block(depth + 1, True, self.rng.randint(1, 3))
+        elif kind == "while":
+            self.loops += 1
+            counter = f"j{self.loops}"
+            self.emit(depth, f"{counter} = 0")
+            self.emit(depth, f"while {counter} < 3:")
+            self.emit(depth + 1, f"{counter} += 1")
+            self.block(depth + 1, True, self.rng.randint(1, 3))
+        elif kind == "break":
+            self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
+            self.emit(depth + 1, "break")
+        else:
+            self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
+            self.emit(depth + 1, "return rt.reduce_sum(s) * t + u")
+
+    def program(self):
+        self.emit(0, "def prog(x, v, n):")
+        self.emit(1, "t = x")
+        self.emit(1, "u = rt.reduce_sum(v) * 0.5")
+        self.emit(1, "s = v * x")
+        self.block(1, False, self.rng.randint(2, 4))
+        self.emit(1, "return rt.reduce_sum(s) * t + u")
+        return "\n".join(self.lines) + "\n"
+
+
+def load(source, tmp_path, index):
+    path = tmp_path / f"fuzz_grad_{index}.py"
+    path.write_text("from autograph import runtime as rt\n\n\n" + source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.prog
+
+
+def finite_differences(f, x, v, n, eps):
+    gx = (float(f(x + eps, v, n)) - float(f(x - eps, v, n))) / (2 * eps)
+    gv = np.array([(float(f(x, v + eps * e, n)) - float(f(x, v - eps * e, n))) / (2 * eps) for e in np.eye(len(v))])
+    return gx, gv
+
+
+_COUNTER = [0]
+EXAMPLES = int(os.environ.get("FUZZ_GRAD_EXAMPLES", 25))  # more for a longer local run
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**32 - 1), st.floats(-1.0, 1.0), st.integers(0, 3))
+def test_gradients_of_random_programs(tmp_path, seed, x, n):
+    _COUNTER[0] += 1
+    source = Writer(random.Random(seed)).program()
+    prog = load(source, tmp_path, _COUNTER[0])
+    x, v, n = np.float64(x), np.random.default_rng(seed).uniform(-1.0, 1.0, 3), np.int32(n)
+    traced = ag.function(prog)
+    assert float(traced(x, v, n)) == pytest.approx(float(prog(x, v, n)), rel=1e-9, abs=1e-9), source
+    fine, coarse = finite_differences(traced, x, v, n, 1e-6), finite_differences(traced, x, v, n, 1e-4)
+    assume(np.allclose(np.append(fine[1], fine[0]), np.append(coarse[1], coarse[0]), rtol=1e-3, atol=1e-4))
+    for mode in ({}, {"jit_compile": True}):
+        gx, gv = ag.grad(prog, argnums=(0, 1), **mode)(x, v, n)
+        np.testing.assert_allclose(gx, fine[0], rtol=1e-4, atol=1e-5, err_msg=source)
+        np.testing.assert_allclose(gv, fine[1], rtol=1e-4, atol=1e-5, err_msg=source)
