@@ -4,7 +4,8 @@ Tensors are immutable, so the update must be functional: the container is
 rebound with the result (for Python containers, the same object, updated
 in place with Python's in-place operator).  Only items of plain local names
 are rewritten; a slice in the index becomes ``ag__.slice(start, stop, step)``
-(``x[a:] += 5`` -> ``x = ag__.aug_setitem(x, ag__.slice(a, None, None), '+=', 5)``).
+(``x[a:] += 5`` -> ``x = ag__.aug_setitem(x, ag__.slice(a, None, None), '+=', 5)``);
+``del x[i]`` becomes ``x = ag__.del_item(x, i)`` (a staged list loses the item).
 
 Before::
 
@@ -81,8 +82,25 @@ def _update(container, indices, op, value, origin):
     )
 
 
+def _lower_delete(statement, local):
+    """``del x[i]`` -> ``x = ag__.del_item(x, i)`` (one item of a plain local name)."""
+    (target,) = statement.targets
+    chain = _item_chain(target)
+    if chain is None or chain[0] not in local or len(chain[1]) != 1:
+        return statement
+    name, (index,) = chain
+    value = templates.replace_as_expression(
+        "ag__.del_item(container, index)", origin=statement, container=templates.name(name),
+        index=_as_expression(index),
+    )
+    (lowered,) = templates.replace("container = value", origin=statement, container=name, value=value)
+    return lowered
+
+
 def _lower(statement, local):
     kind = type(statement)
+    if kind is gast.Delete and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
+        return _lower_delete(statement, local)
     if kind is gast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
         target, op = statement.targets[0], "="
     elif kind is gast.AugAssign:

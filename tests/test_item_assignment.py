@@ -198,3 +198,65 @@ def test_a_tensor_key_of_a_dict_is_refused():
         return d
 
     check_raises(keyed, np.float32(1), i32(2), match=r"a symbolic tensor used as a key of a dict")
+
+
+# -- del x[i] ---------------------------------------------------------------------------
+
+
+def deleted_from_staged_list(n, i):
+    acc = []
+    for k in range(n):
+        acc.append(k * 10)
+    del acc[i]
+    return len(acc), acc[0], acc[-1]
+
+
+@pytest.mark.parametrize("i", [0, 1, -1, -3])
+def test_del_of_an_item_of_a_staged_list(i):
+    check(deleted_from_staged_list, i32(4), i32(i), check_dtype=False)
+
+
+def test_del_with_a_python_index_and_in_a_tensor_loop():
+    def f(n):
+        acc = []
+        for k in range(n):
+            acc.append(k)
+        del acc[-1]
+        del acc[0]
+        return len(acc), acc[0]
+
+    check(f, i32(4), check_dtype=False)
+
+
+def test_del_out_of_range_is_pythons_index_error():
+    check_python_error(deleted_from_staged_list, i32(2), i32(2), exc=IndexError, match="list index out of range")
+
+
+def test_del_of_a_slice_of_a_staged_list_is_refused():
+    def f(n):
+        acc = []
+        for k in range(n):
+            acc.append(k)
+        del acc[1:]
+        return len(acc)
+
+    check_raises(f, i32(3), match=r"only one item at a time can be deleted from a staged list")
+
+
+def test_del_of_an_array_element_is_numpys_value_error():
+    def f(x):
+        del x[0]
+        return x
+
+    check_python_error(f, np.ones(3, np.float32), exc=ValueError, match="cannot delete array elements")
+
+
+def test_del_of_python_containers_is_unchanged():
+    def f(x):
+        d = {"a": 1, "b": 2}
+        del d["a"]
+        l = [1, 2, 3]
+        del l[1:]
+        return x + len(d) + len(l)
+
+    check(f, np.float32(1))

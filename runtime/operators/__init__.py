@@ -129,6 +129,7 @@ Operators (signatures are fixed; generated code calls them positionally):
   original function returns on every path (so it is never returned); the
   graph path recognizes it by class name and may fill it with zeros.
 * ``list_append(l, x) -> l``, ``list_extend(l, xs) -> l``, ``list_pop(l, i=None) -> (l, item)``,
+  ``del_item(x, i) -> x`` (``del x[i]``; a staged list loses the item),
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
   generated code rebinds the receiver with the result.  Graph
@@ -155,7 +156,7 @@ from autograph.runtime.operators.calls import (
     set_conversion_hook,
 )
 from autograph.runtime.operators.data_structures import (
-    aug_setitem, getattr_, list_append, list_extend, list_pop, setattr_,
+    aug_setitem, del_item, getattr_, list_append, list_extend, list_pop, setattr_,
 )
 from autograph.runtime.operators.exceptions import assert_
 from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_, python_condition
@@ -186,6 +187,7 @@ from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, de
 
 __all__ = [
     "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",
+    "del_item",
     "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",
     "is_undefined",

@@ -7,6 +7,7 @@ rebinds the receiver, which makes it a loop variable of the enclosing loop::
     l.append(x)        ->  l = ag__.list_append(l, x)
     v = l.pop()        ->  (l, v) = ag__.list_pop(l)
     x[i] += v          ->  x = ag__.aug_setitem(x, i, '+=', v)
+    del x[i]           ->  x = ag__.del_item(x, i)
 
 On Python values they mutate in place and return the same object.
 """
@@ -18,7 +19,7 @@ import operator
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import indexing
+from autograph.runtime.ops import indexing, list_operators
 from autograph.runtime.core.undefined import Undefined
 
 _INPLACE = {
@@ -103,6 +104,17 @@ def aug_setitem(target, index, op, value):
         target[index] = value
     else:
         target[index] = _INPLACE[op](target[index], value)
+    return target
+
+
+def del_item(target, index):
+    """``del target[index]``; returns the container (a staged list: a new one, without the item)."""
+    if isinstance(target, Tensor):
+        if target.list_label:
+            return list_operators.deleted(target, index)
+        raise ValueError(f"cannot delete array elements: {construct_at('`del x[i]`')} deletes from the "
+                         f"tensor {target.name}, an array; build the new array with rt.concat of slices")
+    del target[index]
     return target
 
 

@@ -168,3 +168,22 @@ def _repeat(lst, count):
     if count <= 0:
         return marked(lst[:0], lst.list_label)
     return marked(array.concat([lst] * count, axis=0, weak=lst.weak), lst.list_label) if count > 1 else lst
+
+
+def deleted(target, index):
+    """``del l[i]`` on a staged list: the list without item ``i`` (an int or a scalar tensor; Python's
+    IndexError, when the graph runs, for an index out of range)."""
+    where = f"`del` of an item of {target.list_label} at {user_location_text()}"
+    if isinstance(index, (slice, tuple)) or isinstance(index, Tensor) and index.shape not in ((), None):
+        raise TracingError(f"{where}: only one item at a time can be deleted from a staged list (del l[i]).")
+    target[index]  # noqa: B018 - checks the index when the graph runs (ops/indexing.py: CheckIndex)
+    length = target.shape[0] if target.shape is not None and target.shape[0] is not None else None
+    if isinstance(index, Tensor) or length is None:
+        from autograph.runtime.ops import math  # math's operators reach this module
+
+        size = array.shape(target, out_type=index.dtype if isinstance(index, Tensor) else "int64")[0]
+        index = array.where(math.less(index, 0), math.add(index, size), index)
+    elif int(index) < 0:
+        index = int(index) + length
+    rest = array.concat([target[:index], target[index + 1:]], axis=0)
+    return marked(rest, target.list_label)
