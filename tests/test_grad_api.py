@@ -54,6 +54,17 @@ def test_value_and_grad_with_aux_and_python_floats():
     np.testing.assert_allclose(g2, 2.0 * np.cos([0.5, 1.0]))
 
 
+def test_differentiated_arguments_passed_by_keyword():
+    g = ag.grad(lambda x, y: x * y * y, argnums=1)(2.0, y=3.0)
+    assert g == 12.0
+
+
+def test_float32_gradients_stay_float32():
+    g = ag.grad(lambda x: rt.reduce_sum(rt.sin(x) * 2.0 + x / 3.0))(np.ones(3, np.float32))
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, 2 * np.cos(1.0) + 1 / 3.0, rtol=1e-6)
+
+
 def test_unconnected_float_source_gets_zeros():
     g = ag.grad(lambda x, y: rt.reduce_sum(x * 2.0), argnums=(0, 1))(np.ones(2), np.ones((2, 2)))
     np.testing.assert_array_equal(g[1], np.zeros((2, 2)))

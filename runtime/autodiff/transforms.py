@@ -20,6 +20,7 @@ are these with ``trace_transform=ag.convert``.
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -62,8 +63,12 @@ class GradFunction:
         name = options.pop("name", None) or f"{kind}_{getattr(fn, '__name__', 'function')}"
         body = _body(fn, transform, self._positions, type(argnums) is tuple, has_aux, with_value, kind)
         self._function = tracing_function.function(body, name=name, **options)
+        self._signature = inspect.signature(fn)
 
     def __call__(self, *args, **kwargs):
+        if kwargs:  # differentiated arguments passed by keyword: their positions, as the body sees them
+            bound = self._signature.bind(*args, **kwargs)
+            args, kwargs = bound.args, bound.kwargs
         args = tuple(_float_leaves_as_arrays(a) if i in self._positions else a for i, a in enumerate(args))
         return self._function(*args, **kwargs)
 
