@@ -17,11 +17,13 @@ run before a pipeline is first iterated: ``options.py`` (``rt.data.Options``,
 ``ds.with_options``), ``rewrites.py`` (the walker and rule table,
 ``ds.explain()``), ``fusion.py`` (fused functions), ``vectorize.py``
 (map+batch vectorization); ``staged_loop.py`` and ``reduce_op.py``: ``for x
-in ds`` inside ``ag.function`` as one ``DatasetReduce`` op.
+in ds`` inside ``ag.function`` as one ``DatasetReduce`` op; ``saving.py``: the
+pipeline in graph files.
 """
 
 from autograph.runtime.data.checks import AUTOTUNE
 from autograph.runtime.data.dataset import Dataset
 from autograph.runtime.data.options import Options
+from autograph.runtime.data import saving  # noqa: F401 - registers the graph-file codec of pipelines
 
 __all__ = ["AUTOTUNE", "Dataset", "Options"]

@@ -17,7 +17,7 @@ threads) when the loop stops.
 
 from __future__ import annotations
 
-from autograph.runtime.core import dtypes, opdef, shapes
+from autograph.runtime.core import dtypes, nest, opdef, shapes
 from autograph.runtime.core.graph import current_graph
 
 
@@ -71,6 +71,11 @@ def _verify(op, library):
     for param, out in zip(body_g.inputs, body_g.outputs):
         if param.dtype != out.dtype or not shapes.is_subshape(out.shape, param.shape):
             raise ValueError(f"body {body_g.name!r} returns {out.name} that does not fit the state {param.name}")
+    elements = [s for s in nest.flatten(op.attrs["dataset"].dataset.element_spec)]
+    params = body_g.inputs[n:]
+    if len(params) != len(elements) or any(p.dtype != s.dtype or not shapes.is_compatible(p.shape, s.shape)
+                                           for p, s in zip(params, elements)):
+        raise ValueError(f"body {body_g.name!r} of {op.name} does not take the elements of its dataset")
 
 
 opdef.register("DatasetReduce", infer=_infer, weak=_weak, verify=_verify, stateful=True,
