@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from autograph import runtime as rt
 from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime.operators import tensor_builtins
 from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import operators, ops
 from autograph.runtime.core import opdef
@@ -335,7 +336,7 @@ def test_for_over_rt_range_gives_numpy_ints():
 
 def test_builtins_int_float_len_give_python_numbers():
     def fn(x, v):
-        return cf.float_(x) * x, cf.int_(x) * x, cf.len_(v) * x, cf.float_(x)
+        return tensor_builtins.float_(x) * x, tensor_builtins.int_(x) * x, cf.len_(v) * x, tensor_builtins.float_(x)
 
     f = traced(fn, (F32, ()), (F32, (None,)))
     assert [(t.dtype.name, t.weak) for t in f.graph.outputs] == [

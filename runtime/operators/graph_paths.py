@@ -18,32 +18,28 @@ iterable is a ``Tensor`` (see its docstring for the state contract):
   lazy operand is a cheap scalar expression that cannot fail, which becomes
   ``LogicalAnd``/``LogicalOr``; ``not_`` is ``LogicalNot``;
 * builtins on tensors: ``range_``, ``len_`` (the static first dimension
-  when known), ``int_``/``float_`` (casts), ``abs_``, ``enumerate_``,
-  ``zip_``, ``print_`` (``rt.print``, which prints at every execution);
-  what Python gives as a Python number -- ``int()``, ``float()``,
-  ``len()``, the items of ``range()`` and the positions of ``enumerate()``
-  -- is a weakly typed tensor (NEP 50), so ``float(n) * x`` or
-  ``i * x`` keep a float32 ``x`` float32 as in Python; iterating
+  when known), ``abs_``, ``enumerate_``, ``zip_``, ``print_`` (``rt.print``,
+  which prints at every execution); ``max``/``min``/``int``/``float``/...
+  are ``operators/tensor_builtins.py``; what Python gives as a Python
+  number -- ``len()``, the items of ``range()`` and the positions of
+  ``enumerate()`` -- is a weakly typed tensor (NEP 50); iterating
   ``rt.range`` gives strongly typed numpy values, as ``np.arange`` does;
-* ``list_append``/``list_pop`` on staged lists (``staged_list``) and
-  ``aug_setitem`` (``x[i] += v`` on a tensor, which is immutable: a new
-  tensor with row ``i`` updated); ``assert_`` emits a stateful ``Assert``.
+* ``list_append``/``list_pop`` on staged lists (``staged_list``) (``x[i] = v``
+  on a tensor is ``ops/indexing.setitem``); ``assert_`` emits a stateful ``Assert``.
 """
 
 from __future__ import annotations
-
-import operator
 
 import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at, user_location
-from autograph.runtime.core.tensor import Tensor, is_weak
+from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases, iterables, outside_writes, raises, recursion, state
-from autograph.runtime.operators.iterables import len_, python_number as _python_number
-from autograph.runtime.ops import apply, list_operators, spellings
+from autograph.runtime.operators.iterables import len_
+from autograph.runtime.ops import apply, list_operators
 from autograph.runtime.ops import state as effects
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import build_cond
@@ -52,8 +48,8 @@ from autograph.runtime.tracing.values import as_predicate
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_",
-    "range_", "len_", "int_", "float_", "abs_", "enumerate_", "zip_", "print_",
-    "list_append", "list_pop", "aug_setitem",
+    "range_", "len_", "abs_", "enumerate_", "zip_", "print_",
+    "list_append", "list_pop",
 ]
 
 
@@ -366,46 +362,8 @@ def range_(*args):
     return iterables.TensorRange(*args)
 
 
-def int_(x, base=None):
-    """``int(t)``: a weakly typed integer tensor (int64; an integer tensor keeps its dtype).
-
-    Python's ``int()`` gives a Python number, which NEP 50 types weakly:
-    ``int(n) * x`` keeps a float32 ``x`` float32.
-    """
-    if base is not None:
-        raise TracingError(f"int() of the tensor {x.name} with a base is not supported; tensors are numbers.")
-    return _python_number(x, x.dtype if dtypes.is_integer(x.dtype) else dtypes.int64)
-
-
-def float_(x):
-    """``float(t)``: a weakly typed float64 tensor (a Python float)."""
-    return _python_number(x, dtypes.float64)
-
-
 def abs_(x):
     return ops.abs(x)
-
-
-def extremum(args, which):
-    """``max(a, b, ...)`` / ``min(...)`` with tensors: ``rt.maximum``/``rt.minimum`` of them; of one
-    tensor, ``rt.reduce_max``/``reduce_min`` over its first axis (what Python's loop over its rows gives).
-    Of Python numbers only (weak tensors, a staged list of them) it is one of them: weakly typed."""
-    if len(args) == 1:
-        (only,) = args
-        if not isinstance(only, Tensor) or only.shape == ():
-            raise TracingError(
-                f"{construct_at(which + '()')}: {which}() of one value needs an iterable; give it a tensor with at "
-                f"least one dimension, or several values."
-            )
-        result = (ops.reduce_max if which == "max" else ops.reduce_min)(only, axis=0)
-    else:
-        combine = ops.maximum if which == "max" else ops.minimum
-        result = args[0]
-        for value in args[1:]:
-            result = combine(result, value)
-    if all(is_weak(v) for v in args):
-        result = ops.cast(result, result.dtype, weak=True)
-    return result
 
 
 def enumerate_(iterable, start=0):
@@ -448,43 +406,3 @@ def list_extend(target, items):
 def list_pop(target, index=None):
     """``l.pop(i)`` on a staged list: ``(rest, item)``."""
     return staged_list.list_pop(target, index)
-
-
-# augmented assignment as written (``'+='``) -> the Python operator, from the one table of
-# spellings (the binary operators with a reflected form: arithmetic, ``@``, ``&``, ``|``, ``^``)
-_AUGMENTED = {
-    "=": lambda old, new: new,
-    **{s.template.split()[1] + "=": getattr(operator, s.dunder) for s in spellings.SPELLINGS if s.reflected},
-}
-
-
-def aug_setitem(target, index, op, value):
-    """``target[index] op= value`` for a tensor: a new tensor with entry ``index`` (first axis) updated.
-
-    ``op`` is the operator as written (``'+='``); ``'='`` replaces the entry.
-    """
-    where = construct_at(f"the `x[i] {op} v`")
-    if isinstance(index, tuple) or isinstance(index, slice) or op not in _AUGMENTED:
-        raise TracingError(
-            f"{where}: updating a tensor in place is supported for one integer index on the first axis "
-            "only. Build the new tensor with rt.where or rt.concat."
-        )
-    if isinstance(index, Tensor) and index.shape not in ((), None):
-        raise TracingError(f"{where}: the index {index.name} must be a scalar.")
-    if target.shape is None or not target.shape:
-        raise TracingError(f"{where}: {target.name} must have a known rank of at least 1.")
-    updated = _AUGMENTED[op](target[index], value)
-    if isinstance(updated, Tensor) and updated.dtype != target.dtype:
-        updated = ops.cast(updated, target.dtype)
-    length = len_(target)
-    if type(index) is int and index < 0:
-        index = index + length
-    elif isinstance(index, Tensor):
-        index = ops.where(index < 0, index + ops.cast(length, index.dtype) if isinstance(length, Tensor)
-                          else index + length, index)
-    index_dtype = index.dtype if isinstance(index, Tensor) else dtypes.int32
-    positions = ops.range(0, length, 1, dtype=index_dtype)
-    mask = ops.equal(positions, index)
-    mask = ops.reshape(mask, [-1] + [1] * (len(target.shape) - 1))
-    result = ops.where(mask, updated, target)
-    return list_operators.marked(result, target.list_label) if target.list_label else result
