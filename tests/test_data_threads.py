@@ -108,3 +108,36 @@ def test_autotuned_prefetch_buffer_grows_only_up_to_its_limit():
     for _ in range(20):
         room.grow(threads.MAX_AUTOTUNED_BUFFER)
     assert room.capacity == threads.MAX_AUTOTUNED_BUFFER
+
+
+def _threads_seen_while_iterating(ds):
+    seen, values = set(), []
+    for value in ds:
+        seen.update(t.name.rsplit("_", 1)[0] for t in data_threads())
+        values.append(int(value))
+    return values, seen
+
+
+def test_autotune_keeps_cheap_map_calls_inline():
+    ds = Dataset.range(2000).map(lambda v: v + 1, num_parallel_calls=AUTOTUNE).with_options(
+        rt.data.Options(inject_prefetch=False))
+    values, seen = _threads_seen_while_iterating(ds)
+    assert values == list(range(1, 2001)) and seen == set()
+
+
+def sleepy(v):
+    import time
+
+    def nap(x):
+        time.sleep(0.002)  # releases the GIL, as a large numpy op does
+        return x * 3
+
+    return rt.py_function(nap, [v], "int64", shape=())
+
+
+def test_autotune_moves_costly_map_calls_to_threads_in_order():
+    ds = Dataset.range(40).map(sleepy, num_parallel_calls=AUTOTUNE).with_options(
+        rt.data.Options(inject_prefetch=False))
+    values, seen = _threads_seen_while_iterating(ds)
+    assert values == [3 * v for v in range(40)]
+    assert seen == {f"{threads.THREAD_PREFIX}-map"}

@@ -9,8 +9,10 @@ reaches the consumer with its own type (and the notes of
 
 ``AUTOTUNE``: a prefetch buffer starts with room for one element and grows
 (doubling, up to ``MAX_AUTOTUNED_BUFFER``) each time the consumer finds it
-empty, i.e. each time the producer is the bottleneck; a map uses one worker
-per core.
+empty, i.e. each time the producer is the bottleneck.  A map times its first
+calls inline: calls cheaper than handing an element to a thread
+(``INLINE_SECONDS``) stay inline, timed again every ``REPROBE_ELEMENTS``;
+costlier ones run on one thread per core.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import os
+import itertools
 import queue
 import threading
+import time
 
 from autograph.runtime.data.checks import AUTOTUNE
 
@@ -98,8 +102,15 @@ def workers(num_parallel_calls) -> int:
 
 def parallel_map(fn, source, num_parallel_calls, deterministic):
     """``fn`` over the elements of ``source`` on a pool of threads, at most twice as many
-    elements in flight as workers; in input order unless ``deterministic`` is false."""
-    n = workers(num_parallel_calls)
+    elements in flight as workers; in input order unless ``deterministic`` is false.
+    ``AUTOTUNE``: ``autotuned_map``."""
+    if num_parallel_calls == AUTOTUNE:
+        yield from autotuned_map(fn, source, deterministic)
+        return
+    yield from _pooled(fn, source, num_parallel_calls, deterministic)
+
+
+def _pooled(fn, source, n, deterministic):
     pool = concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix=f"{THREAD_PREFIX}-map")
     pending = collections.deque()
     try:
@@ -113,6 +124,37 @@ def parallel_map(fn, source, num_parallel_calls, deterministic):
         for future in pending:
             future.cancel()
         pool.shutdown(wait=True)
+        source.close()
+
+
+# AUTOTUNE: elements cheaper than this run inline (handing one to a thread costs about as much)
+INLINE_SECONDS = 200e-6
+PROBE_ELEMENTS = 8  # elements timed inline before choosing, and again every REPROBE_ELEMENTS
+REPROBE_ELEMENTS = 512
+
+
+def autotuned_map(fn, source, deterministic):
+    """``num_parallel_calls=AUTOTUNE``: times ``PROBE_ELEMENTS`` calls inline; cheap calls stay
+    inline (and are timed again now and then), costly ones go to one thread per core."""
+    source = iter(source)
+    try:
+        while True:
+            spent, count = 0.0, 0
+            for leaves in itertools.islice(source, PROBE_ELEMENTS):
+                start = time.perf_counter()
+                out = tuple(fn(leaves))
+                spent += time.perf_counter() - start
+                count += 1
+                yield out
+            if count < PROBE_ELEMENTS:
+                return
+            if spent / count < INLINE_SECONDS or workers(AUTOTUNE) == 1:
+                for leaves in itertools.islice(source, REPROBE_ELEMENTS):
+                    yield tuple(fn(leaves))
+                continue
+            yield from _pooled(fn, source, workers(AUTOTUNE), deterministic)
+            return
+    finally:
         source.close()
 
 
