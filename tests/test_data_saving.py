@@ -157,3 +157,22 @@ def test_a_dataset_attribute_that_is_not_a_pipeline():
             node["attrs"]["dataset"] = 3
     with pytest.raises(GraphDefError, match=r"field 'attrs.dataset' must be a dataset record"):
         rt.Graph.from_graph_def(bad)
+
+
+def test_a_loaded_loop_over_a_huge_range_stops_at_the_iteration_budget():
+    @ag.function
+    def count(ds):
+        n = np.int64(0)
+        for _ in ds:
+            n += 1
+        return n
+
+    ds = Dataset.range(10 ** 15)
+    graph_def = graph_def_of(count, ds)
+    loaded = rt.Graph.from_graph_def(graph_def, max_iterations=1000)
+    with pytest.raises(rt.ResourceLimitError,
+                       match=r"the DatasetReduce over 'dataset_body.*' would make one run of the loaded graph exceed "
+                             r"max_iterations=1000"):
+        rt.run_graph(loaded, [])
+    small = rt.Graph.from_graph_def(graph_def_of(count, Dataset.range(500)), max_iterations=1000)
+    assert rt.run_graph(small, [])[0] == 500

@@ -367,16 +367,20 @@ def _assert(condition, *data, message):
 
 def _dataset_reduce(*inputs, dataset, cond, body, n_state, library):
     """The staged ``for x in ds`` loop: ``body`` over the pipeline's elements while ``cond`` holds."""
+    from autograph.runtime.exec import limits
     from autograph.runtime.exec.interpreter import plan  # the executor runs the sub-graphs
 
     state, captures = tuple(inputs[:n_state]), inputs[n_state:]
     cond_plan, body_plan = plan(library[cond]), plan(library[body])
+    budget = limits.budget(library[body])  # a loaded graph's iteration budget (None: traced)
     elements = dataset.flat_elements()
     try:
         while cond_plan.run((*state, *captures))[0]:
             element = next(elements, None)
             if element is None:
                 break
+            if budget is not None:
+                budget.spend(f"the DatasetReduce over {body!r}")
             state = tuple(body_plan.run((*state, *element, *captures)))
     finally:
         elements.close()  # stops the pipeline's threads
