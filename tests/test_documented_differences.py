@@ -28,7 +28,7 @@ def test_python_state_read_by_the_function_is_frozen_at_trace_time(options):
 
 
 def _reads_out_of_range(v, i):
-    unused = v[10]  # noqa: F841 - the documented case: nobody uses it
+    unused = v ** -1  # noqa: F841 - the documented case: nobody uses it (numpy: ValueError for integers)
     return v[i] * 2
 
 
@@ -37,7 +37,7 @@ SPEC = [rt.TensorSpec((None,), "int64"), rt.TensorSpec((), "int64")]
 
 @pytest.mark.parametrize("options", MODES)
 def test_an_unused_op_is_pruned_so_its_failure_does_not_surface(options):
-    with pytest.raises(IndexError):
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
         _reads_out_of_range(np.array([1, 2, 3]), np.int64(1))
     traced = ag.function(_reads_out_of_range, input_signature=SPEC, **options)
     assert traced(np.array([1, 2, 3]), np.int64(1)) == 4
@@ -76,3 +76,13 @@ def test_a_saved_graph_runs_again_from_its_document():
     doc = json.loads(json.dumps(traced.get_concrete_function().graph.as_graph_def()))
     graph = rt.Graph.from_graph_def(doc)
     assert rt.run_graph(graph, [np.array([1, 2, 3]), np.int64(2)]) == [6]
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_an_index_out_of_range_fails_even_when_unused(options):
+    def reads(v, i):
+        unused = v[10]  # noqa: F841 - checked when the graph runs (CheckIndex), as Python checks it
+        return v[i] * 2
+
+    with pytest.raises(IndexError, match=r"`unused = v\[10\]` at .*:\d+: index 10 is out of bounds"):
+        ag.function(reads, input_signature=SPEC, **options)(np.array([1, 2, 3]), np.int64(1))

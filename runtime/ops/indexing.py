@@ -31,7 +31,9 @@ the user's ``file:line``.
 
 from __future__ import annotations
 
+import io
 import linecache
+import tokenize
 
 import numpy as np
 
@@ -284,10 +286,20 @@ class _KeyBuilder(_SpecBuilder):
 
 
 def _statement() -> str:
-    """The user's statement (``x[i] = v``) and ``file:line``, for messages."""
+    """The user's statement (``x[i] = v``, its comment left out) and ``file:line``, for messages."""
     frame = user_frame(2)
-    text = linecache.getline(*frame).strip() if frame else ""
+    text = _without_comment(linecache.getline(*frame)) if frame else ""
     return f"`{text}` at {user_location_text()}" if text else f"the item assignment at {user_location_text()}"
+
+
+def _without_comment(line: str) -> str:
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT:
+                return line[: token.start[1]].strip()
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a line of a statement spanning several: shown as it is
+    return line.strip()
 
 
 def _is_python_value(value) -> bool:
