@@ -115,6 +115,15 @@ def zero_between_with(x, a, b, v):
     return x
 
 
+def test_a_computed_numpy_scalar_that_does_not_fit_is_an_overflow_error():
+    def scaled_store(x, i, v):
+        x[i] = v * 100  # an np.int32 of 1000: numpy refuses it for int8
+        return x
+
+    check_python_error(scaled_store, np.zeros(3, np.int8), i32(0), i32(10), exc=OverflowError, match="out of bounds")
+    check(scaled_store, np.zeros(3, np.int8), i32(0), i32(1))
+
+
 def test_nan_into_an_int_array_is_numpys_value_error():
     check_python_error(store, i32([1, 2]), i32(0), float("nan"), exc=ValueError, match="cannot convert float NaN")
 

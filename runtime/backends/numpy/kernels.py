@@ -180,6 +180,8 @@ def _set_item(x, value, *dynamic, key, operator, python_value, where):
     index = _item_key(key, dynamic)
     if python_value:
         value = np.asarray(value).tolist()
+    elif np.ndim(value) == 0:
+        value = np.asarray(value)[()]  # a 0-d tensor stands for a numpy scalar: numpy checks that it fits
     try:
         if operator == "=":
             out[index] = value
