@@ -1,7 +1,7 @@
 """Differential fuzzing of gradients: random differentiable programs with tensor control flow.
 
 Each program ``prog(x, v, n)`` keeps float state (scalars ``t``, ``u``, a
-vector ``s``) and changes it with smooth expressions under tensor ``if``s,
+vector ``s``; its results read some of them only) and changes it with smooth expressions under tensor ``if``s,
 ``for`` loops over ``range(n)``, counter-bounded ``while`` loops, ``break``
 and early ``return``.  Its gradient with respect to ``x`` and ``v``
 (``ag.grad``, interpreter and ``jit_compile=True``) must equal central
@@ -25,6 +25,7 @@ import autograph as ag
 SCALARS = ["t * 0.7 + u", "rt.sin(t) + 0.2 * u", "rt.tanh(u * t)", "t - 0.3 * u", "rt.reduce_sum(s * s) * 0.1",
            "rt.cos(x) * t", "u * x + 0.5"]
 VECTORS = ["s * 0.9 + v * t", "rt.sin(s) + x", "rt.tanh(s * u)", "s * v + 0.1"]
+RETURNS = ["rt.reduce_sum(s) * t + u", "t + 0.0", "rt.reduce_sum(s * v)", "u * 2.0 - t"]  # some leave state unread
 CONDITIONS = ["t > 0.3", "rt.reduce_sum(s) < u", "u > t and t > -1.0", "not (u > 0.8)", "x * t > 0.1"]
 
 
@@ -68,7 +69,7 @@ class Writer:
             self.emit(depth + 1, "break")
         else:
             self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
-            self.emit(depth + 1, "return rt.reduce_sum(s) * t + u")
+            self.emit(depth + 1, f"return {self.rng.choice(RETURNS)}")
 
     def program(self):
         self.emit(0, "def prog(x, v, n):")
@@ -76,7 +77,7 @@ class Writer:
         self.emit(1, "u = rt.reduce_sum(v) * 0.5")
         self.emit(1, "s = v * x")
         self.block(1, False, self.rng.randint(2, 4))
-        self.emit(1, "return rt.reduce_sum(s) * t + u")
+        self.emit(1, f"return {self.rng.choice(RETURNS)}")
         return "\n".join(self.lines) + "\n"
 
 

@@ -183,6 +183,32 @@ def test_forward_values_nobody_reads_are_pruned():
                                numeric_grad(ag.function(f), [np.array([0.5, 0.2]), np.int32(3)], 0), rtol=1e-6)
 
 
+def staged_list(x, n):
+    ys = []
+    y = x
+    for i in range(n):
+        y = rt.sin(y) * 1.5  # y's final value is never used: its cotangent still flows through the loop
+        ys.append(y)
+    return rt.reduce_sum(rt.stack(ys) * np.arange(1.0, 3.0))
+
+
+def staged_list_unrolled(x):
+    ys = []
+    y = x
+    for i in range(4):
+        y = rt.sin(y) * 1.5
+        ys.append(y)
+    return rt.reduce_sum(rt.stack(ys) * np.arange(1.0, 3.0))
+
+
+def test_a_staged_list_appended_in_a_loop():
+    x = np.array([0.3, 0.6])
+    check(staged_list, x, np.int32(4), argnums=(0,))
+    np.testing.assert_allclose(ag.grad(staged_list)(x, np.int32(4)), ag.grad(staged_list_unrolled)(x), rtol=1e-12)
+    text = ag.grad(staged_list).get_concrete_function(x, np.int32(4)).graph.to_text()
+    assert text.count("StackPush") == 1  # y only: the list itself is never accumulated
+
+
 def bounded(x):
     return rt.reduce_sum(rt.while_loop(lambda v: rt.reduce_sum(v) < 100.0, lambda v: (v * 1.5,), (x,),
                                        maximum_iterations=4)[0])

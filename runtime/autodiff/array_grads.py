@@ -7,17 +7,17 @@ import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.autodiff import registry
-from autograph.runtime.autodiff.backprop import dims_of, zeros_for
+from autograph.runtime.autodiff.backprop import Exact, dims_of, zeros_for
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, effects, indexing, nn
 
 
 def _same(fwd, grads):
-    return [grads[0]]
+    return [Exact(grads[0])]
 
 
 def _reshape(fwd, grads):
-    return [ops.reshape(grads[0], dims_of(fwd.inputs[0])), None]
+    return [Exact(ops.reshape(grads[0], dims_of(fwd.inputs[0]))), None]
 
 
 def _select(fwd, grads):
@@ -48,7 +48,7 @@ def _concat(fwd, grads):
         size = t.shape[axis] if t.shape is not None and t.shape[axis] is not None else ops.shape(fwd.x(i))[axis]
         stop = start + size
         key = (slice(None),) * axis + (slice(start, stop),)
-        results.append(indexing.getitem(g, key) if fwd.wants(i) else None)
+        results.append(Exact(indexing.getitem(g, key)) if fwd.wants(i) else None)
         start = stop
     return results
 
@@ -56,7 +56,7 @@ def _concat(fwd, grads):
 def _pack(fwd, grads):
     g = grads[0]
     axis = fwd.attrs["axis"] % _rank_of(fwd)
-    return [indexing.getitem(g, (slice(None),) * axis + (i,)) if fwd.wants(i) else None
+    return [Exact(indexing.getitem(g, (slice(None),) * axis + (i,))) if fwd.wants(i) else None
             for i in range(len(fwd.inputs))]
 
 
@@ -65,7 +65,7 @@ def _gather(fwd, grads):
     if params.shape is None:
         raise _needs_rank(fwd)
     axis = fwd.attrs["axis"] % len(params.shape)
-    return [nn.scatter_add(grads[0], fwd.x(1), dims_of(params), axis), None]
+    return [Exact(nn.scatter_add(grads[0], fwd.x(1), dims_of(params), axis)), None]
 
 
 def _strided_slice(fwd, grads):
@@ -73,15 +73,15 @@ def _strided_slice(fwd, grads):
     attrs = {"key": fwd.attrs["spec"], "operator": "=", "python_value": False,
              "where": f"the gradient of x[...] at {fwd.op.location or '<unknown>'}"}
     d = apply.apply_op("SetItem", [zeros_for(fwd.inputs[0]), grads[0], *dynamic], attrs)
-    return [d] + [None] * len(dynamic)
+    return [Exact(d)] + [None] * len(dynamic)
 
 
 def _transpose(fwd, grads):
     perm = fwd.attrs["perm"]
     if perm is None:
-        return [array.transpose(grads[0])]
+        return [Exact(array.transpose(grads[0]))]
     rank = len(perm)
-    return [array.transpose(grads[0], tuple(int(i) for i in np.argsort([p % rank for p in perm])))]
+    return [Exact(array.transpose(grads[0], tuple(int(i) for i in np.argsort([p % rank for p in perm]))))]
 
 
 def _py_function(fwd, grads):
@@ -110,8 +110,8 @@ def _py_function(fwd, grads):
 
 def _list_append(fwd, grads):
     g = grads[0]
-    return [indexing.getitem(g, slice(None, -1)) if fwd.wants(0) else None,
-            indexing.getitem(g, -1) if fwd.wants(1) else None]
+    return [Exact(indexing.getitem(g, slice(None, -1))) if fwd.wants(0) else None,
+            Exact(indexing.getitem(g, -1)) if fwd.wants(1) else None]
 
 
 registry.register({

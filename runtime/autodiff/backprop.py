@@ -31,6 +31,16 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import nn
 
 
+class Exact:
+    """A rule's cotangent that has its input's shape by construction (``x[:-1]`` of the output's, a
+    unary op's): the walker does not sum it down, so it needs no shape read from the forward pass."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
 def differentiable(t) -> bool:
     """Floating-point tensors carry cotangents; integers and bools do not."""
     return t.dtype.kind == "f"
@@ -108,8 +118,12 @@ def gradients(ys, xs, grad_ys=None, recorded=None) -> list:
         wanted = {i for i, t in enumerate(inputs) if id(t) in reached}
         results = rule(Forward(op, wanted), grads)
         for i in sorted(wanted):
-            if results[i] is not None:
-                _accumulate(cotangents, inputs[i], fit(results[i], inputs[i]))
+            found = results[i]
+            if isinstance(found, Exact):
+                found = found.tensor if found.tensor.dtype == inputs[i].dtype else ops.cast(found.tensor, inputs[i].dtype)
+                _accumulate(cotangents, inputs[i], found)
+            elif found is not None:
+                _accumulate(cotangents, inputs[i], fit(found, inputs[i]))
     return [cotangents.get(id(x)) for x in xs]
 
 

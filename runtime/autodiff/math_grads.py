@@ -10,7 +10,7 @@ import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.autodiff import registry
-from autograph.runtime.autodiff.backprop import dims_of
+from autograph.runtime.autodiff.backprop import Exact, dims_of
 from autograph.runtime.core import shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import array, reduction
@@ -75,12 +75,12 @@ def _floor_mod(fwd, grads):  # x - floor(x / y) * y
 
 def _abs(fwd, grads):
     g, x = grads[0], fwd.x(0)
-    return [ops.where(ops.greater(x, 0), g, ops.where(ops.less(x, 0), ops.negative(g), ops.zeros_like(g)))]
+    return [Exact(ops.where(ops.greater(x, 0), g, ops.where(ops.less(x, 0), ops.negative(g), ops.zeros_like(g))))]
 
 
 def _unary(derivative):
-    """A rule ``g * derivative(fwd)`` for an op of one input."""
-    return lambda fwd, grads: [ops.multiply(grads[0], derivative(fwd))]
+    """A rule ``g * derivative(fwd)`` for an elementwise op of one input (of the output's shape)."""
+    return lambda fwd, grads: [Exact(ops.multiply(grads[0], derivative(fwd)))]
 
 
 def _tanh_derivative(fwd):
@@ -192,7 +192,7 @@ registry.register({
     "Maximum": _select_by(ops.greater_equal),
     "Minimum": _select_by(ops.less_equal),
     "FloorMod": _floor_mod,
-    "Neg": lambda fwd, grads: [ops.negative(grads[0])],
+    "Neg": lambda fwd, grads: [Exact(ops.negative(grads[0]))],
     "Abs": _abs,
     "Sqrt": _unary(lambda fwd: ops.divide(0.5, fwd.y(0))),
     "Exp": _unary(lambda fwd: fwd.y(0)),

@@ -14,7 +14,10 @@ dtypes and static shapes: reading those exposes nothing), ``fwd.attrs``,
 
 A rule may return a cotangent of another shape or dtype than its input:
 the walker sums it down to the input's shape (undoing broadcasting, once,
-for every op) and casts it to the input's dtype.
+for every op) and casts it to the input's dtype.  A cotangent wrapped in
+``backprop.Exact`` has the input's shape by construction and is only cast
+(where a shape is known only at run time, summing down would read it from
+the forward value, which inside a loop means accumulating that value).
 
 ``NOT_DIFFERENTIABLE`` lists the op types whose outputs carry no gradient
 (comparisons, logical and bit ops, the piecewise constant ``FloorDiv``/

@@ -107,12 +107,15 @@ def while_gradient(fwd, grads):
     library = op.graph.library
     cond, body = library[op.attrs["cond"]], library[op.attrs["body"]]
     n_vars, invariants = len(body.inputs), [inner for _, inner in body.captures]
-    loop_vars = [j for j in range(n_vars) if backprop.differentiable(body.inputs[j]) and grads[j] is not None]
+    # every float loop variable carries a cotangent through the iterations, even one whose final value
+    # nobody differentiates (it may feed one that is: a staged list appended to from it)
+    loop_vars = [j for j in range(n_vars) if backprop.differentiable(body.inputs[j])]
     captured_wanted = [k for k in range(len(invariants)) if n_vars + k in fwd.wanted]
     captured_inputs = list(op.inputs[n_vars:])
     accumulators = _Accumulators(op, cond, body)
     outer = current_graph()
-    inits = [accumulators.count] + [grads[j] for j in loop_vars] + [
+    inits = [accumulators.count] + [backprop.zeros_for(op.outputs[j]) if grads[j] is None else grads[j]
+                                    for j in loop_vars] + [
         backprop.zeros_for(captured_inputs[k]) for k in captured_wanted]
     specs = [(dtypes.int32, ())] + [(body.inputs[j].dtype, body.inputs[j].shape) for j in loop_vars] + [
         (invariants[k].dtype, invariants[k].shape) for k in captured_wanted]
