@@ -14,7 +14,8 @@ node.  Every rewrite keeps the elements identical, in the same order:
 * ``map_batch_vectorization``: a chain of maps and filters before
   ``batch(n)`` whose graphs are batch-polymorphic (``vectorize.py``) runs
   once per chunk of rows on the stacked rows instead of once per element;
-* ``inject_prefetch``: a final ``prefetch(AUTOTUNE)``.
+* ``inject_prefetch``: a final ``prefetch(AUTOTUNE)``, unless the pipeline has
+  effects (``has_effects``): their order relative to the consumer's is kept.
 
 Fusions apply to sequential maps only (``num_parallel_calls=None``): a
 parallel map keeps its threads.  ``explain(ds)`` prints the pipeline before
@@ -133,10 +134,34 @@ def optimize(ds):
     options = options_of(ds)
     applied = []
     result = _rewrite(ds, options, applied)
-    if options.enabled("inject_prefetch") and result.kind != "prefetch":
+    if options.enabled("inject_prefetch") and result.kind != "prefetch" and not has_effects(result):
         result = result.prefetch(AUTOTUNE)
         applied.append("inject_prefetch")
     return result, applied
+
+
+def _functions(node):
+    attrs = node.attrs
+    found = [attrs[k] for k in ("fn", "predicate") if k in attrs]
+    if "scan" in attrs:
+        found.append(attrs["scan"].function)
+    found.extend(f for _, f in attrs.get("stages", ()))
+    return found
+
+
+def has_effects(ds) -> bool:
+    """True if running ``ds`` has effects (a generator source, a function that prints, draws random
+    numbers, reads a variable, ...): a prefetch would run them ahead of the consumer's own."""
+    seen, stack = set(), [ds]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.kind == "from_generator" or any(f.graph.is_stateful() for f in _functions(node)):
+            return True
+        stack.extend(node.inputs)
+    return False
 
 
 def optimized(ds):
