@@ -96,7 +96,7 @@ def aug_setitem(target, index, op, value):
         return indexing.setitem(target, index, op, value)
     if isinstance(index, Tensor) and isinstance(target, dict):
         raise TracingError(
-            f"{construct_at(f'the `d[k] {op} v`')}: a symbolic tensor used as a key of a dict; the dict "
+            f"{indexing.user_statement()}: a symbolic tensor used as a key of a dict; the dict "
             "would be keyed by the tensor object (its identity), never by the value the graph computes. "
             "Key the dict by a Python value, or keep the values in a tensor indexed by the key."
         )

@@ -193,7 +193,7 @@ def _checked(tensor, spec, dynamic):
             if not isinstance(item[1], str):
                 dynamic.append(item[1])
                 spec[position] = ("index", f"${len(dynamic)}")
-            where = where or _statement()
+            where = where or user_statement()
             k = int(spec[position][1][1:]) - 1
             attrs = {"axis": axis, "where": f"{where} ({tensor.list_label})" if tensor.list_label else where,
                      "is_list": bool(tensor.list_label)}
@@ -285,7 +285,7 @@ class _KeyBuilder(_SpecBuilder):
         return super().item(entry)
 
 
-def _statement() -> str:
+def user_statement() -> str:
     """The user's statement (``x[i] = v``, its comment left out) and ``file:line``, for messages."""
     frame = user_frame(2)
     text = _without_comment(linecache.getline(*frame)) if frame else ""
@@ -312,7 +312,7 @@ def _is_python_value(value) -> bool:
 def setitem(tensor, key, operator, value):
     """``tensor[key] = value`` (``operator`` ``'='``) or ``tensor[key] += value`` (``'+='``, ...):
     a new tensor, updated as numpy updates a copy of the array (see the module docstring)."""
-    where = _statement()
+    where = user_statement()
     if tensor.list_label:
         return _list_setitem(tensor, key, operator, value, where)
     if not isinstance(key, tuple):
