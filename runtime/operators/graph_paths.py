@@ -74,6 +74,13 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     """
     if not isinstance(cond, Tensor):
         return body() if cond else orelse()
+    # attributes and items calls in the branches change are added to the state (outside_writes)
+    return outside_writes.as_state(lambda get, put, names, outs: _if_graph(cond, body, orelse, get, put, names, outs,
+                                                                           opts),
+                                   get_state, set_state, symbol_names, nouts)
+
+
+def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts):
     where = construct_at("the if")
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
@@ -109,7 +116,14 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
 
     ``test(lead_values)`` gives the condition and ``step(lead_values)`` runs the
     body and gives the next lead values; ``set_state`` has bound the state first.
+    Attributes and items that calls in the body change are added to the state (``outside_writes``).
     """
+    outside_writes.as_state(
+        lambda get, put, names, _: _loop_graph(where, get, put, names, opts, lead, lead_labels, test, step, bodies),
+        get_state, set_state, symbol_names, None)
+
+
+def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step, bodies):
     init = tuple(get_state())
     names = state.labels(symbol_names, init, opts)
     state.refuse_shared(init, names, where)

@@ -30,6 +30,7 @@ import types
 
 import numpy as np
 
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
@@ -92,8 +93,10 @@ class Snapshot:
         changed = self._changed()
         if changed is None:
             return
-        path, kind = changed
+        path, kind, place = changed
         self.restore()
+        if place is not None:
+            raise NewState(place, path)
         construct = where.split(" at ")[0].split()[-1]
         if kind in (set, collections.deque):
             raise TracingError(
@@ -111,27 +114,38 @@ class Snapshot:
         )
 
     def _changed(self):
-        """``(path, type of the changed container or None)`` of the first change, or None."""
+        """``(path, container type or None, place or None)`` of the first change, or None; the place
+        ``(holder, 'attr' or 'item', key)`` when an existing attribute or item got another value."""
         if self.locals:
             now = self.frame.f_locals
             for name, value in self.locals.items():
                 if now.get(name, value) is not value:
-                    return name, None
+                    cell = _cell_of(name, now)
+                    return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
             _, after = _contents(holder)
             if kind in ("attr", "item"):
                 after = {k: v for k, v in after.items() if k not in skip}
-                if after.keys() != before.keys() or any(after[k] is not v for k, v in before.items()):
-                    key = next((k for k in after.keys() ^ before.keys()), None)
-                    if key is None:
-                        key = next(k for k, v in before.items() if after[k] is not v)
-                    return _step(path, kind, key), None
+                created_or_deleted = next((k for k in after.keys() ^ before.keys()), None)
+                if created_or_deleted is not None:
+                    return _step(path, kind, created_or_deleted), None, None
+                key = next((k for k, v in before.items() if after[k] is not v), None)
+                if key is not None:
+                    return _step(path, kind, key), None, (holder, kind, key)
             elif len(after) != len(before) or any(a is not b for a, b in zip(after, before)):
-                return path, type(holder)
+                return path, type(holder), None
         return None
 
     def restore(self):
-        """Puts back what the snapshot recorded (attributes, items and contents; not local variables)."""
+        """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
+        enclosing function that a function defined there changed through its closure)."""
+        if self.locals:
+            now = self.frame.f_locals
+            for name, value in self.locals.items():
+                if now.get(name, value) is not value:
+                    cell = _cell_of(name, now)
+                    if cell is not None:
+                        cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
             if kind == "attr":
                 attributes = holder.__dict__
@@ -148,6 +162,99 @@ class Snapshot:
             else:
                 holder.clear()
                 holder.extend(before)
+
+
+class NewState(BaseException):
+    """Internal: a traced body changed ``place`` (``(holder, 'attr' or 'item', key)``, what messages
+    call ``label``) outside its statement's state; ``as_state`` makes it state and traces again.
+    (A BaseException: the loop tracer's retries on ``Exception`` must not catch it.)"""
+
+    def __init__(self, place, label):
+        super().__init__(label)
+        self.place, self.label = place, label
+
+
+_MAX_PLACES = 16  # attributes and items a statement's calls may add to its state
+
+
+def as_state(run, get_state, set_state, symbol_names, nouts):
+    """``run(get_state, set_state, symbol_names, nouts)`` -- the graph path of one statement --
+    with each attribute or item its bodies' calls change (``c.bump()`` setting ``c.n``) added to
+    its state, tracing it again, as often as ``NewState`` says.  ``nouts`` is an ``if``'s number of
+    outputs (the added places are outputs too), None for a loop (all of its state is carried)."""
+    places, labels = [], []
+    outer = current_graph()
+    for _ in range(_MAX_PLACES + 1):
+        before = set(outer.library)
+        init = tuple(get_state())
+        try:
+            return run(*_with_places(get_state, set_state, symbol_names, nouts, places, labels))
+        except NewState as new:
+            for name in [n for n in outer.library if n not in before]:
+                del outer.library[name]
+            set_state(init)  # the statement's own state, as it was before this trace
+            if any(h is new.place[0] and k == new.place[2] for h, _, k in places):
+                raise TracingError(
+                    f"'{new.label}' is changed by a call in a tensor if or loop, and cannot be made its state "
+                    "(its path is not one autograph can name); assign it in the body itself."
+                ) from None
+            places.append(new.place)
+            labels.append(new.label)
+    raise TracingError(
+        f"calls in a tensor if or loop changed more than {_MAX_PLACES} attributes or items outside its state "
+        f"({', '.join(labels)}); assign them in the body itself, or return the new values from the calls."
+    )
+
+
+def _with_places(get_state, set_state, symbol_names, nouts, places, labels):
+    """The state accessors and names with ``places`` inserted after the first ``nouts`` entries."""
+    if not places:
+        return get_state, set_state, symbol_names, nouts
+    cut = None if nouts is None else nouts
+    names = tuple(symbol_names or ())
+
+    def get():
+        values = tuple(get_state())
+        split = len(values) if cut is None else cut
+        return values[:split] + tuple(_read(p) for p in places) + values[split:]
+
+    def put(values):
+        values = tuple(values)
+        split = len(values) - len(places) if cut is None else cut
+        set_state(values[:split] + values[split + len(places):])
+        for place, value in zip(places, values[split:split + len(places)]):
+            _write(place, value)
+
+    split = len(names) if cut is None else cut
+    names = names[:split] + tuple(labels) + names[split:]
+    return get, put, names, None if nouts is None else nouts + len(places)
+
+
+def _read(place):
+    holder, kind, key = place
+    if kind == "cell":
+        return holder.cell_contents
+    return getattr(holder, key) if kind == "attr" else holder[key]
+
+
+def _write(place, value):
+    holder, kind, key = place
+    if kind == "cell":
+        holder.cell_contents = value
+    elif kind == "attr":
+        setattr(holder, key, value)
+    else:
+        holder[key] = value
+
+
+def _cell_of(name, variables):
+    """The cell of the enclosing function's variable ``name`` (a ``nonlocal`` of a function defined
+    there, which a body calls), found through that function's closure; None if there is none."""
+    for value in variables.values():
+        code = getattr(value, "__code__", None)
+        if type(value) is types.FunctionType and name in code.co_freevars:
+            return value.__closure__[code.co_freevars.index(name)]
+    return None
 
 
 def _contents(value):
