@@ -247,3 +247,20 @@ def test_no_prefetch_is_injected_into_a_pipeline_with_effects(capsys):
     assert capsys.readouterr().out.split("\n") == ["map 0", "body 0", "map 1", "body 1", "map 2", "body 2", ""]
     gen = Dataset.from_generator(lambda: iter([1, 2]), rt.TensorSpec((), "int64"))
     assert kinds(gen) == ["from_generator"]
+
+
+def test_fused_filters_before_a_batch_are_vectorized_as_masks_in_turn():
+    import warnings
+
+    def reciprocal_small(x):
+        return 1.0 / x < 0.5  # divides by zero where the first predicate drops the element
+
+    ds = (Dataset.from_tensor_slices(np.arange(-50, 50, dtype=np.float32))
+          .filter(lambda x: x != 0.0)
+          .filter(reciprocal_small)
+          .batch(16))
+    assert kinds(ds) == ["from_tensor_slices", "chunks", "vectorized", "rebatch", "prefetch"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the second predicate never sees the zero: no divide warning
+        got = same_elements(ds)
+    assert np.concatenate([b[0] for b in got]).tolist() == [v for v in range(-50, 50) if v != 0 and 1.0 / v < 0.5]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from autograph.runtime.data import structure
 
 _FUNCTION_ATTRS = ("fn", "predicate", "scan")
-_HIDDEN_ATTRS = ("leaves", "epochs", "store", "structure", "generator")
+_HIDDEN_ATTRS = ("leaves", "epochs", "store", "structure", "generator", "parts")
 
 
 def describe_node(ds) -> str:

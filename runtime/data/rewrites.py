@@ -76,7 +76,12 @@ def _filter_filter(node, options):
     if first.kind != "filter":
         return None
     fused = fusion.filter_filter(first.attrs["predicate"], node.attrs["predicate"])
-    return type(node)("filter", first.inputs, {"predicate": fused}, node.element_spec)
+    parts = (*_parts(first), *_parts(node))  # vectorized, they are masks applied one after the other
+    return type(node)("filter", first.inputs, {"predicate": fused, "parts": parts}, node.element_spec)
+
+
+def _parts(node):
+    return node.attrs.get("parts", (node.attrs["predicate"],))
 
 
 def _map_filter(node, options):

@@ -45,11 +45,14 @@ def rule(batch, options):
         return None
     stages = []
     for step in reversed(chain):
-        function = step.attrs["predicate"] if step.kind == "filter" else step.attrs["fn"]
-        batched = vectorized(function)
-        if batched is None:
-            return None
-        stages.append((step.kind, batched))
+        # fused filters (an If that runs the second predicate only where the first holds) are
+        # vectorized as their parts: masks applied one after the other, the same short circuit
+        parts = step.attrs.get("parts") or (step.attrs["predicate"] if step.kind == "filter" else step.attrs["fn"],)
+        for function in parts:
+            batched = vectorized(function)
+            if batched is None:
+                return None
+            stages.append((step.kind, batched))
     make = type(batch)
     rows = max(batch.attrs["batch_size"], MIN_CHUNK_ROWS)
     chunks = make("chunks", (node,), {"rows": rows}, structure.batched(node.element_spec, None))
