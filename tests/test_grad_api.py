@@ -132,16 +132,45 @@ def test_a_py_function_with_a_gradient_function():
     np.testing.assert_allclose(gw, np.sum(c * x ** 3))
 
 
-def through_set_item(x):
-    y = x * 1.0
-    y[0] = 3.0
-    return rt.reduce_sum(y)
+def through_random(x):
+    return rt.reduce_sum(rt.random.uniform((3,), minval=x, maxval=x + 1.0, seed=1))
 
 
 def test_an_op_without_a_rule_is_an_error_naming_its_type_and_line():
-    with pytest.raises(ag.TracingError, match=r"SetItem op .* created at .*test_grad_api.py:\d+: op type SetItem has no "
-                                              r"gradient rule"):
-        ag.grad(through_set_item)(np.ones(3))
+    with pytest.raises(ag.TracingError, match=r"RandomUniform op .* created at .*test_grad_api.py:\d+: op type "
+                                              r"RandomUniform has no gradient rule"):
+        ag.grad(through_random)(np.float64(0.5))
+
+
+def through_set_item(x, v):
+    y = x * 2.0
+    y[1:] = v * v
+    y[0] += v[0]
+    y[-1] -= x[0]
+    return rt.reduce_sum(rt.sin(y))
+
+
+def test_item_assignment_gradients():
+    from test_grad_rules import check
+
+    check(through_set_item, np.array([0.3, -0.2, 0.9]), np.array([0.5, 1.5]))
+
+
+def through_masked_set_item(x):
+    y = x * 1.0
+    y[x > 0.0] = 0.0
+    return rt.reduce_sum(y)
+
+
+def test_item_assignment_with_an_index_array_is_refused():
+    with pytest.raises(ag.TracingError, match=r"cannot differentiate .*test_grad_api.py:\d+.*index array is not "
+                                              r"supported; build the new tensor with rt.where"):
+        ag.grad(through_masked_set_item)(np.ones(3))
+
+
+def test_fill_differentiates_its_value():
+    g = ag.grad(lambda x: rt.reduce_sum(rt.fill((4,), x) * np.arange(4.0)))(np.float64(2.0))
+    assert g == 6.0
 
 
 def test_bad_argnums():

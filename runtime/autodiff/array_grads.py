@@ -108,6 +108,34 @@ def _py_function(fwd, grads):
     return [found[i] if fwd.wants(i) else None for i in range(len(inputs))]
 
 
+def _fill(fwd, grads):
+    return [None, ops.reduce_sum(grads[0])]
+
+
+def _ensure(fwd, grads):
+    return [Exact(grads[0]), None]
+
+
+def _set_item(fwd, grads):
+    """``x[key] = v`` / ``+=`` / ``-=`` with a basic key: the item's cotangent goes to ``v``, the rest to ``x``."""
+    key, operator, where = fwd.attrs["key"], fwd.attrs["operator"], fwd.attrs["where"]
+    if operator not in ("=", "+=", "-=") or any(item[0] == "array" for item in key):
+        what = "an index array" if operator in ("=", "+=", "-=") else f"the operator {operator}"
+        raise TracingError(f"cannot differentiate {where}: the gradient of an item assignment with {what} is not "
+                           "supported; build the new tensor with rt.where(mask, new, x) instead")
+    g = grads[0]
+    dynamic = [fwd.x(i) for i in range(2, len(fwd.inputs))]
+    dx = g
+    if operator == "=":
+        attrs = {"key": key, "operator": "=", "python_value": False, "where": f"the gradient of {where}"}
+        dx = apply.apply_op("SetItem", [g, np.zeros((), g.dtype), *dynamic], attrs)
+    dv = None
+    if fwd.wants(1):
+        dv = apply.apply_op("StridedSlice", [g, *dynamic], {"spec": key})
+        dv = ops.negative(dv) if operator == "-=" else dv
+    return [Exact(dx), dv] + [None] * len(dynamic)
+
+
 def _list_append(fwd, grads):
     g = grads[0]
     return [Exact(indexing.getitem(g, slice(None, -1))) if fwd.wants(0) else None,
@@ -126,4 +154,7 @@ registry.register({
     "Transpose": _transpose,
     "ListAppend": _list_append,
     "PyFunc": _py_function,
+    "Fill": _fill,
+    "Ensure": _ensure,
+    "SetItem": _set_item,
 })

@@ -39,8 +39,7 @@ NOT_DIFFERENTIABLE = frozenset({
     "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert",
     "FloorDiv", "Rint", "Round", "PyInt", "PyBool",
-    "ArgMax", "Shape", "Size", "Range", "Fill", "ZerosLike", "OnesLike", "Const", "Placeholder",
-    "Any", "All", "Assert", "RandomUniform", "RandomNormal",
+    "ArgMax", "Shape", "Size", "ZerosLike", "OnesLike", "Const", "Placeholder", "Any", "All", "Assert",
 })
 
 
