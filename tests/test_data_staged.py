@@ -306,3 +306,55 @@ def test_every_transformation_eager_staged_and_python(name):
     eager, staged, jit = three_ways(weighted_sum, ds)
     assert eager == reference
     assert staged == reference and jit == reference
+
+
+def list_items(ds):
+    acc = [0, 0]
+    for x in ds:
+        acc[0] += x
+        acc[1] += 1
+    return acc
+
+
+def nested_return(ds, t):
+    i = 0
+    for x in ds:
+        if x > t:
+            return x, i
+        i += 1
+    return np.int32(-1), -1
+
+
+class Box:
+    def __init__(self):
+        self.total = np.int32(0)
+
+
+def attribute_state(ds):
+    box = Box()
+    for x in ds:
+        box.total += x
+    return box.total
+
+
+def skip_small(ds):
+    s = np.int32(0)
+    for x in ds:
+        if x < 5:
+            continue
+        s += x
+    return s
+
+
+@pytest.mark.parametrize("fn,args", [
+    (list_items, ()), (nested_return, (np.int32(5),)), (nested_return, (np.int32(50),)), (attribute_state, ()),
+    (skip_small, ()),
+], ids=["list_items", "return_pair", "return_after_loop", "attribute", "continue"])
+def test_state_rules_of_tensor_loops(fn, args):
+    py, staged, jit = three_ways(fn, NUMBERS, *args)
+
+    def ints(value):
+        return [int(v) for v in value] if isinstance(value, (tuple, list)) else [int(value)]
+
+    assert ints(staged) == ints(py) and ints(jit) == ints(py)
+    assert type(staged) is type(py) or not isinstance(py, (tuple, list))
