@@ -16,7 +16,9 @@ first iterable is evaluated where the comprehension stands, as in Python.
 Over a tensor the operator stages a loop (``runtime/operators/comprehensions.py``).
 
 Only one ``for``, without a walrus (which binds in the enclosing scope,
-not a lambda's) or ``await``, is lowered; an unpacking target (``for i, v
+not a lambda's), ``await``, or a lambda or generator expression in it
+(which could see the target's later values: Python's comprehension has one
+variable for all items, the lowered one a variable per item), is lowered; an unpacking target (``for i, v
 in enumerate(x)``) is unpacked by Python's own assignment, in a one-item
 comprehension inside the lambdas (``lambda item_: [i * v for i, v in
 (item_,)][0]``).  Other
@@ -44,7 +46,10 @@ def _lowerable(node) -> bool:
     generator = node.generators[0]
     if generator.is_async:
         return False
-    return not any(ast_util.contains_type(n, (gast.NamedExpr, gast.Await)) for n in [node.elt, *generator.ifs])
+    # A lambda or generator inside could outlive the item and see the target's later values
+    # (one variable for the whole comprehension, in Python): not with one lambda call per item.
+    unsafe = (gast.NamedExpr, gast.Await, gast.Lambda, gast.GeneratorExp)
+    return not any(ast_util.contains_type(n, unsafe) for n in [node.elt, *generator.ifs])
 
 
 def _lambda(param, body, origin, target=None):

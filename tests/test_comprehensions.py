@@ -164,3 +164,13 @@ def test_the_converter_keeps_the_comprehension_scope_in_lambdas():
     code = ag.to_code(filtered)
     assert "ag__.list_comp(x, lambda v: v * 2, lambda v: v > 1)" in code
     assert "ag__.sum(ag__.generator_exp(x, lambda v: v * v, None))" in ag.to_code(sum_of_squares)
+
+
+def test_closures_in_a_comprehension_see_its_one_variable():
+    def f(n):
+        late = [lambda: v for v in range(n)]
+        lazy = [(v + w for w in range(1)) for v in range(n)]
+        return [g() for g in late], [list(g) for g in lazy]
+
+    assert f(3) == ([2, 2, 2], [[2], [2], [2]])
+    assert ag.convert(f, always_converted=True)(3) == f(3)
