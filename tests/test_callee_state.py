@@ -240,3 +240,27 @@ ACCEPTED = [state_changed_by_a_method_too, fresh_object_in_the_body, helper_that
 def test_changes_that_are_state_or_inside_the_body_give_pythons_value(make, mode):
     expected = make(Counter(2))(n3)
     assert traced(make(Counter(2)), mode, n3) == expected
+
+
+LOG = []
+
+
+def log(value):
+    LOG.append(value)
+
+
+def helper_logging_to_a_global(_):
+    def f(n):
+        for i in range(n):
+            log(i)
+        return n
+
+    return f
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_global_a_helper_changes_is_seen_too(mode):
+    LOG.clear()
+    with pytest.raises(ag.TracingError, match=r"'LOG' changed while the body of the for loop at .*test_callee_state"):
+        traced(helper_logging_to_a_global(None), mode, n3)
+    assert LOG == []

@@ -35,6 +35,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module
+from autograph.runtime.tracing import escapes
 
 _DEPTH = 2  # levels of attributes / items recorded below a variable
 _WIDTH = 256  # containers larger than this are not recorded
@@ -64,9 +65,9 @@ class Snapshot:
             if name not in assigned:
                 self.locals[name] = value
             self._record(value, name, _DEPTH, covered, seen)
-        for name in sorted(_names_used(frame.f_code)):
-            if name in frame.f_globals and name not in variables:
-                self._record(frame.f_globals[name], name, 1, covered, seen)
+        for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
+            if name not in variables:
+                self._record(value, name, 1, covered, seen)
         self.frame = frame
 
     def _record(self, value, path, depth, covered, seen):
@@ -294,15 +295,6 @@ def _stored_names(code) -> frozenset:
     for const in code.co_consts:
         if type(const) is types.CodeType:
             names |= _stored_names(const)
-    return frozenset(names)
-
-
-@functools.lru_cache(maxsize=4096)
-def _names_used(code) -> frozenset:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if type(const) is types.CodeType:
-            names |= _names_used(const)
     return frozenset(names)
 
 

@@ -21,6 +21,7 @@ tensors, and:
 
 from __future__ import annotations
 
+import functools
 import types
 
 import numpy as np
@@ -127,20 +128,35 @@ def _roots(python_function, arguments):
             roots.append((name, cell.cell_contents))
         except ValueError:  # not bound yet
             continue
-    module = function.__globals__
-    for name in sorted(_names_used(code)):
-        if name in module:
-            roots.append((name, module[name]))
+    roots.extend(globals_named(code, function.__globals__))
     return roots
 
 
-def _names_used(code) -> set:
-    """The global names ``code`` and the code nested in it load."""
+def globals_named(code, module) -> list:
+    """``(name, value)`` of the globals of ``module`` that ``code`` (and the code nested in it)
+    names, and those that the Python functions among them name in turn (a helper's global log)."""
+    found, seen = [], set()
+    for name in sorted(names_used(code)):
+        if name in module and name not in seen:
+            seen.add(name)
+            value = module[name]
+            found.append((name, value))
+            if type(value) is types.FunctionType and value.__globals__ is module:
+                for inner in sorted(names_used(value.__code__)):
+                    if inner in module and inner not in seen:
+                        seen.add(inner)
+                        found.append((inner, module[inner]))
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def names_used(code) -> frozenset:
+    """The names ``code`` and the code nested in it load (globals and attributes)."""
     names = set(code.co_names)
     for const in code.co_consts:
         if type(const) is types.CodeType:
-            names |= _names_used(const)
-    return names
+            names |= names_used(const)
+    return frozenset(names)
 
 
 def _collect(value, path, depth, places, seen):
