@@ -1,4 +1,4 @@
-"""Lowers ``raise`` inside control flow to ``ag__.raise_``, which a tensor ``if`` can stage.
+"""Lowers ``raise E`` to ``raise ag__.raise_(E)``, which a tensor ``if`` can stage.
 
 Before::
 
@@ -19,10 +19,11 @@ line raises it (tracebacks end there); in a traced branch of a tensor ``if``
 it records an op that raises the same exception when the graph runs that
 branch (``runtime/operators/raises.py``), and ends the branch.
 ``raise E from C`` becomes ``raise ag__.raise_(E, C)`` (``raise_`` sets the
-cause).  Left as written: a ``raise`` at the top of the function
-(it always runs), a bare ``raise``, and any ``raise`` inside a ``try`` or
-``with`` block of the function (a handler or context manager there may
-catch it, which a staged raise could not honour).
+cause).  A ``raise`` at the top of a function is lowered too: the function
+may be a helper called in a tensor branch (``if n < 0: fail(n)``).  Left as
+written: a bare ``raise``, and any ``raise`` inside a ``try`` or ``with``
+block of the function (a handler or context manager there may catch it,
+which a staged raise could not honour).
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ def _lower(node):
     return node
 
 
-def _visit(statements, nested):
+def _visit(statements):
     for index, statement in enumerate(statements):
         kind = type(statement)
-        if kind is gast.Raise and nested and statement.exc is not None:
+        if kind is gast.Raise and statement.exc is not None:
             statements[index] = _lower(statement)
         elif kind in _NESTING:
             for owner, field in ast_util.child_blocks(statement):
-                _visit(getattr(owner, field), True)
+                _visit(getattr(owner, field))
 
 
 def transform(node, ctx):
@@ -61,5 +62,5 @@ def transform(node, ctx):
     if ctx.kinds is not None:
         ctx.kinds |= {gast.Call, gast.Attribute, gast.Name}
     for function in ast_util.functions(node):
-        _visit(function.body, False)
+        _visit(function.body)
     return node

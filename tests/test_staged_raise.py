@@ -197,3 +197,18 @@ def test_python_values_raise_at_once():
     with pytest.raises(ValueError, match="n must be >= 0"):
         converted(-1)
     assert converted(2) == 4
+
+
+def fail(message, value):
+    raise ValueError(message, value)
+
+
+def checked_by_a_helper(n):
+    if n < 0:
+        fail("negative", n)
+    return n + 1
+
+
+def test_a_helper_raising_in_a_tensor_branch_is_staged():
+    check(checked_by_a_helper, i32(2))
+    _raises_in_every_mode(checked_by_a_helper, (i32(-3),), ValueError, ("negative", np.int32(-3)))
