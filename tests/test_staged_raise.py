@@ -212,3 +212,20 @@ def checked_by_a_helper(n):
 def test_a_helper_raising_in_a_tensor_branch_is_staged():
     check(checked_by_a_helper, i32(2))
     _raises_in_every_mode(checked_by_a_helper, (i32(-3),), ValueError, ("negative", np.int32(-3)))
+
+
+def raise_in_a_loop_inside_a_branch(n, x, strict):
+    if n > 0:
+        for v in x:
+            if strict:
+                raise ValueError("strict")
+            n = n + v
+    return n
+
+
+def test_a_python_raise_in_a_tensor_loop_inside_a_branch_is_not_taken_for_the_branch():
+    # Raised while tracing (as before: Python's raise in a loop body), never a wrong value.
+    check(raise_in_a_loop_inside_a_branch, i32(1), np.arange(3, dtype=np.int32), False)
+    for mode, g in modes(raise_in_a_loop_inside_a_branch):
+        with pytest.raises(ValueError, match="strict"):
+            g(i32(1), np.arange(3, dtype=np.int32), True)

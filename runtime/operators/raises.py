@@ -26,6 +26,7 @@ import threading
 
 import numpy as np
 
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
@@ -42,16 +43,19 @@ class DeadBranch(BaseException):
 @contextlib.contextmanager
 def branch():
     """While tracing one branch of a tensor ``if``: ``raise_`` stages instead of raising."""
-    depth = getattr(_staging, "depth", 0)
-    _staging.depth = depth + 1
+    previous = getattr(_staging, "graph", None)
+    _staging.graph = current_graph()  # the branch's graph
     try:
         yield
     finally:
-        _staging.depth = depth
+        _staging.graph = previous
 
 
 def in_branch() -> bool:
-    return getattr(_staging, "depth", 0) > 0
+    """True if the graph being built is a tensor ``if``'s branch itself -- not a loop body inside
+    one, nor another function's trace, where a staged raise would not end the branch."""
+    graph = getattr(_staging, "graph", None)
+    return graph is not None and graph is current_graph()
 
 
 def no_values(count):
