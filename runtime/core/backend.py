@@ -59,6 +59,11 @@ def register(backend: Backend, *, default: bool = False) -> None:
         _default = backend
 
 
+def names() -> list[str]:
+    """The names of the registered backends."""
+    return sorted(_BACKENDS)
+
+
 def get(name: str | None = None) -> Backend:
     """The backend called ``name``, or the default one."""
     if name is None:

@@ -119,7 +119,9 @@ class ConcreteFunction:
         if graph is None:
             graph = optimizer.optimize(self.graph) if options.optimize else self.graph
         self.execution_graph = graph
-        if options.jit_compile:
+        if options.backend not in (None, "numpy"):  # the whole graph compiled by that backend (jax: XLA)
+            self._compiled = _compile(graph, function.binding.label, options.backend)
+        elif options.jit_compile:
             self._compiled = _compile(graph, function.binding.label)
         if self._compiled is not None:
             self._run = self._compiled[0]
@@ -243,10 +245,11 @@ def _variables_used(graph):
     return tuple(found[k] for k in sorted(found))
 
 
-def _compile(graph, label):
-    """``(function, source)`` of ``graph`` compiled by the default backend, or None (after a
-    warning) when it has no compiler or cannot compile this graph."""
-    be = backend.get()
+def _compile(graph, label, name=None):
+    """``(function, source)`` of ``graph`` compiled by the default backend (or the backend
+    ``name``: the option ``backend=``), or None (after a warning) when it has no compiler or
+    cannot compile this graph."""
+    be = backend.get(name)
     if be.compile is None:
         problem = f"the {be.name} backend has no compiler"
     else:
@@ -254,6 +257,6 @@ def _compile(graph, label):
             return be.compile(graph)
         except errors.AutoGraphError as e:  # numpy: JitUnsupported
             problem = str(e)
-    warn_at_user(f"{label}: jit_compile=True could not compile the graph ({problem}); "
-                 "running the interpreter instead", AutoGraphWarning)
+    what = "jit_compile=True could not compile the graph" if name is None else f"backend={name!r} cannot run the graph"
+    warn_at_user(f"{label}: {what} ({problem}); running the numpy interpreter instead", AutoGraphWarning)
     return None

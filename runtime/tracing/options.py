@@ -21,9 +21,14 @@ class Options:
       size); None: one trace per argument signature.
     * ``trace_transform`` -- applied to the Python function before it is
       traced (``ag.function`` passes ``ag.convert``); None: traced as is.
-    * ``jit_compile`` -- run the graph compiled by the default backend's
-      ``compile`` (numpy: one Python/numpy function) instead of the
-      interpreter.
+    * ``jit_compile`` -- ``True``: run the graph compiled by the numpy
+      backend's ``compile`` (one Python/numpy function) instead of the
+      interpreter; ``True``/``False`` only (XLA is ``backend="jax"``).
+    * ``backend`` -- the name of the backend that runs the graphs: None (the
+      default backend, numpy), ``"numpy"``, or ``"jax"`` (the whole graph
+      lowered to JAX and compiled by XLA, ``runtime/backends/jax/``; needs
+      ``pip install autograph[jax]``).  Checked, and an optional backend
+      loaded, when the options are made (``backends.resolve``).
     * ``optimize`` -- run the optimized graph (constant folding, CSE,
       pruning, hoisting).
     * ``parallel`` -- let independent heavy work run on a second thread.
@@ -44,8 +49,18 @@ class Options:
     reduce_retracing: bool = False
     name: Optional[str] = None
     max_traces: Optional[int] = None
+    backend: Optional[str] = None
 
     def __post_init__(self):
+        if type(self.jit_compile) is not bool:
+            hint = " (XLA compilation is backend='jax')" if isinstance(self.jit_compile, str) else ""
+            raise TypeError(f"rt.function: jit_compile must be True or False, got {self.jit_compile!r}{hint}")
+        if self.backend is not None:
+            if not isinstance(self.backend, str):
+                raise TypeError(f"rt.function: backend must be a backend's name or None, got {self.backend!r}")
+            from autograph.runtime import backends  # an optional backend is imported on first use
+
+            backends.resolve(self.backend)
         max_traces = self.max_traces
         if max_traces is not None and (type(max_traces) is not int or max_traces < 1):
             raise ValueError(f"rt.function: max_traces must be a positive int or None, got {max_traces!r}")

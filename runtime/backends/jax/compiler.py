@@ -1,0 +1,156 @@
+"""``compile_graph(graph)``: the whole graph as one ``jax.jit`` function, with its state.
+
+The lowered function is ``jax.jit(pure)`` with ``pure(args, state) ->
+(outputs, state)`` (``lowering.run_graph`` traced by JAX); ``JaxFunction``,
+the callable returned, reads the graph's state (its variables' values, its
+random streams' keys: ``effects.py``) before a call and writes the new state
+back after it, under one lock, so calls of lowered functions never lose a
+variable update to each other.  ``jax.jit`` compiles once per signature
+(shapes and dtypes of the arguments) and caches.
+
+Tracing and running happen under ``jax.enable_x64(True)``: without it JAX
+computes int64/float64 graphs in 32 bits.  (Nothing else of JAX's global
+configuration is changed: the user's own JAX code is unaffected.)
+
+What cannot be lowered is found in two steps: ``compile_graph`` refuses at
+once a graph holding an op type the backend has neither a rule nor a kernel
+for (``Unlowerable``); an op that turns out unlowerable while JAX traces (a
+shape computed in the graph, an index that may be out of range, a loop
+variable whose shape changes) makes the first call run the numpy
+interpreter instead, from then on, after one ``AutoGraphWarning`` naming it.
+Nothing has run when that is decided: JAX traces before it executes.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import numpy as np
+
+from autograph.runtime.backends.jax import effects, lowering
+from autograph.runtime.backends.jax.errors import Unlowerable
+from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
+from autograph.runtime.core import opdef
+from autograph.runtime.core.location import warn_at_user
+from autograph.runtime.errors import AutoGraphWarning, mark_user_error
+from autograph.runtime.exec import parallel
+
+_state_lock = threading.Lock()
+
+
+def check(graph, _seen=None) -> None:
+    """``Unlowerable`` naming the first op of ``graph`` (or of a sub-graph) whose type the
+    backend cannot lower in any case."""
+    seen = set() if _seen is None else _seen
+    seen.add(id(graph))
+    for op in graph.operations:
+        known = op.type in lowering.RULES or op.type in KERNELS or op.type == "Placeholder"
+        if not known and (op.type not in UNLOWERABLE or opdef.get(op.type).stateful):
+            reason = UNLOWERABLE.get(op.type, f"the JAX backend has no kernel for {op.type}")
+            raise Unlowerable(reason, op)
+        for attr in opdef.function_attr_names(op.type):
+            sub = graph.library[op.attrs[attr]]
+            if id(sub) not in seen:
+                check(sub, seen)
+
+
+def compile_graph(graph, label=None):
+    """``(function, text)``: ``function(args) -> list of numpy outputs`` running ``graph`` on XLA."""
+    check(graph)
+    fn = JaxFunction(graph, label or repr(graph.name))
+    text = (f"# graph {graph.name!r} lowered to JAX: jax.jit of lowering.run_graph over its "
+            f"{len(graph.operations)} ops; JaxFunction.jaxpr(args) shows the jaxpr\n")
+    return fn, text
+
+
+class JaxFunction:
+    """A graph lowered to JAX and compiled with ``jax.jit``: ``self(args)`` runs it."""
+
+    def __init__(self, graph, label):
+        self.graph = graph
+        self.label = label
+        self.keys = list(lowering.state_keys(graph))
+        for g in _graphs(graph):
+            for op in g.operations:
+                if effects.state_key(op) is not None and isinstance(effects.state_key(op), tuple):
+                    effects.init_stream(op)
+        self.has_effects = lowering.changes_state(graph)
+        self.fallback = None  # the numpy runner, once a trace found an unlowerable op
+        self._jitted = jax.jit(self._pure)
+
+    def _pure(self, args, values):
+        state = dict(zip(self.keys, values))
+        outs = lowering.run_graph(self.graph, list(args), state)
+        return tuple(outs), tuple(state[k] for k in self.keys)
+
+    def jaxpr(self, args):
+        """The jaxpr of the lowered graph for ``args`` (``jax.make_jaxpr``)."""
+        with jax.enable_x64(True):
+            return jax.make_jaxpr(self._pure)(tuple(args), tuple(effects.read_state(k) for k in self.keys))
+
+    def __call__(self, args):
+        if self.fallback is not None:
+            return self.fallback(args)
+        args = tuple(args)
+        with jax.enable_x64(True):
+            try:
+                if not self.keys:
+                    outs, _ = self._call(args, ())
+                else:
+                    with _state_lock:
+                        outs, new = self._call(args, tuple(effects.read_state(k) for k in self.keys))
+                        for key, value in zip(self.keys, new):
+                            effects.write_state(key, value)
+            except _Fallback as e:
+                return self._fall_back(e.reason)(args)
+        return [np.array(v) for v in outs]  # writable numpy arrays, as the numpy backend returns
+
+    def _call(self, args, values):
+        """The jitted call; a failure while JAX traces is a ``_Fallback``, a user exception raised
+        in a host callback is raised itself."""
+        errors = effects.HostErrors.pending()
+        errors.clear()
+        try:
+            result = self._jitted(args, values)
+            if self.has_effects:
+                jax.effects_barrier()
+            return result
+        except jax.errors.JaxRuntimeError:
+            if errors:
+                error = errors.pop()
+                mark_user_error(error)
+                raise error from None
+            raise
+        except Unlowerable as e:
+            raise _Fallback(str(e)) from None
+        except (TypeError, ValueError, jax.errors.JAXTypeError) as e:  # raised by JAX while tracing
+            raise _Fallback(f"JAX could not trace it: {type(e).__name__}: {_first_line(e)}") from None
+
+    def _fall_back(self, reason):
+        warn_at_user(f"{self.label}: backend='jax' cannot lower this graph ({reason}); running it on the "
+                     "numpy backend instead", AutoGraphWarning)
+        self.fallback = parallel.runner(self.graph)
+        return self.fallback
+
+
+class _Fallback(Exception):
+    def __init__(self, reason):
+        self.reason = reason
+
+
+def _first_line(error) -> str:
+    return str(error).strip().split("\n", 1)[0]
+
+
+def _graphs(graph):
+    seen, todo = set(), [graph]
+    while todo:
+        g = todo.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        yield g
+        for op in g.operations:
+            todo.extend(g.library[op.attrs[a]] for a in opdef.function_attr_names(op.type))
+

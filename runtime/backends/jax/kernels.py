@@ -1,0 +1,211 @@
+"""The JAX kernels of the pure op types: op type -> its ``jax.numpy``/``lax`` form.
+
+The contract is the numpy backend's (``core/backend.py``): ``kernel(*input_values,
+**attrs)`` returns the output value, or a tuple of them.  A kernel runs while
+``jax.jit`` traces the lowered graph (``lowering.py``), on tracers or on
+numpy values that are known while tracing (constants, shapes); the lowering
+casts every result to the dtype the op's definition inferred, so a kernel
+never decides a dtype.
+
+Where numpy and XLA differ on a value, the kernel computes numpy's: integer
+``//`` and ``%`` by zero give 0 (numpy's result; numpy also warns, XLA
+cannot), ``Rint`` rounds half to even.  An op whose numpy kernel can raise
+for some values (an index out of range, an integer to a negative power, a
+failing assert) cannot raise from inside an XLA computation: it is in
+``UNLOWERABLE`` with the reason, or its rule in ``lowering.py`` refuses the
+cases it cannot compute (``Unlowerable``), and the graph runs on numpy.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from autograph.runtime.backends.jax.errors import unlowerable
+
+
+def _integer(x) -> bool:
+    return jnp.issubdtype(jnp.result_type(x), jnp.integer)
+
+
+def _floor_div(x, y):
+    if _integer(x) and _integer(y):
+        safe = jnp.where(y == 0, 1, y)
+        return jnp.where(y == 0, 0, jnp.floor_divide(x, safe))
+    return jnp.floor_divide(x, y)
+
+
+def _floor_mod(x, y):
+    if _integer(x) and _integer(y):
+        safe = jnp.where(y == 0, 1, y)
+        return jnp.where(y == 0, 0, jnp.remainder(x, safe))
+    return jnp.remainder(x, y)
+
+
+def _pow(x, y):
+    if _integer(x) and _integer(y):
+        if not isinstance(y, (int, np.integer, np.ndarray)) or np.any(np.asarray(y) < 0):
+            raise unlowerable("an integer power whose exponent is computed in the graph (numpy raises "
+                              "ValueError for a negative one, which XLA cannot)")
+    return jnp.power(x, y)
+
+
+BINARY = {
+    "Add": jnp.add, "Sub": jnp.subtract, "Mul": jnp.multiply, "RealDiv": jnp.true_divide,
+    "FloorDiv": _floor_div, "FloorMod": _floor_mod, "Pow": _pow,
+    "Maximum": jnp.maximum, "Minimum": jnp.minimum,
+    "Greater": jnp.greater, "GreaterEqual": jnp.greater_equal, "Less": jnp.less, "LessEqual": jnp.less_equal,
+    "Equal": jnp.equal, "NotEqual": jnp.not_equal,
+    "LogicalAnd": jnp.logical_and, "LogicalOr": jnp.logical_or, "LogicalXor": jnp.logical_xor,
+    "BitwiseAnd": jnp.bitwise_and, "BitwiseOr": jnp.bitwise_or, "BitwiseXor": jnp.bitwise_xor,
+    "LeftShift": jnp.left_shift, "RightShift": jnp.right_shift,
+    "MatMul": jnp.matmul,
+}
+
+UNARY = {
+    "Abs": jnp.abs, "Cos": jnp.cos, "Exp": jnp.exp, "Invert": jnp.invert, "Log": jnp.log,
+    "LogicalNot": jnp.logical_not, "Neg": jnp.negative, "Rint": jnp.rint, "Sin": jnp.sin,
+    "Sqrt": jnp.sqrt, "Square": jnp.square, "Tanh": jnp.tanh,
+}
+
+
+def _reduction(fn):
+    def kernel(x, *, axis=None, keepdims=False, **_):
+        return fn(x, axis=None if axis is None else tuple(axis) if isinstance(axis, (list, tuple)) else axis,
+                  keepdims=keepdims)
+
+    return kernel
+
+
+REDUCTIONS = {name: _reduction(fn) for name, fn in {
+    "Sum": jnp.sum, "Mean": jnp.mean, "Max": jnp.max, "Min": jnp.min, "Prod": jnp.prod,
+    "Any": jnp.any, "All": jnp.all,
+}.items()}
+
+
+def static_ints(value, what) -> tuple:
+    """``value`` as a tuple of Python ints, if it is known while tracing (a constant, a shape);
+    else ``Unlowerable``: XLA needs every shape at compile time."""
+    if isinstance(value, (np.ndarray, np.generic, int, list, tuple)):
+        return tuple(int(d) for d in np.asarray(value).reshape(-1))
+    raise unlowerable(f"{what} is computed in the graph, and XLA needs it at compile time")
+
+
+def _argmax(x, *, axis=None, **_):
+    return jnp.argmax(x, axis=axis)
+
+
+def _reshape(x, shape):
+    return jnp.reshape(x, static_ints(shape, "the shape of a reshape"))
+
+
+def _shape(x, *, out_type):
+    return np.array(np.shape(x), dtype=out_type)  # known while tracing
+
+
+def _size(x, *, out_type):
+    return np.asarray(np.size(x), dtype=out_type)
+
+
+def _range(start, limit, delta, *, dtype):
+    bounds = [static_ints(v, "a bound of rt.range")[0] if np.ndim(v) == 0 and not isinstance(v, np.floating)
+              else v for v in (start, limit, delta)]
+    if not all(isinstance(b, int) for b in bounds):
+        raise unlowerable("a float range (XLA needs its length at compile time)")
+    return np.arange(*bounds, dtype=dtype)
+
+
+def _fill(dims, value):
+    return jnp.full(static_ints(dims, "the shape of a fill"), value)
+
+
+def _strided_slice(x, *dynamic, spec):
+    key, axis = [], 0
+    for item in spec:
+        kind = item[0]
+        if kind == "index":
+            key.append(_static_index(item[1], dynamic, np.shape(x), axis))
+            axis += 1
+        elif kind == "slice":
+            key.append(slice(*(_slice_part(v, dynamic) for v in item[1:4])))
+            axis += 1
+        elif kind == "newaxis":
+            key.append(None)
+        else:  # an ellipsis: the remaining items count from the end
+            axis = len(np.shape(x)) - sum(1 for it in spec[spec.index(item) + 1:] if it[0] in ("index", "slice"))
+            key.append(Ellipsis)
+    return x[tuple(key)]
+
+
+def _static_index(v, dynamic, shape, axis):
+    """An index known while tracing and in range (numpy would raise IndexError out of range,
+    where XLA clamps: such an index, or one computed in the graph, is not lowered)."""
+    index = _slice_part(v, dynamic)
+    size = shape[axis]
+    if not -size <= index < size:
+        raise unlowerable(f"index {index} out of range for an axis of size {size} (numpy raises IndexError)")
+    return index
+
+
+def _slice_part(v, dynamic):
+    if isinstance(v, str):
+        v = dynamic[int(v[1:]) - 1]
+        if isinstance(v, (np.ndarray, np.generic, int)):
+            return int(v)
+        raise unlowerable("an index or slice bound computed in the graph (numpy raises IndexError for an "
+                          "index out of range, XLA clamps; a slice needs its size at compile time)")
+    return v
+
+
+KERNELS: dict = {
+    **BINARY,
+    **UNARY,
+    **REDUCTIONS,
+    "ArgMax": _argmax,
+    "Identity": lambda x: x,
+    "Cast": lambda x, *, dtype, weak=False: jnp.asarray(x).astype(dtype),
+    "Reshape": _reshape,
+    "Shape": _shape,
+    "Size": _size,
+    "Pack": lambda *values, axis, weak=False: jnp.stack(values, axis=axis),
+    "ConcatV2": lambda *values, axis, weak=False: jnp.concatenate(values, axis=axis),
+    "Select": jnp.where,
+    "Range": _range,
+    "Fill": _fill,
+    "ZerosLike": lambda x, *, dtype: jnp.zeros_like(x, dtype=dtype),
+    "OnesLike": lambda x, *, dtype: jnp.ones_like(x, dtype=dtype),
+    "Transpose": lambda x, *, perm: jnp.transpose(x, perm),
+    "StridedSlice": _strided_slice,
+    "Round": lambda x, *, decimals, python=False: jnp.round(x, decimals),
+    "Sigmoid": lambda x: jax_nn().sigmoid(x),
+    "Softmax": lambda x, *, axis: jax_nn().softmax(x, axis=axis),
+    "LogSoftmax": lambda x, *, axis: jax_nn().log_softmax(x, axis=axis),
+    "LogSumExp": lambda x, *, axis, keepdims: jax_nn().logsumexp(x, axis=axis, keepdims=keepdims),
+    "Cumsum": lambda x, *, axis: jnp.cumsum(x, axis=axis),
+    "Tile": lambda x, *, multiples: jnp.tile(x, multiples),
+}
+
+
+def jax_nn():
+    import jax.nn
+
+    return jax.nn
+
+
+# Op types never lowered, with the reason (the graph runs on numpy, after one warning).
+UNLOWERABLE: dict = {
+    "GatherV2": "an index array (numpy raises IndexError out of range, XLA clamps)",
+    "SetItem": "item assignment (numpy checks bounds and casts, XLA clamps)",
+    "CheckIndex": "a bounds check (an IndexError cannot be raised from inside XLA)",
+    "Ensure": "a staged check of Python's semantics (its error cannot be raised from inside XLA)",
+    "Assert": "an assertion (an AssertionError cannot be raised from inside XLA)",
+    "PyInt": "int() of a tensor (its ValueError/OverflowError cannot be raised from inside XLA)",
+    "PyBool": "bool() of a tensor (its ValueError cannot be raised from inside XLA)",
+    "ListAppend": "a staged list, which grows at every append (XLA needs fixed shapes)",
+    "StackPush": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",
+    "StackRead": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",
+    "SumToShape": "a gradient reduction to a shape given as a value",
+    "ScatterAdd": "a scatter whose output shape is given as a value",
+    "DatasetReduce": "a loop over an rt.data pipeline, which runs in Python",
+    "Placeholder": "a placeholder without a value",
+}

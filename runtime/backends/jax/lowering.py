@@ -1,0 +1,245 @@
+"""A graph as one JAX function: ``run_graph`` evaluates the ops while ``jax.jit`` traces it.
+
+``run_graph(graph, args, state)`` walks the scheduled ops of ``graph`` (what
+its outputs need and every stateful op: ``exec.plan.needed_ops``) in graph
+order, computing each op's outputs from its inputs' values, and returns the
+outputs' values; ``state`` (``effects.py``) is updated as the stateful ops
+run.  One rule per op kind (``RULES``; default: the pure kernel of
+``kernels.KERNELS``):
+
+* ``Const`` -- its numpy value.  Values known while tracing stay numpy
+  values, and a pure op whose inputs are all known is computed by the numpy
+  backend's own kernel (numpy's semantics exactly, and shapes stay static for
+  the ops that need them: ``Reshape``, ``Fill``, ``Range``, random shapes);
+* ``If`` -- ``lax.cond`` over the two branch graphs (the taken branch alone
+  when the predicate is known); the branches close over the op's inputs and
+  return their outputs and the state they may change;
+* ``While`` -- ``lax.while_loop`` whose carry is the loop variables, the
+  state the loop may change and, with ``maximum_iterations``, a counter.  A
+  condition graph that changes state (a ``print`` in it) runs in the body,
+  after the body graph, as the interpreter runs it: ``cond, body, cond, ...``;
+* every other op -- its rule in ``effects.RULES`` or its kernel.
+
+Every result is cast to the dtype the op's definition inferred, so the
+lowered graph returns numpy's dtypes (64-bit types need x64: ``compiler.py``
+traces and runs under ``jax.enable_x64``).  A 0-d weakly typed constant
+reaches a JAX kernel as a Python scalar, weakly typed as in numpy.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from autograph.runtime.backends.jax import effects
+from autograph.runtime.backends.jax.errors import Unlowerable, at_op, unlowerable
+from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
+from autograph.runtime.core import backend, opdef
+from autograph.runtime.exec.plan import needed_ops
+
+_STATIC = (np.ndarray, np.generic, int, float, bool)
+
+
+def is_static(value) -> bool:
+    """True if ``value`` is known while tracing (not a JAX tracer)."""
+    return isinstance(value, _STATIC)
+
+
+def run_graph(graph, args, state) -> list:
+    """The values of ``graph.outputs`` for ``args`` (one per ``graph.all_inputs``), in a JAX trace."""
+    env = {id(t): v for t, v in zip(graph.all_inputs, args)}
+    needed = needed_ops(graph)
+    for op in graph.operations:
+        if id(op) not in needed or op.type == "Placeholder":
+            continue
+        try:
+            outs = run_op(op, [env[id(t)] for t in op.inputs], state)
+        except Unlowerable as e:
+            raise at_op(e, op) from None
+        for t, v in zip(op.outputs, outs):
+            env[id(t)] = v
+    return [env[id(t)] for t in graph.outputs]
+
+
+def run_op(op, inputs, state) -> list:
+    """The output values of ``op`` (a list, cast to the dtypes of its outputs)."""
+    rule = RULES.get(op.type)
+    if rule is not None:
+        result = rule(op, inputs, state)
+    else:
+        result = _pure(op, inputs)
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [as_dtype(v, t.dtype) for v, t in zip(outs, op.outputs)]
+
+
+def as_dtype(value, dtype):
+    """``value`` with ``dtype`` (a numpy value stays numpy)."""
+    if is_static(value):
+        array = np.asarray(value)
+        return array if array.dtype == dtype else array.astype(dtype)
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
+def _pure(op, inputs):
+    if all(is_static(v) for v in inputs) and not opdef.get(op.type).stateful:
+        found = _numpy_value(op, inputs)
+        if found is not None:
+            return found
+    if op.type in UNLOWERABLE:
+        raise unlowerable(UNLOWERABLE[op.type])
+    kernel = KERNELS.get(op.type)
+    if kernel is None:
+        raise unlowerable(f"the JAX backend has no kernel for {op.type}")
+    args = [np.asarray(v).item() if t.weak and is_static(v) and np.ndim(v) == 0 else v
+            for v, t in zip(inputs, op.inputs)]
+    return kernel(*args, **op.attrs)
+
+
+def _numpy_value(op, inputs):
+    """The numpy kernel's result on known inputs, or None if it raises or warns (then the op is
+    computed by XLA, or not lowered: numpy raises or warns when the graph runs)."""
+    kernel = backend.get("numpy").kernels.get(op.type)
+    if kernel is None or opdef.function_attr_names(op.type):
+        return None
+    try:
+        with np.errstate(all="raise"), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return kernel(*inputs, **op.attrs)
+    except Exception:  # noqa: BLE001 - numpy's error is raised when the graph runs on numpy
+        return None
+
+
+def _const(op, inputs, state):
+    return np.asarray(op.attrs["value"], dtype=op.outputs[0].dtype)
+
+
+# -- control flow -------------------------------------------------------------------------------
+
+
+def state_keys(graph, _seen=None) -> dict:
+    """The state keys the ops of ``graph`` and of the sub-graphs it runs use (an ordered set)."""
+    seen = set() if _seen is None else _seen
+    keys: dict = {}
+    if id(graph) in seen:
+        return keys
+    seen.add(id(graph))
+    for op in graph.operations:
+        key = effects.state_key(op)
+        if key is not None:
+            keys[key] = None
+        for attr in opdef.function_attr_names(op.type):
+            keys.update(state_keys(graph.library[op.attrs[attr]], seen))
+    return keys
+
+
+def changes_state(graph, _seen=None) -> bool:
+    """True if ``graph`` (or a sub-graph it runs) writes state or has a host effect."""
+    seen = set() if _seen is None else _seen
+    if id(graph) in seen:
+        return False
+    seen.add(id(graph))
+    for op in graph.operations:
+        if effects.writes_state(op):
+            return True
+        if any(changes_state(graph.library[op.attrs[a]], seen) for a in opdef.function_attr_names(op.type)):
+            return True
+    return False
+
+
+def _traced(op, values):
+    """The loop variables as JAX arrays of the op's output dtypes (a carry must be arrays)."""
+    return tuple(jnp.asarray(v, dtype=t.dtype) for v, t in zip(values, op.outputs))
+
+
+def _if(op, inputs, state):
+    pred, args = inputs[0], inputs[1:]
+    library = op.graph.library
+    then_g, else_g = library[op.attrs["then_branch"]], library[op.attrs["else_branch"]]
+    if is_static(pred):
+        return run_graph(then_g if bool(pred) else else_g, args, state)
+    keys = list({**state_keys(then_g), **state_keys(else_g)})
+
+    def branch(graph):
+        def run():
+            inner = dict(state)
+            outs = run_graph(graph, args, inner)
+            return _traced(op, outs), tuple(inner[k] for k in keys)
+
+        return run
+
+    outs, new = lax.cond(jnp.asarray(pred, dtype=bool), branch(then_g), branch(else_g))
+    state.update(zip(keys, new))
+    return outs
+
+
+def _while(op, inputs, state):
+    library = op.graph.library
+    cond_g, body_g = library[op.attrs["cond"]], library[op.attrs["body"]]
+    n = len(body_g.outputs)
+    captures = list(inputs[n:])
+    limit = op.attrs.get("maximum_iterations")
+    keys = list({**state_keys(cond_g), **state_keys(body_g)})
+    loop = _Loop(op, cond_g, body_g, captures, keys, limit)
+    init = (np.int64(0), _traced(op, inputs[:n]), tuple(jnp.asarray(state[k]) for k in keys))
+    if changes_state(cond_g):
+        final = loop.run_stateful_cond(init, state)
+    else:
+        final = lax.while_loop(loop.test, loop.step, init)
+    state.update(zip(keys, final[2]))
+    return final[1]
+
+
+class _Loop:
+    """The cond/body functions of one ``lax.while_loop``: carry ``(count, loop_vars, state)``."""
+
+    def __init__(self, op, cond_g, body_g, captures, keys, limit):
+        self.op, self.cond_g, self.body_g = op, cond_g, body_g
+        self.captures, self.keys, self.limit = captures, keys, limit
+
+    def _pred(self, loop_vars, inner):
+        (value,) = run_graph(self.cond_g, [*loop_vars, *self.captures], inner)
+        if np.ndim(value) != 0:
+            raise unlowerable("a loop condition that is not a scalar")
+        return jnp.asarray(value).astype(bool)
+
+    def test(self, carry):
+        count, loop_vars, values = carry
+        pred = self._pred(loop_vars, dict(zip(self.keys, values)))
+        return pred if self.limit is None else jnp.logical_and(count < self.limit, pred)
+
+    def step(self, carry):
+        count, loop_vars, values = carry
+        inner = dict(zip(self.keys, values))
+        outs = run_graph(self.body_g, [*loop_vars, *self.captures], inner)
+        return count + 1, _traced(self.op, outs), tuple(jnp.asarray(inner[k]) for k in self.keys)
+
+    def _guarded_pred(self, count, loop_vars, values):
+        """The condition evaluated with its effects, unless the iteration limit is reached (the
+        interpreter does not evaluate it then)."""
+        def evaluate():
+            inner = dict(zip(self.keys, values))
+            pred = self._pred(loop_vars, inner)
+            return pred, tuple(jnp.asarray(inner[k]) for k in self.keys)
+
+        if self.limit is None:
+            return evaluate()
+        return lax.cond(count < self.limit, evaluate, lambda: (jnp.asarray(False), tuple(values)))
+
+    def run_stateful_cond(self, init, state):
+        count, loop_vars, values = init
+        pred, values = self._guarded_pred(count, loop_vars, values)
+
+        def step(carry):
+            count, loop_vars, values, _ = carry
+            count, loop_vars, values = self.step((count, loop_vars, values))
+            pred, values = self._guarded_pred(count, loop_vars, values)
+            return count, loop_vars, values, pred
+
+        final = lax.while_loop(lambda c: c[3], step, (jnp.asarray(count), loop_vars, values, pred))
+        return final[:3]
+
+
+RULES = {"Const": _const, "If": _if, "While": _while, **effects.RULES}
