@@ -171,10 +171,37 @@ def both_raise(n):
         raise KeyError("pos")
 
 
-def test_both_branches_raising_is_refused():
-    for mode, g in modes(both_raise):
-        with pytest.raises(ag.TracingError, match=r"both branches of the if at .*test_staged_raise.py:\d+ raise"):
-            g(i32(1))
+def test_both_branches_raising_raises_the_taken_branchs_exception():
+    _raises_in_every_mode(both_raise, (i32(-1),), ValueError, ("neg",))
+    _raises_in_every_mode(both_raise, (i32(1),), KeyError, ("pos",))
+
+
+def guarded_then_both_raise(n, x):
+    if n > 5:
+        raise OverflowError("first")
+    if x < 0:
+        raise ValueError("neg")
+    else:
+        raise KeyError("pos")
+    return n  # never reached
+
+
+def in_a_loop_both_raise(n):
+    i = 0
+    while i < n:
+        i += 1
+        if i > 2:
+            raise ValueError("late", i)
+        else:
+            raise KeyError("early", i)
+    return i
+
+
+def test_an_if_that_always_raises_comes_after_earlier_raises_and_may_be_unreached():
+    _raises_in_every_mode(guarded_then_both_raise, (i32(6), i32(-1)), OverflowError, ("first",))
+    _raises_in_every_mode(guarded_then_both_raise, (i32(1), i32(-1)), ValueError, ("neg",))
+    check(in_a_loop_both_raise, i32(0))
+    _raises_in_every_mode(in_a_loop_both_raise, (i32(4),), KeyError, ("early", np.int32(1)))
 
 
 def caught(n):

@@ -107,7 +107,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
     with recursion.guard(body, where):
         outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
     if len(dead) == 2:
-        raises.both_branches_raise(where)
+        outputs = raises.both_branches_raise(init[:nouts])
     state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
 
 

@@ -63,14 +63,13 @@ def no_values(count):
     return (UndefinedReturnValue(),) * count
 
 
-def both_branches_raise(where):
-    """Both branches of a tensor ``if`` raise: the enclosing branch is dead too, or this is refused."""
+def both_branches_raise(values):
+    """Both branches of a tensor ``if`` raise: the enclosing branch is dead too; elsewhere (the
+    function's graph, a loop body) the ``If`` raises whenever the graph reaches it, and the code
+    after it, which then never runs, is traced on ``values`` (the state before the ``if``)."""
     if in_branch():
         raise DeadBranch()
-    raise TracingError(
-        f"both branches of {where} raise, so the function always fails there whatever the tensor "
-        "condition; raise before the if (or return a value on one path)."
-    )
+    return values
 
 
 def raise_(exc, cause=_NO_CAUSE):
