@@ -77,12 +77,13 @@ def test_run_graph_checks_argument_count():
 
 
 def test_failure_names_op_printed_form_and_location():
-    graph = build([("float32", (None,)), ("int32", ())], lambda v, i: v[i] * 2)
+    # (v[i] out of range is the user's IndexError, checked by CheckIndex; rt.gather's is a kernel failure)
+    graph = build([("float32", (None,)), ("int32", ())], lambda v, i: rt.gather(v, i) * 2)
     with pytest.raises(rt.ExecutionError) as info:
         executor.run_graph(graph, [np.ones(2, np.float32), np.int32(5)])
     message = str(info.value)
-    assert re.search(r"StridedSlice op 'strided_slice' created at .*test_rt_graph.py:\d+ failed", message)
-    assert "%strided_slice:0 float32[] = StridedSlice(%in0:0, %in1:0) {spec=((index, '$1'),)}" in message
+    assert re.search(r"GatherV2 op 'gather' created at .*test_rt_graph.py:\d+ failed", message)
+    assert "%gather:0 float32[] = GatherV2(%in0:0, %in1:0) {axis=0}" in message
     assert "IndexError" in message
     assert isinstance(info.value.original, IndexError)
 
@@ -288,13 +289,13 @@ def test_control_flow_graph_prints_roundtrips_and_verifies():
 @needs_control_flow
 def test_failure_inside_a_loop_body_names_the_enclosing_while():
     def fn(v, n):
-        return rt.while_loop(lambda i: i < n, lambda i: i + v[i] * 0 + 1, (0,))
+        return rt.while_loop(lambda i: i < n, lambda i: i + rt.gather(v, i) * 0 + 1, (0,))
 
     graph = build([("int32", (2,)), ("int32", ())], fn)
     with pytest.raises(rt.ExecutionError) as info:
         executor.run_graph(graph, [np.ones(2, np.int32), np.int32(5)])
     message = str(info.value)
-    assert "StridedSlice op" in message and "IndexError" in message
+    assert "GatherV2 op" in message and "IndexError" in message
     assert re.search(r"inside While op '\w+' created at .*test_rt_graph.py:\d+", message)
 
 
