@@ -266,3 +266,10 @@ def test_a_python_list_is_one_array_as_in_tf_data():
     ds = Dataset.from_tensor_slices(([1, 2, 3], [[1.0], [2.0], [3.0]]))
     assert ds.element_spec == (rt.TensorSpec((), "int64"), rt.TensorSpec((1,), "float64"))
     assert values(Dataset.from_tensor_slices([4, 5])) == [4, 5]
+
+
+def test_an_unseeded_shuffle_without_reshuffling_repeats_one_order():
+    fixed = Dataset.range(40).shuffle(40, reshuffle_each_iteration=False)
+    assert values(fixed) == values(fixed) and sorted(values(fixed)) == list(range(40))
+    reshuffled = Dataset.range(40).shuffle(40)
+    assert values(reshuffled) != values(reshuffled)  # (equal by chance with probability 1/40!)

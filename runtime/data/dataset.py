@@ -118,7 +118,8 @@ class Dataset:
             raise ValueError("shuffle(buffer_size=...) must be at least 1, got 0")
         attrs = {"buffer_size": size, "seed": checks.seed(seed, "shuffle(seed=...)"),
                  "reshuffle_each_iteration": bool(reshuffle_each_iteration)}
-        return Dataset("shuffle", (self,), {**attrs, "epochs": execution.EpochCounter()}, self.element_spec)
+        return Dataset("shuffle", (self,), {**attrs, "epochs": execution.EpochCounter(attrs["seed"])},
+                       self.element_spec)
 
     def repeat(self, count=None) -> "Dataset":
         """This dataset ``count`` times (``None`` or -1: forever)."""

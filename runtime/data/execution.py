@@ -19,10 +19,13 @@ from autograph.runtime.data import sources, threads
 
 
 class EpochCounter:
-    """How many times a ``shuffle`` was iterated (each iteration reshuffles, reproducibly)."""
+    """How many times a ``shuffle`` was iterated (each iteration reshuffles, reproducibly), and
+    its seed: the user's, or one drawn when the shuffle is made (``seed=None``), so that
+    ``reshuffle_each_iteration=False`` repeats one order."""
 
-    def __init__(self):
+    def __init__(self, seed=None):
         self._count = itertools.count()
+        self.seed = seed if seed is not None else int(np.random.SeedSequence().entropy % 2 ** 63)
 
     def next(self) -> int:
         return next(self._count)
@@ -136,9 +139,9 @@ def _unbatch(ds):
 
 
 def _shuffle(ds):
-    size, seed = ds.attrs["buffer_size"], ds.attrs["seed"]
-    epoch = ds.attrs["epochs"].next() if ds.attrs["reshuffle_each_iteration"] else 0
-    rng = np.random.default_rng(None if seed is None else [seed, epoch])
+    size, epochs = ds.attrs["buffer_size"], ds.attrs["epochs"]
+    epoch = epochs.next() if ds.attrs["reshuffle_each_iteration"] else 0
+    rng = np.random.default_rng([epochs.seed, epoch])
     buffer = []
     for leaves in _input(ds):
         if len(buffer) < size:

@@ -226,7 +226,7 @@ def _generator(attrs, out, inputs, spec, where):
 def _shuffle(attrs, out, inputs, spec, where):
     if attrs["seed"] is not None and (type(attrs["seed"]) is not int or attrs["seed"] < 0):
         raise ValueError(f"{where}: field 'seed' must be null or a non-negative integer")
-    out.update(seed=attrs["seed"], epochs=execution.EpochCounter())
+    out.update(seed=attrs["seed"], epochs=execution.EpochCounter(attrs["seed"]))
     return out
 
 
