@@ -26,6 +26,7 @@ import numpy as np
 
 from autograph.runtime.autodiff import backprop
 from autograph.runtime.core import nest, shapes
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.tracing import function as tracing_function
@@ -61,8 +62,9 @@ class GradFunction:
         kind = "value_and_grad" if with_value else "grad"
         transform = options.pop("trace_transform", None)
         name = options.pop("name", None) or f"{kind}_{getattr(fn, '__name__', 'function')}"
-        body = _body(fn, transform, self._positions, type(argnums) is tuple, has_aux, with_value, kind)
-        self._function = tracing_function.function(body, name=name, **options)
+        traced = transform(fn) if transform is not None else fn  # now: no state set lazily while tracing
+        self._body = _body(fn, traced, self._positions, type(argnums) is tuple, has_aux, with_value, kind)
+        self._function = tracing_function.function(self._body, name=name, **options)
         self._signature = inspect.signature(fn)
 
     def __call__(self, *args, **kwargs):
@@ -70,6 +72,8 @@ class GradFunction:
             bound = self._signature.bind(*args, **kwargs)
             args, kwargs = bound.args, bound.kwargs
         args = tuple(_float_leaves_as_arrays(a) if i in self._positions else a for i, a in enumerate(args))
+        if current_graph() is not None:  # called while tracing: its ops go into that graph
+            return self._body(*args, **kwargs)
         return self._function(*args, **kwargs)
 
     def get_concrete_function(self, *args, **kwargs):
@@ -87,14 +91,10 @@ def _float_leaves_as_arrays(value):
     return nest.pack_as(value, [np.float64(leaf) if type(leaf) is float else leaf for leaf in leaves])
 
 
-def _body(fn, transform, positions, as_tuple, has_aux, with_value, kind):
-    traced = []
-
+def _body(fn, traced, positions, as_tuple, has_aux, with_value, kind):
     @functools.wraps(fn)
     def body(*args, **kwargs):
-        if not traced:
-            traced.append(transform(fn) if transform is not None else fn)
-        result = traced[0](*args, **kwargs)
+        result = traced(*args, **kwargs)
         value, aux = _split(result, has_aux, kind)
         target = _scalar(value, kind, getattr(fn, "__name__", "function"))
         for i in positions:
