@@ -90,6 +90,12 @@ MODES = {
     "unoptimized": {"optimize": False},
     "jit": {"jit_compile": True},
 }
+try:  # the JAX backend, when JAX is installed
+    import jax  # noqa: F401
+except ImportError:
+    pass
+else:
+    MODES["jax"] = {"backend": "jax"}
 
 # (a, b, n, v): a and b are cast to the program's dtype, v too.
 ARGS = (

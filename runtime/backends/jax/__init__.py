@@ -43,3 +43,12 @@ def load() -> backend.Backend:
                              compile=compiler.compile_graph)
     backend.register(record)
     return record
+
+
+def jax_function(graph):
+    """``graph`` (e.g. ``concrete_function.execution_graph``) as an ordinary JAX function of its
+    inputs (``compiler.jax_function``)."""
+    load()
+    from autograph.runtime.backends.jax import compiler
+
+    return compiler.jax_function(graph)

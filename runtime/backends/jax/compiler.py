@@ -154,3 +154,25 @@ def _graphs(graph):
         for op in g.operations:
             todo.extend(g.library[op.attrs[a]] for a in opdef.function_attr_names(op.type))
 
+
+
+def jax_function(graph):
+    """``graph`` as an ordinary JAX function: ``fn(*inputs) -> output`` (a tuple for several outputs),
+    to ``jax.jit``, ``vmap`` or shard as any other; a graph with state (variables, random ops) is
+    refused (``compile_graph`` threads state).  64-bit dtypes need ``jax.enable_x64(True)``."""
+    check(graph)
+    keys = list(lowering.state_keys(graph))
+    if keys:
+        raise Unlowerable(f"graph {graph.name!r} reads or changes state (variables, random streams), which an "
+                          "ordinary JAX function cannot hold; run it through ag.function(..., backend='jax')")
+    n = len(graph.all_inputs)
+
+    def fn(*inputs):
+        if len(inputs) != n:
+            raise TypeError(f"graph {graph.name!r} takes {n} input(s) (declared inputs, then captures), "
+                            f"got {len(inputs)}")
+        outs = lowering.run_graph(graph, list(inputs), {})
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    fn.__name__ = graph.name
+    return fn

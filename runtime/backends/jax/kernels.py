@@ -157,7 +157,16 @@ def _slice_part(v, dynamic):
     return v
 
 
+def _choose(pred, x, y):
+    if isinstance(pred, (np.ndarray, np.generic, bool)):
+        return x if pred else y
+    if np.shape(x) != np.shape(y):
+        raise unlowerable("a choice between values of different shapes (XLA needs one shape)")
+    return jnp.where(pred, x, y)
+
+
 KERNELS: dict = {
+    "Choose": _choose,
     **BINARY,
     **UNARY,
     **REDUCTIONS,
