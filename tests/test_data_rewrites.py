@@ -264,3 +264,21 @@ def test_fused_filters_before_a_batch_are_vectorized_as_masks_in_turn():
         warnings.simplefilter("error")  # the second predicate never sees the zero: no divide warning
         got = same_elements(ds)
     assert np.concatenate([b[0] for b in got]).tolist() == [v for v in range(-50, 50) if v != 0 and 1.0 / v < 0.5]
+
+
+@pytest.mark.parametrize("reshuffle", [True, False])
+@pytest.mark.parametrize("count", [0, 1, 3, -1])
+def test_shuffle_and_repeat_fusion(count, reshuffle):
+    def make():
+        return Dataset.range(10).shuffle(4, seed=5, reshuffle_each_iteration=reshuffle).repeat(count).take(45)
+
+    ds = make()
+    if count == 1:  # repeat(1) is a no-op, removed first
+        assert kinds(ds) == ["range", "shuffle", "take", "prefetch"]
+    else:
+        assert kinds(ds) == ["range", "shuffle_repeat", "take", "prefetch"]
+    fused = [int(v) for v in ds]
+    assert fused == [int(v) for v in make().with_options(OFF)]  # the same epochs, in the same order
+    if count != 1:
+        unfused = make().with_options(Options(shuffle_and_repeat_fusion=False))
+        assert kinds(unfused) == ["range", "shuffle", "repeat", "take", "prefetch"]

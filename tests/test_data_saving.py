@@ -69,11 +69,12 @@ def mixed(ds):
 def test_every_kind_round_trips():
     base = Dataset.from_tensor_slices(np.arange(12, dtype=np.int64))
     ds = Dataset.zip((
-        base.map(lambda v: v * 3).concatenate(base.skip(2).take(5)).repeat(2).shuffle(4, seed=1,
-                                                                                  reshuffle_each_iteration=False),
+        base.map(lambda v: v * 3).concatenate(base.skip(2).take(5)).shuffle(4, seed=1,
+                                                                         reshuffle_each_iteration=False).repeat(2),
         base.scan(np.int64(0), lambda s, v: (s + v, s)).cache().repeat(),
     )).enumerate().map(lambda i, pair: (i, pair)).prefetch(2)
     fn = ag.function(mixed)
+    assert "shuffle_repeat" in ds.explain()
     expected = fn(ds)
     loaded = rt.Graph.from_graph_def(graph_def_of(fn, ds))
     assert rt.run_graph(loaded, [])[0] == expected

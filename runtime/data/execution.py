@@ -167,6 +167,18 @@ def _repeat(ds):
             return
 
 
+def _shuffle_repeat(ds):
+    """``shuffle`` then ``repeat`` in one node (``rewrites.py``): each epoch a new permutation."""
+    count = ds.attrs["count"]
+    for _ in itertools.count() if count == -1 else range(count):
+        produced = False
+        for leaves in _shuffle(ds):
+            produced = True
+            yield leaves
+        if not produced:
+            return
+
+
 def _take(ds):
     count = ds.attrs["count"]
     source = _input(ds)
@@ -304,6 +316,7 @@ RULES = {
     "options": _options,
     # made by the rewrites (rewrites.py, vectorize.py)
     "map_filter": _map_filter,
+    "shuffle_repeat": _shuffle_repeat,
     "chunks": _chunks,
     "vectorized": _vectorized,
     "rebatch": _rebatch,

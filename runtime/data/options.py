@@ -19,6 +19,7 @@ class Options:
     map_fusion: bool = True
     filter_fusion: bool = True
     map_filter_fusion: bool = True
+    shuffle_and_repeat_fusion: bool = True
     map_batch_vectorization: bool = True
     inject_prefetch: bool = True
 

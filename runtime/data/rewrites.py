@@ -11,6 +11,9 @@ node.  Every rewrite keeps the elements identical, in the same order:
 * ``filter_fusion``: ``filter(p).filter(q)`` -> ``filter(p and q)``;
 * ``map_filter_fusion``: ``map(f).filter(p)`` -> ``map_filter``: one graph
   gives the mapped element and the verdict;
+* ``shuffle_and_repeat_fusion``: ``shuffle(n).repeat(k)`` -> ``shuffle_repeat``:
+  one node draws each epoch's permutation (the same ones, from the same
+  epoch counter), one generator less per element;
 * ``map_batch_vectorization``: a chain of maps and filters before
   ``batch(n)`` whose graphs are batch-polymorphic (``vectorize.py``) runs
   once per chunk of rows on the stacked rows instead of once per element;
@@ -94,12 +97,21 @@ def _map_filter(node, options):
     return type(node)("map_filter", first.inputs, {"fn": fused}, node.element_spec)
 
 
+def _shuffle_repeat(node, options):
+    first = node.inputs[0]
+    if first.kind != "shuffle":
+        return None
+    return type(node)("shuffle_repeat", first.inputs, {**first.attrs, "count": node.attrs["count"]},
+                      node.element_spec)
+
+
 # rewrite -> {node kind: rule}; the rewrites run in this order at each node
 RULES = {
     "noop_elimination": {"take": _noop, "skip": _noop, "repeat": _noop, "prefetch": _noop, "map": _noop},
     "map_fusion": {"map": lambda n, o: _map_map(n, o) if n.inputs[0].kind == "map" else None},
     "filter_fusion": {"filter": _filter_filter},
     "map_filter_fusion": {"filter": lambda n, o: _map_filter(n, o) if n.inputs[0].kind == "map" else None},
+    "shuffle_and_repeat_fusion": {"repeat": _shuffle_repeat},
     "map_batch_vectorization": {"batch": vectorize.rule},
 }
 

@@ -37,10 +37,11 @@ MAX_NODES = 10_000
 _INT_ATTRS = {  # kind -> {attribute: smallest allowed value}
     "range": {"start": None, "stop": None, "step": None},
     "batch": {"batch_size": 1}, "rebatch": {"batch_size": 1}, "chunks": {"rows": 1},
-    "shuffle": {"buffer_size": 1}, "repeat": {"count": -1}, "take": {"count": -1}, "skip": {"count": -1},
+    "shuffle": {"buffer_size": 1}, "shuffle_repeat": {"buffer_size": 1, "count": -1}, "repeat": {"count": -1}, "take": {"count": -1}, "skip": {"count": -1},
     "enumerate": {"start": None}, "prefetch": {"buffer_size": -1},
 }
 _BOOL_ATTRS = {"batch": ("drop_remainder",), "rebatch": ("drop_remainder",), "shuffle": ("reshuffle_each_iteration",),
+               "shuffle_repeat": ("reshuffle_each_iteration",),
                "map": ("deterministic",)}
 _FUNCTION_ATTRS = {"map": "fn", "filter": "predicate", "take_while": "predicate", "map_filter": "fn"}
 _ARITY = {"from_tensor_slices": 0, "range": 0, "from_generator": 0, "zip": None, "concatenate": 2}
@@ -130,7 +131,7 @@ def _encode_attrs(node) -> dict:
         warnings.warn(f"the pipeline reads the Python generator {name!r}: the graph saves, but it cannot be "
                       "loaded (Python code is not portable)", AutoGraphWarning, stacklevel=2)
         out["generator"] = str(name)
-    elif kind == "shuffle":
+    elif kind in ("shuffle", "shuffle_repeat"):
         out["seed"] = attrs["seed"]
     elif kind == "scan":
         scan = attrs["scan"]
@@ -262,9 +263,10 @@ def _store(attrs, out, inputs, spec, where):
 
 
 _EXTRA_FIELDS = {"map": ("num_parallel_calls",), "from_tensor_slices": ("leaves",), "from_generator": ("generator",),
-                 "shuffle": ("seed",), "scan": ("state_spec", "initial"), "vectorized": ("stages",)}
+                 "shuffle": ("seed",), "shuffle_repeat": ("seed",), "scan": ("state_spec", "initial"),
+                 "vectorized": ("stages",)}
 _SPECIAL = {"map": _map, "from_tensor_slices": _slices, "from_generator": _generator, "shuffle": _shuffle,
-            "scan": _scan, "vectorized": _vectorized, "cache": _store}
+            "shuffle_repeat": _shuffle, "scan": _scan, "vectorized": _vectorized, "cache": _store}
 
 
 def decode(body):
