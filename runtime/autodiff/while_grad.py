@@ -9,8 +9,9 @@ The forward loop is extended once per differentiation (its op, ``cond`` and
   pushes the value of each iteration (``StackPush``, ``ops/nn.py``), so
   after ``n`` iterations it holds ``n`` entries (in a buffer that grows by
   doubling).  Only the values the gradient rules
-  read are accumulated; a loop invariant (a value the loop captures) is
-  read directly, never stacked.
+  read are accumulated; a loop invariant (a value the loop captures, or one
+  computed from those alone) is read or recomputed, never stacked, and so is
+  a row of one at an index that varies (``x = xs[i]``: only ``i`` is stacked).
 
 The gradient ``While`` starts from the count and the cotangents of the
 loop's outputs; its body, a ``GradGraph`` over the forward body, takes
@@ -30,7 +31,7 @@ import numpy as np
 from autograph.runtime import ops
 from autograph.runtime.autodiff import backprop, registry
 from autograph.runtime.autodiff.grad_graph import GradGraph
-from autograph.runtime.core import dtypes
+from autograph.runtime.core import dtypes, opdef
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.ops import apply, nn
@@ -54,6 +55,7 @@ class _Accumulators:
         self.op, self.cond, self.body = op, cond, body
         self.index = None  # the forward iteration the gradient body is at (set by while_gradient)
         self.count, self.iteration = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
+        self._invariants: dict = {}  # id of a body value -> is it loop-invariant
 
     def _add_loop_var(self, init, shape, step):
         """Adds loop variable ``step(previous)`` starting at ``init``; returns the op's new output and the
@@ -74,16 +76,61 @@ class _Accumulators:
         for k, (_, inner) in enumerate(self.body.captures):
             if inner is t:  # a loop invariant
                 return self.op.inputs[len(self.body.inputs) + k]
+        if self._recomputable(t):
+            return self._recompute(t)
         dims = () if t.shape is None else tuple(0 if d is None else d for d in t.shape)
         shape = None if t.shape is None else (None, *t.shape)
         label = f"the accumulator of {t.name} in the gradient of the loop at {self.op.location or '<unknown>'}"
         push = lambda previous: nn.stack_push(previous, self.iteration, t, label, ragged=_is_accumulator(t))  # noqa: E731
         stacked, _ = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape, push)
-        grad_body = current_graph()
-        while not (isinstance(grad_body, GradGraph) and grad_body.forward is self.body):
-            grad_body = grad_body.outer
-        with grad_body.as_default():
+        with self._grad_body().as_default():
             return nn.stack_read(stacked, self.index)
+
+    def _grad_body(self):
+        graph = current_graph()
+        while not (isinstance(graph, GradGraph) and graph.forward is self.body):
+            graph = graph.outer
+        return graph
+
+    def _invariant(self, t) -> bool:
+        """True if body value ``t`` is the same at every iteration (computed from captures and constants)."""
+        found = self._invariants.get(id(t))
+        if found is None:
+            op = t.op
+            if op.type == "Placeholder":
+                found = any(inner is t for _, inner in self.body.captures)
+            else:
+                found = _pure(op) and all(self._invariant(x) for x in op.inputs)
+            self._invariants[id(t)] = found
+        return found
+
+    def _recomputable(self, t) -> bool:
+        """Recomputed in the gradient body rather than stacked: a loop-invariant value, or a view of one
+        (``_VIEWS``) at indices that vary (only those are stacked: integer scalars)."""
+        op = t.op
+        if op.type == "Placeholder" or not _pure(op):
+            return False
+        if self._invariant(t):
+            return True
+        return (op.type in _VIEWS and self._invariant(op.inputs[0])
+                and all(x.dtype.kind in "iu" and x.shape == () for x in op.inputs[1:]))
+
+    def _recompute(self, t):
+        grad_body = self._grad_body()
+        with grad_body.as_default():
+            inputs = [grad_body.capture(x) for x in t.op.inputs]
+            outputs = apply.apply_op(t.op.type, inputs, dict(t.op.attrs))
+        return outputs[t.value_index] if isinstance(outputs, tuple) else outputs
+
+
+# op types whose result, a view of a loop invariant at an index that varies, is recomputed from the
+# invariant and the (stacked) index rather than stacked itself: as cheap as reading an entry back
+_VIEWS = frozenset({"StridedSlice", "GatherV2"})
+
+
+def _pure(op) -> bool:
+    """Stateless and without sub-graphs: recomputing it gives the same value."""
+    return not opdef.get(op.type).stateful and not opdef.function_attr_names(op.type)
 
 
 def _is_accumulator(t) -> bool:
