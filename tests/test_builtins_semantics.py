@@ -272,3 +272,34 @@ def test_a_format_spec_of_a_tensor_is_refused():
         return f"{x:.2f}"
 
     check_raises(f, f32(1), match=r"the format '\.2f' of the symbolic tensor")
+
+
+def test_python_numbers_divided_by_zero_raise_as_python():
+    def average(n):
+        total = 0.0
+        count = 0
+        for _ in range(n):
+            total += 1.5
+            count += 1
+        return total / count, total // 1, count % 3
+
+    check(average, i32(4))
+    check_python_error(average, i32(0), exc=ZeroDivisionError, match=r"float division by zero \(at .*:\d+\)")
+
+    def counted_divmod(n):
+        c = 0
+        for _ in range(n):
+            c += 1
+        return divmod(7, c)
+
+    check(counted_divmod, i32(2))
+    check_python_error(counted_divmod, i32(0), exc=ZeroDivisionError, match="integer division or modulo by zero")
+
+
+def test_numpy_values_divided_by_zero_follow_numpy():
+    def divided_by(x, y):
+        return x / y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(divided_by, f32(1), f32(0))  # numpy: inf (with a warning), not an error

@@ -134,7 +134,33 @@ def binary(op_type: str, x, y, name=None):
     """Applies elementwise op ``op_type`` (a key of ``BINARY``) to ``x`` and ``y``."""
     if op_type == "Pow" and _python_ints(x, y):
         return _python_int_power(x, y, name)
+    if op_type in _DIVISIONS and _python_numbers(x, y):
+        y = _nonzero_divisor(op_type, x, y)
     return apply.apply_op(op_type, promote([x, y]), name=name)
+
+
+# division op type -> Python's ZeroDivisionError message (ints, floats)
+_DIVISIONS = {
+    "RealDiv": ("division by zero", "float division by zero"),
+    "FloorDiv": ("integer division or modulo by zero", "float floor division by zero"),
+    "FloorMod": ("integer modulo by zero", "float modulo"),
+}
+
+
+def _python_numbers(x, y) -> bool:
+    """Two operands standing for Python numbers (weakly typed), at least one of them a tensor."""
+    return all(is_weak(v) for v in (x, y)) and any(isinstance(v, Tensor) for v in (x, y))
+
+
+def _nonzero_divisor(op_type, x, y):
+    """``y``, checked when the graph runs: Python numbers divided by zero are Python's ZeroDivisionError
+    (numpy would give inf, nan or 0 with a warning)."""
+    known = static_value(y)
+    if known is not None and np.all(known != 0):
+        return y
+    floats = any(dtype_of(v).kind == "f" for v in (x, y))
+    message = _DIVISIONS[op_type][floats]
+    return ensure(y, not_equal(y, 0), "ZeroDivisionError", f"{message} (at {user_location_text()})")
 
 
 def _python_ints(x, y) -> bool:
