@@ -51,7 +51,7 @@ def numpy_type(tensor) -> type:
     if tensor.list_label:
         return builtins.list
     if tensor.shape == ():
-        if tensor.weak:
+        if tensor.weak and tensor.dtype.kind in _PYTHON_TYPES:
             return _PYTHON_TYPES[tensor.dtype.kind]
         return tensor.dtype.type
     return np.ndarray
