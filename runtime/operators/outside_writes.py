@@ -49,26 +49,26 @@ class Snapshot:
     """What the code around a tensor statement reaches from outside, as it was before tracing it."""
 
     def __init__(self, symbols, bodies):
-        frame = _user_frame()
+        frames = _converted_frames()
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
-        self.locals = {}  # name -> value, for the enclosing function's variables the bodies do not set
-        if frame is None or id(frame.f_code) not in converted_codes:
+        self.locals = []  # (frame, name, value): variables of the converted code around it, not set by the bodies
+        if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
         assigned = set(symbols)
         for body in bodies:
             if getattr(body, "__code__", None) is not None:
                 assigned |= _stored_names(body.__code__)
-        variables = frame.f_locals
-        covered = _covered(symbols, variables, frame.f_globals)
+        covered = _covered(symbols, frames[0].f_locals, frames[0].f_globals)
         seen = set()
-        for name, value in variables.items():
-            if name not in assigned:
-                self.locals[name] = value
-            self._record(value, name, _DEPTH, covered, seen)
-        for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
-            if name not in variables:
-                self._record(value, name, 1, covered, seen)
-        self.frame = frame
+        for frame in frames:  # the statement's function, then the converted functions it is nested in
+            variables = frame.f_locals
+            for name, value in variables.items():
+                if name not in assigned:
+                    self.locals.append((frame, name, value))
+                self._record(value, name, _DEPTH, covered, seen)
+            for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
+                if name not in variables:
+                    self._record(value, name, 1, covered, seen)
 
     def _record(self, value, path, depth, covered, seen):
         if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
@@ -117,12 +117,11 @@ class Snapshot:
     def _changed(self):
         """``(path, container type or None, place or None)`` of the first change, or None; the place
         ``(holder, 'attr' or 'item', key)`` when an existing attribute or item got another value."""
-        if self.locals:
-            now = self.frame.f_locals
-            for name, value in self.locals.items():
-                if now.get(name, value) is not value:
-                    cell = _cell_of(name, now)
-                    return name, None, None if cell is None else (cell, "cell", name)
+        for frame, name, value in self.locals:
+            now = frame.f_locals
+            if now.get(name, value) is not value:
+                cell = _cell_of(name, now)
+                return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
             _, after = _contents(holder)
             if kind in ("attr", "item"):
@@ -140,13 +139,12 @@ class Snapshot:
     def restore(self):
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
         enclosing function that a function defined there changed through its closure)."""
-        if self.locals:
-            now = self.frame.f_locals
-            for name, value in self.locals.items():
-                if now.get(name, value) is not value:
-                    cell = _cell_of(name, now)
-                    if cell is not None:
-                        cell.cell_contents = value
+        for frame, name, value in self.locals:
+            now = frame.f_locals
+            if now.get(name, value) is not value:
+                cell = _cell_of(name, now)
+                if cell is not None:
+                    cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
             if kind == "attr":
                 attributes = holder.__dict__
@@ -251,10 +249,16 @@ def _write(place, value):
 def _cell_of(name, variables):
     """The cell of the enclosing function's variable ``name`` (a ``nonlocal`` of a function defined
     there, which a body calls), found through that function's closure; None if there is none."""
+    current = variables.get(name)
     for value in variables.values():
         code = getattr(value, "__code__", None)
         if type(value) is types.FunctionType and name in code.co_freevars:
-            return value.__closure__[code.co_freevars.index(name)]
+            cell = value.__closure__[code.co_freevars.index(name)]
+            try:
+                if cell.cell_contents is current:
+                    return cell
+            except ValueError:  # empty
+                continue
     return None
 
 
@@ -280,12 +284,20 @@ def _step(path, kind, key):
     return f"{path}.{key}" if kind == "attr" else f"{path}[{key!r}]"
 
 
-def _user_frame():
-    """The frame of the converted code running the statement (the first outside autograph)."""
+def _converted_frames():
+    """The frames of the converted code running the statement, innermost first: its function (or
+    body), and the converted functions and bodies it runs in (autograph's frames between them
+    skipped), up to the first frame of other code; empty when the statement's caller is not
+    converted code."""
+    frames = []
     frame = sys._getframe(2)
-    while frame is not None and is_skipped_module(frame.f_globals.get("__name__")):
+    while frame is not None:
+        if id(frame.f_code) in converted_codes:
+            frames.append(frame)
+        elif not is_skipped_module(frame.f_globals.get("__name__")):
+            break
         frame = frame.f_back
-    return frame
+    return frames
 
 
 @functools.lru_cache(maxsize=4096)
