@@ -118,7 +118,8 @@ def _threads_seen_while_iterating(ds):
     return values, seen
 
 
-def test_autotune_keeps_cheap_map_calls_inline():
+def test_autotune_keeps_cheap_map_calls_inline(monkeypatch):
+    monkeypatch.setattr(threads, "INLINE_SECONDS", 10.0)  # every call is "cheap": no timing in the test
     ds = Dataset.range(2000).map(lambda v: v + 1, num_parallel_calls=AUTOTUNE).with_options(
         rt.data.Options(inject_prefetch=False))
     values, seen = _threads_seen_while_iterating(ds)
@@ -135,7 +136,8 @@ def sleepy(v):
     return rt.py_function(nap, [v], "int64", shape=())
 
 
-def test_autotune_moves_costly_map_calls_to_threads_in_order():
+def test_autotune_moves_costly_map_calls_to_threads_in_order(monkeypatch):
+    monkeypatch.setattr(threads, "INLINE_SECONDS", 0.0)  # every call is "costly"
     ds = Dataset.range(40).map(sleepy, num_parallel_calls=AUTOTUNE).with_options(
         rt.data.Options(inject_prefetch=False))
     values, seen = _threads_seen_while_iterating(ds)
