@@ -250,9 +250,24 @@ def raise_in_a_loop_inside_a_branch(n, x, strict):
     return n
 
 
-def test_a_python_raise_in_a_tensor_loop_inside_a_branch_is_not_taken_for_the_branch():
-    # Raised while tracing (as before: Python's raise in a loop body), never a wrong value.
+def test_a_raise_in_a_tensor_loop_body_raises_only_if_an_iteration_runs():
     check(raise_in_a_loop_inside_a_branch, i32(1), np.arange(3, dtype=np.int32), False)
-    for mode, g in modes(raise_in_a_loop_inside_a_branch):
-        with pytest.raises(ValueError, match="strict"):
-            g(i32(1), np.arange(3, dtype=np.int32), True)
+    check(raise_in_a_loop_inside_a_branch, i32(1), np.zeros(0, dtype=np.int32), True)
+    check(raise_in_a_loop_inside_a_branch, i32(0), np.arange(3, dtype=np.int32), True)
+    _raises_in_every_mode(raise_in_a_loop_inside_a_branch, (i32(1), np.arange(3, dtype=np.int32), True),
+                          ValueError, ("strict",))
+
+
+def raise_in_loop_body(n, v):
+    s = 0
+    for x in v:
+        s += x
+        if n > 1:  # a Python number: the body always raises once it runs
+            raise KeyError("body", n)
+    return s
+
+
+def test_a_python_condition_raise_in_a_tensor_loop_body():
+    check(raise_in_loop_body, 3, np.zeros(0, dtype=np.int32))
+    check(raise_in_loop_body, 0, np.arange(3, dtype=np.int32))
+    _raises_in_every_mode(raise_in_loop_body, (3, np.arange(3, dtype=np.int32)), KeyError, ("body", 3))

@@ -143,7 +143,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
         def body_fn(values):
             set_state(state.pack_state(init, values[k:], staged))
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
-            new_lead = step(values[:k])
+            new_lead = raises.run_body(step, values[:k])
             outside.check(where)
             return [*new_lead, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
 

@@ -8,7 +8,9 @@ branch of a tensor ``if`` is traced (``branch()``), it instead records an op
 that raises the same exception when the graph runs that branch (only then),
 and stops tracing the branch (``DeadBranch``): the branch gives no values
 (its outputs are those of the other branch), so the code after the raise is
-never traced, as it never runs.
+never traced, as it never runs.  The body of a tensor loop is a staging
+region too (``run_body``): a raise it reaches on its Python path makes every
+iteration raise when one runs (none may).
 
 The exception's arguments may be tensors: it is built when the graph runs,
 from their values (``ValueError("negative:", n)``).  A message that
@@ -51,9 +53,20 @@ def branch():
         _staging.graph = previous
 
 
+def run_body(step, lead):
+    """``step(lead)``: one traced tensor loop body, a staging region too.  A raise its Python path
+    reaches makes every iteration raise when the graph runs one; the body then ends there, its
+    next values those so far (never used: the iteration raised)."""
+    try:
+        with branch():
+            return step(lead)
+    except DeadBranch:
+        return lead
+
+
 def in_branch() -> bool:
-    """True if the graph being built is a tensor ``if``'s branch itself -- not a loop body inside
-    one, nor another function's trace, where a staged raise would not end the branch."""
+    """True if the graph being built is a tensor ``if``'s branch or a tensor loop's body itself --
+    not a graph inside one (whose staged raise would not end it), nor another function's trace."""
     graph = getattr(_staging, "graph", None)
     return graph is not None and graph is current_graph()
 
