@@ -272,3 +272,18 @@ def test_second_derivative_of_elementwise_matmul_and_if():
         second = ag.grad(lambda v: rt.reduce_sum(first(v)))
         numeric = numeric_grad(lambda v: np.sum(first(v)), [x], 0)
         np.testing.assert_allclose(second(x), numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_accumulator_buffers_reused_across_runs_and_threads_give_the_same_results():
+    import concurrent.futures
+
+    g = ag.grad(over_rows, argnums=(0, 1))
+    rng = np.random.default_rng(5)
+    cases = [(rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(n, 3))) for n in (4, 9, 4, 17, 2)]
+    expected = [ag.grad(over_rows, argnums=(0, 1), optimize=False)(w, xs) for w, xs in cases]
+    for _ in range(3):
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda case: g(*case), cases))
+        for got, want in zip(results, expected):
+            for a, b in zip(got, want):
+                np.testing.assert_allclose(a, b, rtol=1e-12)
