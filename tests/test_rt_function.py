@@ -557,8 +557,8 @@ def test_variable_created_on_every_call_is_an_error_on_the_first_call():
         v.assign_add(x)
         return v.read_value()
 
-    expected = (r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ by function 'counter' .* is created "
-                r"on every call.*guarded by `if self.v is None")
+    expected = (r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ \(`v = rt.Variable\(0\)`\) by "
+                r"function 'counter' .* is created on every call.*guarded by `if self.v is None")
     with pytest.raises(rt.TracingError, match=expected):
         counter(np.int32(2))
 
@@ -589,7 +589,8 @@ def test_variable_created_by_a_retrace_is_an_error():
         return x
 
     assert counter(np.int32(1)) == 1
-    expected = r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ while retracing function 'counter'"
+    expected = (r"rt.Variable 'Variable' created at .*test_rt_function.py:\d+ "
+                r"\(`holder.append\(rt.Variable\(np.int64\(0\)\)\)`\) while retracing function 'counter'")
     with pytest.raises(rt.TracingError, match=expected):
         counter(np.int64(1))
 

@@ -33,8 +33,8 @@ def test_variable_created_on_every_call_raises_on_the_first_call():
 
     assert f(1.0) == f(1.0) == 2.0  # Python: a new variable at every call
     g = ag.function(f)
-    with pytest.raises(ag.TracingError, match=r"rt.Variable 'Variable' created at .*test_tracing_rules.py:\d+ by "
-                                              r"function 'f' .*is created on every call"):
+    with pytest.raises(ag.TracingError, match=r"rt.Variable 'Variable' created at .*test_tracing_rules.py:\d+ "
+                                              r"\(`v = rt.Variable\(1.0\)`\) by function 'f' .*is created on every call"):
         g(np.float32(1.0))
     with pytest.raises(ag.TracingError, match="is created on every call"):  # never a value, on any call
         g(np.float32(1.0))

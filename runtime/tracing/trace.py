@@ -18,6 +18,7 @@ puts the variables of each call in its place).
 from __future__ import annotations
 
 import enum
+import linecache
 import types
 import weakref
 
@@ -107,6 +108,10 @@ def _refusal(label, when):
     """The message maker for a variable created where it may not be (``variables.creation_scope``)."""
 
     def message(name, location):
+        path, _, line = location.rpartition(":")
+        source = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+        if source:
+            location = f"{location} (`{source}`)"  # the line names the user's variable
         if when == "call":
             what = (f"rt.Variable {name!r} created at {location} by {label} is created on every call: "
                     "the Python function makes a new variable each time it runs, while a traced graph would "
