@@ -169,3 +169,11 @@ def test_methods_of_a_staged_list_are_a_lists():
         return acc.sum()
 
     check_raises(f, i32(2), exc=AttributeError, match="'list' object has no attribute 'sum'")
+
+
+def test_another_numpy_method_is_an_attribute_error_with_advice():
+    def f(x):
+        return x.cumsum()
+
+    check_raises(f, np.ones(3, np.float32), exc=AttributeError,
+                 match=r"numpy's ndarray.cumsum is not available on a symbolic tensor at .*:\d+ .*rt.py_function")

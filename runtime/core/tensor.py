@@ -27,6 +27,7 @@ to fix it.
 
 from __future__ import annotations
 
+import numpy as np
 
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError, TracingWarning
@@ -209,6 +210,12 @@ class Tensor:
                 f"'Tensor' object has no attribute '{name}': {self.list_label} is carried as one tensor of "
                 "its elements, which can be appended to, extended, popped, indexed and iterated, but not "
                 f".{name}(). Build the list in another way (append in order), or work on rt.stack(...) of it."
+            )
+        if not name.startswith("_") and hasattr(np.ndarray, name):
+            raise AttributeError(
+                f"'Tensor' object has no attribute '{name}': numpy's ndarray.{name} is not available on a "
+                f"symbolic tensor{self._where()}; compute it with the rt ops (rt.reshape, rt.reduce_sum, ...), "
+                f"or run numpy at every call with rt.py_function."
             )
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
