@@ -487,3 +487,11 @@ def test_lambda_arguments_are_keyed_by_identity():
     assert g.tracing_count == 1
     assert g(lambda v: v + 1, np.float32(2)) == 3.0
     assert g.tracing_count == 2
+
+
+def test_a_tensor_spec_in_a_call_is_refused():
+    g = ag.function(lambda x: x)
+    with pytest.raises(TypeError, match=r"argument 'x' = .*is a TensorSpec, which stands for an array only in "
+                                        r"get_concrete_function: pass an array"):
+        g(rt.TensorSpec((), "float32"))
+    assert g.get_concrete_function(rt.TensorSpec((), "float32"))(np.float32(2)) == 2.0

@@ -148,7 +148,10 @@ class Encoder:
         if isinstance(value, dict):
             keys = tuple(self._dict_key(k, path) for k in value)
             return ("D", (kind, keys), tuple(self.encode(v, f"{path}[{k!r}]") for k, v in value.items()))
-        if isinstance(value, TensorSpec) and self.allow_specs:
+        if isinstance(value, TensorSpec):
+            if not self.allow_specs:
+                problem = "is a TensorSpec, which stands for an array only in get_concrete_function: pass an array"
+                raise TypeError(self.owner.bad_arg(path, value, problem))
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
         if isinstance(value, Tensor):
