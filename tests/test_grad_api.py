@@ -203,3 +203,21 @@ def test_gradient_graphs_print_verify_serialize_and_run_alike():
 def test_a_py_function_gradient_must_be_callable():
     with pytest.raises(TypeError, match="rt.py_function: grad must be callable or None, got 3"):
         rt.py_function(lambda a: a, [np.ones(2)], "float64", grad=3)
+
+
+def dynamic_shapes(w, x, n):
+    h = rt.tanh(rt.matmul(x, w) + rt.reduce_mean(x[:, :2], axis=0))
+    for i in range(n):
+        h = rt.sin(h) * rt.reduce_max(h, axis=1, keepdims=True)
+    return rt.reduce_sum(rt.softmax(h) * x[:, :2]) + rt.reduce_sum(rt.gather(h, np.array([0, 0]), axis=0))
+
+
+def test_unknown_dimensions_give_the_static_gradient():
+    signature = [rt.TensorSpec((None, 2)), rt.TensorSpec((None, None)), rt.TensorSpec((), "int32")]
+    general = ag.grad(dynamic_shapes, argnums=(0, 1), input_signature=signature)
+    rng = np.random.default_rng(0)
+    for rows in (5, 2):
+        w, x = rng.normal(size=(3, 2)).astype(np.float32), rng.normal(size=(rows, 3)).astype(np.float32)
+        for a, b in zip(general(w, x, np.int32(3)), ag.grad(dynamic_shapes, argnums=(0, 1))(w, x, np.int32(3))):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert general.tracing_count == 1
