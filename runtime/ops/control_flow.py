@@ -140,6 +140,24 @@ opdef.register("While", infer=_infer_while, verify=_verify_while, function_attrs
                weak=_weak_while)
 
 
+def _infer_choose(inputs, attrs):
+    pred, x, y = inputs
+    if pred.dtype != dtypes.bool_ or pred.shape != ():
+        raise ValueError(
+            f"Choose: the predicate {pred.name} must be a bool scalar, not "
+            f"{pred.dtype.name}{shapes.format_shape(pred.shape)}"
+        )
+    if x.dtype != y.dtype:
+        raise ValueError(f"Choose: {x.name} and {y.name} have dtypes {x.dtype.name} and {y.dtype.name}")
+    return [(x.dtype, shapes.relax(x.shape, y.shape))]
+
+
+# ``Choose(pred, x, y)``: ``x if pred else y``, whole values (``pred`` a bool scalar; no
+# broadcasting, no copy) -- an ``If`` lowered to v1 form picks its branch results with it
+# (``optimizer/lower_if.py``).  Weakly typed as an ``If`` output is: when both values are.
+opdef.register("Choose", infer=_infer_choose, weak=lambda inputs, attrs: inputs[1].weak and inputs[2].weak, cost=0)
+
+
 def _infer_assert(inputs, attrs):
     if inputs[0].dtype != dtypes.bool_:
         raise TypeError(f"Assert: the condition {inputs[0].name} must be bool, not {inputs[0].dtype.name}")

@@ -9,11 +9,15 @@ effects in the same order.  The pipeline, in order:
 2. ``fold`` -- constant folding, constant ``If`` predicates (the taken
    branch is inlined), ``While`` loops that never run; after ``simplify`` so
    it folds what the identities left.
-3. ``cse`` -- common-subexpression elimination; after folding, so equal
-   folded constants merge.
-4. ``licm`` -- loop-invariant code motion out of ``While`` bodies; after
+3. ``lower_if`` -- small stateless ``If`` ops become their branches' ops
+   and a ``Choose`` of their results (control flow v1 form, ``lower_if.py``;
+   left out with ``lower_ifs=False``); after ``fold``, which inlines the
+   ``If``s with a constant predicate and pushes constants into branches.
+4. ``cse`` -- common-subexpression elimination; after folding, so equal
+   folded constants merge, and after lowering, so it sees across branches.
+5. ``licm`` -- loop-invariant code motion out of ``While`` bodies; after
    ``cse`` so one copy of an invariant expression is hoisted.
-5. ``prune`` -- drops ops nothing uses; last, as every pass above leaves
+6. ``prune`` -- drops ops nothing uses; last, as every pass above leaves
    dead ops behind.
 
 Each pass runs on every sub-graph, inner graphs first (so a pass on a graph
@@ -35,11 +39,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from autograph.runtime.optimizer import constant_folding, cse, graph_util, licm, prune, simplify
+from autograph.runtime.optimizer import constant_folding, cse, graph_util, licm, lower_if, prune, simplify
 
 PASSES = (
     ("simplify", simplify.run),
     ("fold", constant_folding.run),
+    ("lower_if", lower_if.run),
     ("cse", cse.run),
     ("licm", licm.run),
     ("prune", prune.run),
@@ -84,8 +89,11 @@ class Report:
         return self.to_text()
 
 
-def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES):
-    """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``."""
+def optimize(graph, *, report: bool = False, check: bool = False, passes=PASSES, lower_ifs: bool = True):
+    """An optimized copy of ``graph``; with ``report=True``, ``(copy, Report)``.
+    ``lower_ifs=False`` leaves out ``lower_if`` (for ``jit_compile`` and the JAX backend)."""
+    if not lower_ifs:
+        passes = tuple(p for p in passes if p[1] is not lower_if.run)
     with graph_util.stateful_cache():
         return _optimize(graph_util.clone(graph), report, check, passes)
 

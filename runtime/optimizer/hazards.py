@@ -21,6 +21,7 @@ hoisted under the loop's guard (``loop_guard.py``).
     never_fails(Less(int32[], int32[]))      # True
     never_fails(Pow(int32[], int32[]))       # False: 2 ** -1 raises
     never_fails(Add(float32[3], float32[3])) # False: overflow warns
+    never_fails(Mul(float32[3], Const 0.5))  # True: never larger than its operand
     never_fails(Add(float32[None], ...))     # False (and so for any op: shapes unknown may not broadcast)
 """
 
@@ -60,7 +61,44 @@ def _safe_cast(op) -> bool:
     return source.kind == "c" and target.kind == "c" and target.itemsize >= source.itemsize
 
 
+def _constant(t):
+    """The values of ``t`` if a ``Const`` makes it, else None."""
+    return t.op.attrs["value"] if t.op.type == "Const" else None
+
+
+def _by_constant(op, constant_index, bound) -> bool:
+    """Float arithmetic with a finite constant operand (at ``constant_index``; None: either)
+    whose values satisfy ``bound(|c|, finfo)``: static shapes, one float dtype throughout."""
+    if not _static(op) or any(t.dtype.kind != "f" or t.dtype != op.outputs[0].dtype for t in op.inputs):
+        return False
+    for index in (0, 1) if constant_index is None else (constant_index,):
+        c = _constant(op.inputs[index])
+        if c is not None and np.all(np.isfinite(c)) and np.all(bound(np.abs(c), np.finfo(c.dtype))):
+            return True
+    return False
+
+
+def _scaled_down(op) -> bool:
+    """``x * c`` with ``0 < |c| <= 1``: never larger than ``x`` (``inf * c`` is ``inf``, silently)."""
+    return _by_constant(op, None, lambda c, info: (c > 0) & (c <= 1))
+
+
+def _nudged(op) -> bool:
+    """``x + c``, ``x - c``, ``c - x`` with ``|c|`` under half the spacing of the largest float:
+    a sum past the largest rounds back to it (``inf + c`` is ``inf``, silently)."""
+    return _by_constant(op, None, lambda c, info: c < (info.max - np.nextafter(info.max, 0)) / 2)
+
+
+def _divided_down(op) -> bool:
+    """``x / c`` with ``|c| >= 1``: never larger than ``x``, never a division by zero."""
+    return _by_constant(op, 1, lambda c, info: c >= 1)
+
+
 TOTAL = {
+    "Mul": _scaled_down,  # float arithmetic with constants no value can make overflow or invalid
+    "Add": _nudged,
+    "Sub": _nudged,
+    "RealDiv": _divided_down,
     "Identity": _always,
     "Shape": _always,
     "Size": _always,
@@ -84,6 +122,7 @@ TOTAL = {
     "BitwiseXor": _static,
     "Invert": _static,
     "Select": _static,
+    "Choose": _always,  # one of two whole values (a bool scalar predicate: its definition checks it)
     "Neg": _static_floats,
     "Abs": _static_floats,
     "Tanh": _static_floats,

@@ -116,8 +116,9 @@ class ConcreteFunction:
     def _prepare(self, function, execution_graph):
         options = function.options
         graph = execution_graph
-        if graph is None:
-            graph = optimizer.optimize(self.graph) if options.optimize else self.graph
+        if graph is None:  # If ops in v1 form (optimizer/lower_if.py) pay off only when interpreted
+            interpreted = not options.jit_compile and options.backend in (None, "numpy")
+            graph = optimizer.optimize(self.graph, lower_ifs=interpreted) if options.optimize else self.graph
         self.execution_graph = graph
         if options.backend not in (None, "numpy"):  # the whole graph compiled by that backend (jax: XLA)
             self._compiled = _compile(graph, function.binding.label, options.backend)

@@ -262,6 +262,12 @@ def _identity(gen, op, depth, reuse):
     gen.names[id(op.outputs[0])] = gen.var(op.inputs[0])
 
 
+def _choose(gen, op, depth, reuse):
+    """``Choose``: a conditional expression, as its kernel (``x if pred else y``)."""
+    pred, x, y = (gen.var(t) for t in op.inputs)
+    _assign(gen, op, depth, f"{x} if {pred} else {y}")
+
+
 def _call(gen, op, depth, reuse):
     """Calls the op's numpy kernel: identical to the interpreter."""
     found = KERNELS.get(op.type)
@@ -398,6 +404,7 @@ def _guard(gen, op, depth) -> None:
 RULES = {
     "Const": _const,
     "Identity": _identity,
+    "Choose": _choose,
     "PyFunc": _pyfunc,
     "If": _if,
     "While": _while,

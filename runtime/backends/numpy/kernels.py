@@ -52,6 +52,11 @@ def _identity(x):
     return x
 
 
+def _choose(pred, x, y):
+    """``Choose``: one of two whole values (an ``If`` lowered to v1 form)."""
+    return x if pred else y
+
+
 def _cast(x, *, dtype, weak=False):
     return np.asarray(x).astype(dtype, copy=False)
 
@@ -398,6 +403,7 @@ KERNELS: dict = {
     "Placeholder": _placeholder,
     "Const": _const,
     "Identity": _identity,
+    "Choose": _choose,
     "Cast": _cast,
     "Reshape": _reshape,
     "Shape": _shape,
