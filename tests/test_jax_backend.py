@@ -224,19 +224,96 @@ def test_random_ops_are_reproducible_per_seed_with_the_right_statistics():
 
 
 def test_an_unlowerable_op_falls_back_to_numpy_with_one_warning():
+    def f(x, i):
+        x[i] = 7.5
+        return x * 2
+
+    fn = ag.function(f, backend="jax")
+    x = np.arange(4, dtype=np.int32)
+    with pytest.warns(ag.AutoGraphWarning, match=r"backend='jax' cannot run the graph \(SetItem op .* created at "
+                                                 r".*test_jax_backend.py:\d+ cannot be lowered to JAX: item "):
+        assert_same(fn(x, np.int32(1)), ag.function(f)(x, np.int32(1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_same(fn(x, np.int32(2)), ag.function(f)(x, np.int32(2)))
+
+
+def interpreter_error(fn, *args):
+    with pytest.raises(Exception) as info:
+        ag.function(fn)(*args)
+    return info.value
+
+
+def test_a_failing_assert_raises_the_interpreter_s_error_after_the_call():
     def f(x):
         assert x > 0, "x must be positive"
         return x + 1
 
+    assert_same(*both(f, np.int32(2)))
+    expected = interpreter_error(f, np.int32(-1))
+    with pytest.raises(AssertionError, match="x must be positive") as info:
+        lowered(f, np.int32(-1))
+    assert str(info.value) == str(expected) and info.value.__notes__ == expected.__notes__
+
+
+def test_an_index_out_of_range_raises_where_numpy_does():
+    def f(v, i):
+        total = v[0] * 0
+        j = 0
+        while j < i:
+            total += v[j]
+            j += 1
+        return total, v[i - 1]
+
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    assert_same(*both(f, v, np.int32(3)))
+    assert_same(*both(f, v, np.int32(-1)))
+    expected = interpreter_error(f, v, np.int32(5))
+    with pytest.raises(type(expected)) as info:
+        lowered(f, v, np.int32(5))
+    assert str(info.value) == str(expected)
+    assert "index 3 is out of bounds for axis 0 with size 3" in str(expected)
+
+
+def test_nothing_happens_after_a_failed_check(capsys):
+    counter = rt.Variable(np.int64(0))
+
+    def f(v, n):
+        for j in range(n):
+            rt.print("step", j)
+            counter.assign_add(1)
+            if v[j] > 100.0:
+                counter.assign_add(10)
+        rt.print("after")
+        return counter.read_value()
+
+    v = np.array([1.0, 200.0, 3.0], np.float64)
     fn = ag.function(f, backend="jax")
-    with pytest.warns(ag.AutoGraphWarning, match=r"backend='jax' cannot run the graph \(Assert op .* created at "
-                                                 r".*test_jax_backend.py:\d+ cannot be lowered to JAX"):
-        assert fn(np.int32(2)) == 3
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert fn(np.int32(4)) == 5
-    with pytest.raises(AssertionError, match="x must be positive"):
-        fn(np.int32(-1))
+        warnings.simplefilter("error", ag.AutoGraphWarning)
+        assert fn(v, np.int32(3)) == 13
+        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 3"):
+            fn(v, np.int32(5))
+    jax_out = capsys.readouterr().out
+    assert counter.numpy() == 13 + 14  # steps 0..3 counted (and the 200 once), then v[3] failed
+    counter.assign(0)
+    ag.function(f)(v, np.int32(3))
+    with pytest.raises(IndexError):
+        ag.function(f)(v, np.int32(5))
+    assert capsys.readouterr().out == jax_out
+    assert counter.numpy() == 27
+
+
+def test_int_of_nan_and_integer_powers_are_checked():
+    def f(x, p):
+        return int(x), np.int64(2) ** p
+
+    assert_same(*both(f, np.float64(3.7), np.int64(3)))
+    for args in [(np.float64("nan"), np.int64(3)), (np.float64(2.0), np.int64(-1))]:
+        expected = interpreter_error(f, *args)
+        with pytest.raises(type(expected)) as info:
+            lowered(f, *args)
+        assert str(info.value) == str(expected)
 
 
 def test_a_loop_variable_changing_shape_falls_back_when_traced():

@@ -28,7 +28,7 @@ import threading
 import jax
 import numpy as np
 
-from autograph.runtime.backends.jax import effects, lowering
+from autograph.runtime.backends.jax import checks, effects, lowering
 from autograph.runtime.backends.jax.errors import Unlowerable
 from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
 from autograph.runtime.core import opdef
@@ -71,23 +71,30 @@ class JaxFunction:
         self.graph = graph
         self.label = label
         self.keys = list(lowering.state_keys(graph))
+        check_ops, self.internal = [], {}  # the check ops; the initial values of their state
         for g in _graphs(graph):
             for op in g.operations:
-                if effects.state_key(op) is not None and isinstance(effects.state_key(op), tuple):
+                if op.type in ("RandomUniform", "RandomNormal"):
                     effects.init_stream(op)
+                if checks.keys_of(op):
+                    check_ops.append(op)
+                    self.internal.update(checks.initial_values(op))
+        self.context = checks.Context(check_ops)
+        self.external = [k for k in self.keys if k not in self.internal]  # the process's: read, written back
         self.has_effects = lowering.changes_state(graph)
         self.fallback = None  # the numpy runner, once a trace found an unlowerable op
         self._jitted = jax.jit(self._pure)
 
     def _pure(self, args, values):
-        state = dict(zip(self.keys, values))
+        state = {**self.internal, **dict(zip(self.external, values))}
+        checks.Context.local.current = self.context
         outs = lowering.run_graph(self.graph, list(args), state)
-        return tuple(outs), tuple(state[k] for k in self.keys)
+        return tuple(outs), tuple(state[k] for k in self.external), tuple(state[k] for k in self.internal)
 
     def jaxpr(self, args):
         """The jaxpr of the lowered graph for ``args`` (``jax.make_jaxpr``)."""
         with jax.enable_x64(True):
-            return jax.make_jaxpr(self._pure)(tuple(args), tuple(effects.read_state(k) for k in self.keys))
+            return jax.make_jaxpr(self._pure)(tuple(args), tuple(effects.read_state(k) for k in self.external))
 
     def __call__(self, args):
         if self.fallback is not None:
@@ -95,16 +102,25 @@ class JaxFunction:
         args = tuple(args)
         with jax.enable_x64(True):
             try:
-                if not self.keys:
-                    outs, _ = self._call(args, ())
+                if not self.external:
+                    outs, _, internal = self._call(args, ())
                 else:
                     with _state_lock:
-                        outs, new = self._call(args, tuple(effects.read_state(k) for k in self.keys))
-                        for key, value in zip(self.keys, new):
+                        outs, new, internal = self._call(args, tuple(effects.read_state(k) for k in self.external))
+                        for key, value in zip(self.external, new):
                             effects.write_state(key, value)
             except _Fallback as e:
                 return self._fall_back(e.reason)(args)
-        return [np.array(v) for v in outs]  # writable numpy arrays, as the numpy backend returns
+        if internal:
+            self._raise_failed_check(dict(zip(self.internal, internal)))
+        return [np.array(v) for v in outs]
+
+    def _raise_failed_check(self, internal):
+        code = int(internal[checks.CHECK])
+        if code:
+            op = self.context.ops[code - 1]
+            witnesses = [internal[k] for k in checks.keys_of(op)[1:]]
+            raise checks.error(op, witnesses)  # writable numpy arrays, as the numpy backend returns
 
     def _call(self, args, values):
         """The jitted call; a failure while JAX traces is a ``_Fallback``, a user exception raised
@@ -128,8 +144,8 @@ class JaxFunction:
             raise _Fallback(f"JAX could not trace it: {type(e).__name__}: {_first_line(e)}") from None
 
     def _fall_back(self, reason):
-        warn_at_user(f"{self.label}: backend='jax' cannot lower this graph ({reason}); running it on the "
-                     "numpy backend instead", AutoGraphWarning)
+        warn_at_user(f"{self.label}: backend='jax' cannot run the graph ({reason}); running the numpy "
+                     "interpreter instead", AutoGraphWarning)
         self.fallback = parallel.runner(self.graph)
         return self.fallback
 

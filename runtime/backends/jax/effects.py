@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
 
+from autograph.runtime.backends.jax import checks
 from autograph.runtime.backends.jax.errors import unlowerable
 from autograph.runtime.core import backend, shapes
 from autograph.runtime.ops import variables
@@ -46,18 +47,18 @@ _RANDOM_OPS = ("RandomUniform", "RandomNormal")
 HOST_EFFECTS = ("Print", "PyFunc")
 
 
-def state_key(op):
-    """The state ``op`` reads or writes (None: none)."""
+def keys_of(op) -> tuple:
+    """The state of the process ``op`` reads or writes: a variable's handle, ``("rng", stream)``."""
     if op.type in _VARIABLE_OPS:
-        return op.attrs["handle"]
+        return (op.attrs["handle"],)
     if op.type in _RANDOM_OPS:
-        return ("rng", op.attrs["stream"])
-    return None
+        return (("rng", op.attrs["stream"]),)
+    return ()
 
 
 def writes_state(op) -> bool:
     """True if ``op`` changes state or the world (not a mere read)."""
-    return op.type != "ReadVariable" and (state_key(op) is not None or op.type in HOST_EFFECTS)
+    return op.type in HOST_EFFECTS or (op.type != "ReadVariable" and bool(keys_of(op)))
 
 
 # -- reading and writing the state outside the computation ----------------------------------------
@@ -121,7 +122,7 @@ def _assigned(op, value, state):
     if not shapes.is_subshape(tuple(value.shape), var_shape):
         raise unlowerable(f"a value of shape {tuple(value.shape)} assigned to a variable of shape "
                           f"{shapes.format_shape(var_shape)} (numpy raises ValueError)")
-    state[handle] = value
+    state[handle] = checks.masked(state, value, state[handle])
     return value
 
 
@@ -148,7 +149,7 @@ def _static_shape(value):
 def _draw(op, state):
     key = ("rng", op.attrs["stream"])
     new, sub = jax.random.split(state[key])
-    state[key] = new
+    state[key] = checks.masked(state, new, state[key])
     return sub
 
 
@@ -169,6 +170,11 @@ def _normal(op, inputs, state):
     return (inputs[1] + inputs[2] * unit).astype(dtype)
 
 
+def _failed(state):
+    ok = checks.ok_so_far(state)
+    return np.False_ if ok is None else jnp.logical_not(ok)
+
+
 def _host_values(values):
     return [np.asarray(v)[()] if np.ndim(v) == 0 else np.asarray(v) for v in values]
 
@@ -177,10 +183,11 @@ def _print(op, inputs, state):
     attrs = dict(op.attrs)
     kernel = backend.get(_NUMPY).kernel("Print")
 
-    def host(*values):
-        kernel(*_host_values(values), **attrs)
+    def host(failed, *values):
+        if not failed:  # nothing happens once a check failed
+            kernel(*_host_values(values), **attrs)
 
-    io_callback(host, None, *inputs, ordered=True)
+    io_callback(host, None, _failed(state), *inputs, ordered=True)
     return ()
 
 
@@ -206,7 +213,9 @@ def _py_func(op, inputs, state):
     kernel = backend.get(_NUMPY).kernel("PyFunc")
     specs = [jax.ShapeDtypeStruct(tuple(s), d) for s, d in zip(out_shapes, tout)]
 
-    def host(*values):
+    def host(failed, *values):
+        if failed:  # nothing happens once a check failed
+            return [np.zeros(s, d) for d, s in zip(tout, out_shapes)]
         try:
             result = kernel(*_host_values(values), **attrs)
         except Exception as e:  # noqa: BLE001 - the user's: re-raised by compiler.py after the call
@@ -215,7 +224,7 @@ def _py_func(op, inputs, state):
         results = [result] if attrs["single"] else list(result)
         return [np.asarray(r, dtype=d).reshape(s) for r, d, s in zip(results, tout, out_shapes)]
 
-    results = io_callback(host, specs, *inputs, ordered=True)
+    results = io_callback(host, specs, _failed(state), *inputs, ordered=True)
     if not tout:
         return ()
     return results[0] if attrs["single"] else tuple(results)

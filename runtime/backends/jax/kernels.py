@@ -13,7 +13,10 @@ cannot), ``Rint`` rounds half to even.  An op whose numpy kernel can raise
 for some values (an index out of range, an integer to a negative power, a
 failing assert) cannot raise from inside an XLA computation: it is in
 ``UNLOWERABLE`` with the reason, or its rule in ``lowering.py`` refuses the
-cases it cannot compute (``Unlowerable``), and the graph runs on numpy.
+cases it cannot compute (``Unlowerable``), and the graph runs on numpy; the
+ops that raise in ways XLA can compute whether they would are checks
+(``checks.py``: ``Pow``, ``StridedSlice``, ``GatherV2``, ``CheckIndex``,
+``Assert``, ...), raised after the call.
 """
 
 from __future__ import annotations
@@ -42,17 +45,9 @@ def _floor_mod(x, y):
     return jnp.remainder(x, y)
 
 
-def _pow(x, y):
-    if _integer(x) and _integer(y):
-        if not isinstance(y, (int, np.integer, np.ndarray)) or np.any(np.asarray(y) < 0):
-            raise unlowerable("an integer power whose exponent is computed in the graph (numpy raises "
-                              "ValueError for a negative one, which XLA cannot)")
-    return jnp.power(x, y)
-
-
 BINARY = {
     "Add": jnp.add, "Sub": jnp.subtract, "Mul": jnp.multiply, "RealDiv": jnp.true_divide,
-    "FloorDiv": _floor_div, "FloorMod": _floor_mod, "Pow": _pow,
+    "FloorDiv": _floor_div, "FloorMod": _floor_mod,
     "Maximum": jnp.maximum, "Minimum": jnp.minimum,
     "Greater": jnp.greater, "GreaterEqual": jnp.greater_equal, "Less": jnp.less, "LessEqual": jnp.less_equal,
     "Equal": jnp.equal, "NotEqual": jnp.not_equal,
@@ -119,44 +114,6 @@ def _fill(dims, value):
     return jnp.full(static_ints(dims, "the shape of a fill"), value)
 
 
-def _strided_slice(x, *dynamic, spec):
-    key, axis = [], 0
-    for item in spec:
-        kind = item[0]
-        if kind == "index":
-            key.append(_static_index(item[1], dynamic, np.shape(x), axis))
-            axis += 1
-        elif kind == "slice":
-            key.append(slice(*(_slice_part(v, dynamic) for v in item[1:4])))
-            axis += 1
-        elif kind == "newaxis":
-            key.append(None)
-        else:  # an ellipsis: the remaining items count from the end
-            axis = len(np.shape(x)) - sum(1 for it in spec[spec.index(item) + 1:] if it[0] in ("index", "slice"))
-            key.append(Ellipsis)
-    return x[tuple(key)]
-
-
-def _static_index(v, dynamic, shape, axis):
-    """An index known while tracing and in range (numpy would raise IndexError out of range,
-    where XLA clamps: such an index, or one computed in the graph, is not lowered)."""
-    index = _slice_part(v, dynamic)
-    size = shape[axis]
-    if not -size <= index < size:
-        raise unlowerable(f"index {index} out of range for an axis of size {size} (numpy raises IndexError)")
-    return index
-
-
-def _slice_part(v, dynamic):
-    if isinstance(v, str):
-        v = dynamic[int(v[1:]) - 1]
-        if isinstance(v, (np.ndarray, np.generic, int)):
-            return int(v)
-        raise unlowerable("an index or slice bound computed in the graph (numpy raises IndexError for an "
-                          "index out of range, XLA clamps; a slice needs its size at compile time)")
-    return v
-
-
 def _choose(pred, x, y):
     if isinstance(pred, (np.ndarray, np.generic, bool)):
         return x if pred else y
@@ -184,7 +141,6 @@ KERNELS: dict = {
     "ZerosLike": lambda x, *, dtype: jnp.zeros_like(x, dtype=dtype),
     "OnesLike": lambda x, *, dtype: jnp.ones_like(x, dtype=dtype),
     "Transpose": lambda x, *, perm: jnp.transpose(x, perm),
-    "StridedSlice": _strided_slice,
     "Round": lambda x, *, decimals, python=False: jnp.round(x, decimals),
     "Sigmoid": lambda x: jax_nn().sigmoid(x),
     "Softmax": lambda x, *, axis: jax_nn().softmax(x, axis=axis),
@@ -203,12 +159,7 @@ def jax_nn():
 
 # Op types never lowered, with the reason (the graph runs on numpy, after one warning).
 UNLOWERABLE: dict = {
-    "GatherV2": "an index array (numpy raises IndexError out of range, XLA clamps)",
     "SetItem": "item assignment (numpy checks bounds and casts, XLA clamps)",
-    "CheckIndex": "a bounds check (an IndexError cannot be raised from inside XLA)",
-    "Ensure": "a staged check of Python's semantics (its error cannot be raised from inside XLA)",
-    "Assert": "an assertion (an AssertionError cannot be raised from inside XLA)",
-    "PyInt": "int() of a tensor (its ValueError/OverflowError cannot be raised from inside XLA)",
     "PyBool": "bool() of a tensor (its ValueError cannot be raised from inside XLA)",
     "ListAppend": "a staged list, which grows at every append (XLA needs fixed shapes)",
     "StackPush": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from autograph.runtime.backends.jax import effects
+from autograph.runtime.backends.jax import checks, effects
 from autograph.runtime.backends.jax.errors import Unlowerable, at_op, unlowerable
 from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
 from autograph.runtime.core import backend, opdef
@@ -127,8 +127,7 @@ def state_keys(graph, _seen=None) -> dict:
         return keys
     seen.add(id(graph))
     for op in graph.operations:
-        key = effects.state_key(op)
-        if key is not None:
+        for key in (*effects.keys_of(op), *checks.keys_of(op)):
             keys[key] = None
         for attr in opdef.function_attr_names(op.type):
             keys.update(state_keys(graph.library[op.attrs[attr]], seen))
@@ -160,7 +159,7 @@ def _if(op, inputs, state):
     then_g, else_g = library[op.attrs["then_branch"]], library[op.attrs["else_branch"]]
     if is_static(pred):
         return run_graph(then_g if bool(pred) else else_g, args, state)
-    keys = list({**state_keys(then_g), **state_keys(else_g)})
+    keys = _carried(state, {**state_keys(then_g), **state_keys(else_g)})
 
     def branch(graph):
         def run():
@@ -181,7 +180,7 @@ def _while(op, inputs, state):
     n = len(body_g.outputs)
     captures = list(inputs[n:])
     limit = op.attrs.get("maximum_iterations")
-    keys = list({**state_keys(cond_g), **state_keys(body_g)})
+    keys = _carried(state, {**state_keys(cond_g), **state_keys(body_g)})
     loop = _Loop(op, cond_g, body_g, captures, keys, limit)
     init = (np.int64(0), _traced(op, inputs[:n]), tuple(jnp.asarray(state[k]) for k in keys))
     if changes_state(cond_g):
@@ -190,6 +189,14 @@ def _while(op, inputs, state):
         final = lax.while_loop(loop.test, loop.step, init)
     state.update(zip(keys, final[2]))
     return final[1]
+
+
+def _carried(state, keys) -> list:
+    """The state keys a branch or loop carries: its own, and whether a check failed (a loop stops
+    then, and nothing observable happens any more: ``checks.py``)."""
+    if checks.CHECK in state:
+        keys = {checks.CHECK: None, **keys}
+    return list(keys)
 
 
 class _Loop:
@@ -207,7 +214,11 @@ class _Loop:
 
     def test(self, carry):
         count, loop_vars, values = carry
-        pred = self._pred(loop_vars, dict(zip(self.keys, values)))
+        inner = dict(zip(self.keys, values))
+        pred = self._pred(loop_vars, inner)
+        ok = checks.ok_so_far(inner)
+        if ok is not None:
+            pred = jnp.logical_and(pred, ok)
         return pred if self.limit is None else jnp.logical_and(count < self.limit, pred)
 
     def step(self, carry):
@@ -222,6 +233,9 @@ class _Loop:
         def evaluate():
             inner = dict(zip(self.keys, values))
             pred = self._pred(loop_vars, inner)
+            ok = checks.ok_so_far(inner)
+            if ok is not None:
+                pred = jnp.logical_and(pred, ok)
             return pred, tuple(jnp.asarray(inner[k]) for k in self.keys)
 
         if self.limit is None:
@@ -242,4 +256,4 @@ class _Loop:
         return final[:3]
 
 
-RULES = {"Const": _const, "If": _if, "While": _while, **effects.RULES}
+RULES = {"Const": _const, "If": _if, "While": _while, **effects.RULES, **checks.RULES}

@@ -1,0 +1,250 @@
+"""Ops that raise, lowered: the first failed check is state, raised after the call.
+
+XLA cannot raise an exception from inside a computation.  An op whose numpy
+kernel raises for some values (an index out of range, ``int()`` of a NaN, a
+failing assert) is lowered as a *check*: its rule computes whether the op
+succeeds and its value as if it did, and records the first failure in the
+state (``effects.py``'s threaded dict):
+
+* ``CHECK`` -- an int32, 0 while every check passed, else the number of the
+  first check that failed (``Context.ops[number - 1]``);
+* ``("witness", id(op), i)`` -- the scalars the op's error message is made
+  from (the index out of range), as they were when it failed.
+
+Once a check failed, nothing observable happens any more: variable
+assignments and random draws keep their old state (``masked``), host
+callbacks do nothing, and every loop stops (``lowering.py`` adds ``CHECK ==
+0`` to its condition).  After the call ``compiler.py`` writes the state
+back and raises ``error(op, witnesses)``: the numpy kernel run on the
+witnesses, so the exception, its type and message are the interpreter's
+(``exec.interpreter.wrap_error`` names the op and the user's ``file:line``).
+
+``RULES`` is op type -> ``rule(op, inputs, state)``; ``WITNESSES`` the dtypes
+of the scalars each records.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from autograph.runtime.backends.jax.errors import unlowerable
+from autograph.runtime.core import backend
+from autograph.runtime.exec.interpreter import wrap_error
+
+CHECK = ("check",)
+
+
+class Context:
+    """The check ops of one lowered graph, numbered from 1 (set while JAX traces it)."""
+
+    local = threading.local()
+
+    def __init__(self, ops):
+        self.ops = list(ops)
+        self.codes = {id(op): i + 1 for i, op in enumerate(self.ops)}
+
+    @classmethod
+    def code(cls, op) -> int:
+        return cls.local.current.codes[id(op)]
+
+
+def witness_dtypes(op) -> list:
+    """The dtypes of the scalars ``op`` records when it fails (what its numpy error message shows)."""
+    if op.type in ("CheckIndex", "GatherV2"):
+        return [op.inputs[1].dtype, np.dtype(np.int64)]  # the index, the size of the axis
+    if op.type == "StridedSlice":  # the dynamic parts of the key, the dimensions of the value
+        return [t.dtype for t in op.inputs[1:]] + [np.dtype(np.int64)] * _rank(op)
+    if op.type in ("PyInt", "Pow"):
+        return [op.inputs[0 if op.type == "PyInt" else 1].dtype]
+    return []
+
+
+def _rank(op) -> int:
+    shape = op.inputs[0].shape
+    if shape is None:
+        raise unlowerable("an index into a value of unknown rank")
+    return len(shape)
+
+
+def keys_of(op) -> tuple:
+    """The state keys ``op`` uses (none if it is not a check)."""
+    if op.type not in RULES:
+        return ()
+    return (CHECK, *(("witness", id(op), i) for i in range(len(witness_dtypes(op)))))
+
+
+def initial_values(op) -> dict:
+    return {key: np.zeros((), d) for key, d in zip(keys_of(op)[1:], witness_dtypes(op))} | {CHECK: np.int32(0)}
+
+
+def record(op, ok, witnesses, state) -> None:
+    """Records a failure of ``op`` where ``ok`` is False, unless a check failed before."""
+    current = state[CHECK]
+    failed = jnp.logical_and(current == 0, jnp.logical_not(jnp.all(ok)))
+    state[CHECK] = jnp.where(failed, np.int32(Context.code(op)), current)
+    for i, value in enumerate(witnesses):
+        key = ("witness", id(op), i)
+        state[key] = jnp.where(failed, jnp.asarray(value).astype(state[key].dtype), state[key])
+
+
+def ok_so_far(state):
+    """True while no check failed (always True for a graph without checks)."""
+    return state[CHECK] == 0 if CHECK in state else None
+
+
+def masked(state, new, old):
+    """``new``, or ``old`` once a check failed (state changes stop at the first failure)."""
+    if CHECK not in state:
+        return new
+    if np.shape(new) != np.shape(old):
+        raise unlowerable("a state change of shape after a check that may fail")
+    return jnp.where(state[CHECK] == 0, new, old)
+
+
+def error(op, witnesses) -> BaseException:
+    """The exception the interpreter raises for ``op`` failing on ``witnesses``."""
+    inputs = REBUILD[op.type](op, [np.asarray(w)[()] for w in witnesses])
+    kernel = backend.get("numpy").kernel(op.type)
+    try:
+        kernel(*inputs, **op.attrs)
+    except Exception as e:  # noqa: BLE001 - the error to raise
+        return wrap_error(e, op)
+    return AssertionError(f"internal error: {op.type} op '{op.name}' failed under XLA but not on numpy")
+
+
+# -- the rules ---------------------------------------------------------------------------------
+
+
+def _in_range(index, size):
+    return jnp.logical_and(-size <= index, index < size)
+
+
+def _check_index(op, inputs, state):
+    x, index = inputs
+    size = np.shape(x)[op.attrs["axis"]]
+    record(op, _in_range(index, size), [index, size], state)
+    return index
+
+
+def _assert(op, inputs, state):
+    record(op, inputs[0], [], state)
+    return ()
+
+
+def _ensure(op, inputs, state):
+    record(op, inputs[1], [], state)
+    return inputs[0]
+
+
+def _py_int(op, inputs, state):
+    x = jnp.asarray(inputs[0])
+    if x.dtype.kind == "f":
+        flat = x.reshape(-1)
+        nan, inf = jnp.isnan(flat), jnp.isinf(flat)
+        big = jnp.abs(flat) >= 2.0**63
+        shown = jnp.where(nan.any(), flat[jnp.argmax(nan)], jnp.where(inf.any(), flat[jnp.argmax(inf)],
+                                                                        flat[jnp.argmax(jnp.abs(flat))]))
+        record(op, jnp.logical_not(jnp.logical_or(jnp.logical_or(nan, inf), big).any()), [shown], state)
+    return x.astype(np.int64)
+
+
+def _pow(op, inputs, state):
+    x, y = inputs
+    if op.inputs[0].dtype.kind in "iu" and op.inputs[1].dtype.kind in "iu":  # numpy: no negative exponent
+        flat = jnp.asarray(y).reshape(-1)
+        record(op, jnp.all(flat >= 0), [flat[jnp.argmin(flat)] if flat.size else 0], state)
+        y = jnp.maximum(y, 0)
+    return jnp.power(x, y)
+
+
+def _strided_slice(op, inputs, state):
+    x, dynamic = inputs[0], inputs[1:]
+    key, axis, oks = [], 0, []
+    for item in op.attrs["spec"]:
+        kind = item[0]
+        if kind == "newaxis":
+            key.append(None)
+            continue
+        if kind == "ellipsis":
+            key.append(Ellipsis)
+            axis = len(np.shape(x)) - sum(1 for it in op.attrs["spec"][op.attrs["spec"].index(item) + 1:]
+                                          if it[0] in ("index", "slice"))
+            continue
+        if kind == "index":
+            index, size = _part(item[1], dynamic), np.shape(x)[axis]
+            oks.append(_in_range(index, size))
+            key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
+        else:
+            parts = [_part(v, dynamic) for v in item[1:4]]
+            if not all(p is None or isinstance(p, int) for p in parts):
+                raise unlowerable("a slice bound computed in the graph (XLA needs a slice's size at compile time)")
+            key.append(slice(*parts))
+        axis += 1
+    record(op, jnp.all(jnp.stack(oks)) if oks else True, [*dynamic, *np.shape(x)], state)
+    return _index(x, tuple(key))
+
+
+def _part(v, dynamic):
+    if isinstance(v, str):
+        v = dynamic[int(v[1:]) - 1]
+        return int(v) if isinstance(v, (np.ndarray, np.generic, int)) else v
+    return v
+
+
+def _index(x, key):
+    """``x[key]``; an index in range by the check (clamped by XLA otherwise, the result unused)."""
+    if all(isinstance(k, (int, slice, type(None), type(Ellipsis))) for k in key):
+        return jnp.asarray(x)[key]
+    return jnp.asarray(x)[tuple(lax.convert_element_type(k, np.int64) if not isinstance(
+        k, (int, slice, type(None), type(Ellipsis))) else k for k in key)]
+
+
+def _gather(op, inputs, state):
+    params, indices = inputs
+    axis = op.attrs["axis"] % max(np.ndim(params), 1)
+    size = np.shape(params)[axis]
+    flat = jnp.asarray(indices).reshape(-1)
+    inside = _in_range(flat, size)
+    first_bad = flat[jnp.argmin(inside)] if flat.size else np.int64(0)
+    record(op, jnp.all(inside), [first_bad, size], state)
+    return jnp.take(params, jnp.where(indices < 0, indices + size, indices), axis=axis)
+
+
+def _zeros_like_input(op, i):
+    shape = op.inputs[i].shape
+    if shape is None or None in shape:
+        return np.zeros((0,), op.inputs[i].dtype)
+    return np.broadcast_to(np.zeros((), op.inputs[i].dtype), shape)
+
+
+def _zeros_with_axis(op, size):
+    """A value of ``op.inputs[0]``'s dtype whose axis ``op.attrs["axis"]`` has ``size`` elements."""
+    rank = _rank(op)
+    axis = op.attrs["axis"] % rank
+    return np.broadcast_to(np.zeros((), op.inputs[0].dtype), (1,) * axis + (int(size),) + (1,) * (rank - axis - 1))
+
+
+def _strided_slice_inputs(op, w):
+    n = len(op.inputs) - 1
+    return (np.broadcast_to(np.zeros((), op.inputs[0].dtype), tuple(int(d) for d in w[n:])), *w[:n])
+
+
+RULES = {
+    "CheckIndex": _check_index, "Assert": _assert, "Ensure": _ensure, "PyInt": _py_int, "Pow": _pow,
+    "StridedSlice": _strided_slice, "GatherV2": _gather,
+}
+
+# op type -> the inputs its numpy kernel fails on, from the op and its witnesses
+REBUILD = {
+    "CheckIndex": lambda op, w: (_zeros_with_axis(op, w[1]), w[0]),
+    "Assert": lambda op, w: (np.False_, *(_zeros_like_input(op, i) for i in range(1, len(op.inputs)))),
+    "Ensure": lambda op, w: (_zeros_like_input(op, 0), np.False_),
+    "PyInt": lambda op, w: (np.asarray(w[0]),),
+    "Pow": lambda op, w: (np.ones((), op.inputs[0].dtype), w[0]),
+    "StridedSlice": _strided_slice_inputs,
+    "GatherV2": lambda op, w: (_zeros_with_axis(op, w[1]), np.asarray([w[0]])),
+}
