@@ -59,7 +59,7 @@ def test_map_function_that_does_not_fit_the_spec_fails_at_build_time():
         return rt.matmul(x, np.ones((4, 2), np.float32))
 
     ds = Dataset.from_tensor_slices(np.zeros((5, 1, 3), np.float32))
-    with pytest.raises(Exception) as info:
+    with pytest.raises(ValueError, match="matmul") as info:
         ds.map(project)
     assert "while tracing the map function 'test_map_function_that_does_not_fit_the_spec_fails_at_build_time." \
            "<locals>.project' defined at" in notes(info)

@@ -23,9 +23,6 @@ import autograph as ag
 from autograph import runtime as rt
 from autograph.runtime.tracing.function import RetracingWarning
 
-if not hasattr(ag, "function"):
-    pytest.skip("ag.function (the pipeline's wrapper) is not available yet", allow_module_level=True)
-
 i32 = np.int32
 f32 = np.float32
 f64 = np.float64

@@ -18,8 +18,6 @@ F32, I32 = "float32", "int32"
 
 
 def _convert(fn):
-    if not hasattr(ag, "convert"):
-        pytest.skip("ag.convert is not available yet")
     return ag.convert(fn, always_converted=True)
 
 

@@ -177,7 +177,7 @@ def test_console_script(module_path):
 
     exe = shutil.which("autograph")
     if exe is None:
-        pytest.skip("the autograph console script is not installed")
+        pytest.fail("the autograph console script is not installed: pip install -e . installs it")
     done = subprocess.run(
         [exe, "graph", f"{module_path}:noisy", "--arg", "float32[3]"], capture_output=True, text=True, timeout=60
     )

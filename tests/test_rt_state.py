@@ -9,6 +9,7 @@ import pytest
 
 from autograph import runtime as rt
 from autograph.runtime.core.graph import Graph
+from autograph.runtime.errors import GraphDefError
 from autograph.runtime.ops import state
 
 
@@ -324,7 +325,7 @@ def test_graph_def_round_trip_with_variables_and_prints(capsys):
 def test_graph_def_with_py_function_refuses_to_load():
     step = rt.function(lambda x: rt.py_function(lambda a: a, [x], "int32"))
     graph = step.get_concrete_function(np.int32(0)).graph
-    with pytest.raises(Exception, match="py_function"):
+    with pytest.raises(GraphDefError, match="py_function"):
         Graph.from_graph_def(graph.as_graph_def())
 
 
