@@ -12,6 +12,15 @@ on first use, so that importing a part of the package -- the AST-only
 """
 
 import importlib
+import importlib.util
+
+if importlib.util.find_spec("autograph.runtime") is None:  # pragma: no cover - a checkout that is not installed
+    raise ImportError(
+        "autograph is imported from a source checkout that is not installed: its subpackages "
+        "autograph.runtime and autograph.converters live in the checkout's runtime/ and converters/ "
+        "folders, which only the installed package maps into autograph (pyproject.toml, package-dir). "
+        "Run `pip install -e .` in the checkout (or `pip install -e .[test]` for the tests)."
+    )
 
 # public name -> the module that defines it
 _PUBLIC = {
