@@ -304,6 +304,21 @@ def test_nothing_happens_after_a_failed_check(capsys):
     assert counter.numpy() == 27
 
 
+def test_item_assignment_of_the_array_s_dtype_is_lowered_and_bounds_checked():
+    def f(x, i):
+        x[i] = x[0] * 3
+        x[1:3] += x[i]
+        return x
+
+    x = np.arange(5, dtype=np.int32)
+    for i in (np.int32(4), np.int32(-5)):
+        assert_same(*both(f, x, i))
+    expected = interpreter_error(f, x, np.int32(5))
+    with pytest.raises(type(expected)) as info:
+        lowered(f, x, np.int32(5))
+    assert str(info.value) == str(expected)
+
+
 def test_int_of_nan_and_integer_powers_are_checked():
     def f(x, p):
         return int(x), np.int64(2) ** p

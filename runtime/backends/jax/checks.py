@@ -32,10 +32,17 @@ import numpy as np
 from jax import lax
 
 from autograph.runtime.backends.jax.errors import unlowerable
+from autograph.runtime.backends.jax.kernels import BINARY
 from autograph.runtime.core import backend
 from autograph.runtime.exec.interpreter import wrap_error
 
 CHECK = ("check",)
+
+# ``x[key] op= v`` (SetItem's ``operator``) -> the op it combines with
+_IN_PLACE = {"+=": BINARY["Add"], "-=": BINARY["Sub"], "*=": BINARY["Mul"], "/=": BINARY["RealDiv"],
+             "//=": BINARY["FloorDiv"], "%=": BINARY["FloorMod"], "**=": jnp.power, "&=": BINARY["BitwiseAnd"],
+             "|=": BINARY["BitwiseOr"], "^=": BINARY["BitwiseXor"], "<<=": BINARY["LeftShift"],
+             ">>=": BINARY["RightShift"]}
 
 
 class Context:
@@ -56,8 +63,9 @@ def witness_dtypes(op) -> list:
     """The dtypes of the scalars ``op`` records when it fails (what its numpy error message shows)."""
     if op.type in ("CheckIndex", "GatherV2"):
         return [op.inputs[1].dtype, np.dtype(np.int64)]  # the index, the size of the axis
-    if op.type == "StridedSlice":  # the dynamic parts of the key, the dimensions of the value
-        return [t.dtype for t in op.inputs[1:]] + [np.dtype(np.int64)] * _rank(op)
+    if op.type in ("StridedSlice", "SetItem"):  # the dynamic parts of the key, the dimensions of the value
+        first = 1 if op.type == "StridedSlice" else 2
+        return [t.dtype for t in op.inputs[first:]] + [np.dtype(np.int64)] * _rank(op)
     if op.type in ("PyInt", "Pow"):
         return [op.inputs[0 if op.type == "PyInt" else 1].dtype]
     return []
@@ -214,6 +222,44 @@ def _gather(op, inputs, state):
     return jnp.take(params, jnp.where(indices < 0, indices + size, indices), axis=axis)
 
 
+def _set_item(op, inputs, state):
+    """``x[key] op= value`` on a copy of ``x``: lowered where numpy's casting cannot come in (the
+    value has ``x``'s dtype and is no Python number) and the key is indices and static slices."""
+    x, value, dynamic = jnp.asarray(inputs[0]), inputs[1], inputs[2:]
+    attrs = op.attrs
+    operator = attrs["operator"]
+    if attrs["python_value"] or op.inputs[1].dtype != op.inputs[0].dtype:
+        raise unlowerable("item assignment of a value of another dtype or a Python number (numpy's casting "
+                          "and overflow checks)")
+    combine = _IN_PLACE.get(operator)
+    if operator != "=" and (combine is None or (x.dtype.kind in "iub" and operator in ("/=", "**="))):
+        raise unlowerable(f"item assignment with {operator} (numpy's casting rules for it)")
+    key, oks, axis = [], [], 0
+    for item in attrs["key"]:
+        if item[0] == "index":
+            index, size = _part(item[1], dynamic), np.shape(x)[axis]
+            oks.append(_in_range(index, size))
+            key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
+        elif item[0] == "slice":
+            parts = [_part(v, dynamic) for v in item[1:4]]
+            if not all(p is None or isinstance(p, int) for p in parts):
+                raise unlowerable("item assignment to a slice with a bound computed in the graph")
+            key.append(slice(*parts))
+        else:
+            raise unlowerable("item assignment with an index array, a mask, a new axis or an ellipsis")
+        axis += 1
+    record(op, jnp.all(jnp.stack(oks)) if oks else True, [*dynamic, *np.shape(x)], state)
+    key = tuple(key)
+    new = value if combine is None else combine(x[key], value)
+    return x.at[key].set(jnp.asarray(new).astype(x.dtype))
+
+
+def _set_item_inputs(op, w):
+    n = len(op.inputs) - 2
+    x = np.broadcast_to(np.zeros((), op.inputs[0].dtype), tuple(int(d) for d in w[n:]))
+    return (x, np.zeros((), op.inputs[1].dtype), *w[:n])
+
+
 def _zeros_like_input(op, i):
     shape = op.inputs[i].shape
     if shape is None or None in shape:
@@ -235,7 +281,7 @@ def _strided_slice_inputs(op, w):
 
 RULES = {
     "CheckIndex": _check_index, "Assert": _assert, "Ensure": _ensure, "PyInt": _py_int, "Pow": _pow,
-    "StridedSlice": _strided_slice, "GatherV2": _gather,
+    "StridedSlice": _strided_slice, "GatherV2": _gather, "SetItem": _set_item,
 }
 
 # op type -> the inputs its numpy kernel fails on, from the op and its witnesses
@@ -246,5 +292,6 @@ REBUILD = {
     "PyInt": lambda op, w: (np.asarray(w[0]),),
     "Pow": lambda op, w: (np.ones((), op.inputs[0].dtype), w[0]),
     "StridedSlice": _strided_slice_inputs,
+    "SetItem": _set_item_inputs,
     "GatherV2": lambda op, w: (_zeros_with_axis(op, w[1]), np.asarray([w[0]])),
 }

@@ -140,7 +140,7 @@ class JaxFunction:
             raise
         except Unlowerable as e:
             raise _Fallback(str(e)) from None
-        except (TypeError, ValueError, jax.errors.JAXTypeError) as e:  # raised by JAX while tracing
+        except (TypeError, ValueError, IndexError, jax.errors.JAXTypeError) as e:  # raised by JAX while tracing
             raise _Fallback(f"JAX could not trace it: {type(e).__name__}: {_first_line(e)}") from None
 
     def _fall_back(self, reason):

@@ -159,7 +159,6 @@ def jax_nn():
 
 # Op types never lowered, with the reason (the graph runs on numpy, after one warning).
 UNLOWERABLE: dict = {
-    "SetItem": "item assignment (numpy checks bounds and casts, XLA clamps)",
     "PyBool": "bool() of a tensor (its ValueError cannot be raised from inside XLA)",
     "ListAppend": "a staged list, which grows at every append (XLA needs fixed shapes)",
     "StackPush": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",
