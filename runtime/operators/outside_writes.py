@@ -185,13 +185,14 @@ def as_state(run, get_state, set_state, symbol_names, nouts):
     outer = current_graph()
     for _ in range(_MAX_PLACES + 1):
         before = set(outer.library)
-        init = tuple(get_state())
+        accessors = _with_places(get_state, set_state, symbol_names, nouts, places, labels)
+        init = tuple(accessors[0]())
         try:
-            return run(*_with_places(get_state, set_state, symbol_names, nouts, places, labels))
+            return run(*accessors)
         except NewState as new:
             for name in [n for n in outer.library if n not in before]:
                 del outer.library[name]
-            set_state(init)  # the statement's own state, as it was before this trace
+            accessors[1](init)  # the statement's state (with the places added so far), as it was
             if any(h is new.place[0] and k == new.place[2] for h, _, k in places):
                 raise TracingError(
                     f"'{new.label}' is changed by a call in a tensor if or loop, and cannot be made its state "
