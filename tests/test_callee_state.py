@@ -264,3 +264,45 @@ def test_a_global_a_helper_changes_is_seen_too(mode):
     with pytest.raises(ag.TracingError, match=r"'LOG' changed while the body of the for loop at .*test_callee_state"):
         traced(helper_logging_to_a_global(None), mode, n3)
     assert LOG == []
+
+
+def nonlocal_in_a_loop_in_a_branch(_):
+    def f(n):
+        k = 0
+
+        def inc(x):
+            nonlocal k
+            k = (k + x) % 97
+
+        if n > 1:
+            for _ in range(n):
+                inc(n)
+        return k
+
+    return f
+
+
+def two_places_after_a_return(c):
+    def f(n):
+        k = 4
+
+        def inc(x):
+            nonlocal k
+            k = k + x
+
+        if n > 5:
+            return k, c.n
+        inc(n)
+        c.bump()
+        return k, c.n
+
+    return f
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", [nonlocal_in_a_loop_in_a_branch, two_places_after_a_return],
+                         ids=["nonlocal_in_a_loop_in_a_branch", "two_places_after_a_return"])
+def test_places_a_call_changes_in_nested_statements_become_state(make, mode):
+    for n in (np.int32(3), np.int32(7)):
+        expected = make(Counter(1))(n)
+        assert traced(make(Counter(1)), mode, n) == expected
