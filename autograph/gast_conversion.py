@@ -111,7 +111,7 @@ def _gast_value(value):
 def to_ast(node):
     """``ast.fix_missing_locations(gast.gast_to_ast(node))`` in one walk (Python < 3.12).
 
-    The same tree (``tests/test_compiling.py`` compares the two on every
+    The same tree (``tests/test_gast_conversion.py`` compares the two on every
     golden file), built without ``gast``'s generic visitor: a table per
     node class of the ``ast`` class and the fields to copy.  A node without
     a location takes its parent's, as ``fix_missing_locations`` does (a few

@@ -231,7 +231,7 @@ class Graph:
         return serialize.from_graph_def(graph_def, options, **limits)
 
     def verify(self) -> None:
-        """Checks the IR's invariants; raises ``VerificationError`` (``runtime/verify.py``)."""
+        """Checks the IR's invariants; raises ``VerificationError`` (``runtime/core/verify.py``)."""
         from autograph.runtime.core import verify
 
         verify.verify(self)

@@ -9,7 +9,7 @@ closures.  Each operator splits in two paths:
   the original function;
 * the **graph path** (the condition or iterable is a symbolic ``rt.Tensor``
   while tracing): traces the bodies into sub-graphs and emits a functional
-  ``If`` / ``While`` operation (``autograph.runtime.control_flow``).
+  ``If`` / ``While`` operation (``autograph.runtime.operators.graph_paths``).
 
 The state contract
 ------------------
@@ -145,8 +145,8 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``enumerate`` and ``zip`` also send staged iterables (classes setting
   ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.
 
-Every graph path lives in ``autograph.runtime.control_flow`` and is imported
-lazily, only when a ``Tensor`` shows up.
+Every graph path lives in ``autograph.runtime.operators.graph_paths`` and is
+imported lazily, only when a ``Tensor`` shows up.
 """
 
 from autograph.runtime.operators.calls import (

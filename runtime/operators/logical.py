@@ -5,7 +5,7 @@ so short-circuit evaluation is preserved: ``and_(a, lambda: b)`` evaluates
 ``b`` only if ``a`` is true, and returns the same object Python's
 ``a and b`` would.  (The first operand is always evaluated, so it is passed
 as a value.)  When the first operand (or the condition) is a ``Tensor`` the
-call goes to ``autograph.runtime.control_flow``, where both operands of
+call goes to ``autograph.runtime.operators.graph_paths``, where both operands of
 ``and_``/``or_`` are closures: ``graph_paths.and_(lambda: a, b)``.
 """
 

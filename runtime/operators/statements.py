@@ -3,7 +3,7 @@
 Each operator looks at its condition (or iterable) once.  A plain Python
 value runs plain Python control flow, so converted code behaves exactly like
 the original; a symbolic ``Tensor`` hands the call, unchanged, to the graph
-path in ``autograph.runtime.control_flow``.
+path in ``autograph.runtime.operators.graph_paths``.
 
 Kept deliberately small: these run once per statement (``if``) or once per
 iteration (loops) of converted code, so the Python path does no allocation
