@@ -19,7 +19,6 @@ import gast
 from autograph import anno
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-_LOOPS = (gast.While, gast.For, gast.AsyncFor)
 
 
 def _block(statements, live, floor):

@@ -12,14 +12,6 @@ import gast
 from autograph import ast_util
 
 
-def names_in(node) -> set:
-    """Every identifier the tree mentions: names, arguments, attributes, defs."""
-    found = set()
-    for child in ast_util.walk(node):
-        add_names(child, found)
-    return found
-
-
 def add_names(node, found: set) -> None:
     """Adds the identifiers ``node`` itself mentions to ``found`` (for walks that do more)."""
     kind = type(node)

@@ -236,11 +236,6 @@ def _decode_array(body, where, field, options):
         raise GraphDefError(f"{where}: field {field!r} holds a value that is not a {dtype.name} ({e})") from None
 
 
-def _output_index(ref: str) -> tuple[str, int]:
-    op, _, index = ref.rpartition(":")
-    return op, int(index)
-
-
 def _build_graph(fdef: dict, library: dict, session) -> tuple[Graph, dict]:
     graph = Graph(fdef["name"])
     graph.library = library

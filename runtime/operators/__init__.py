@@ -82,15 +82,15 @@ Operators (signatures are fixed; generated code calls them positionally):
   evaluates ``test()`` before each iteration; as soon as it is a ``Tensor``
   (at once, or after some Python iterations, e.g. a ``break`` flag set in a
   tensor ``if``) the rest of the loop is handed, with the same arguments, to
-  ``control_flow.while_stmt``, which continues from the current state and
+  ``graph_paths.while_stmt``, which continues from the current state and
   calls ``test`` again while tracing.
 * ``for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,
   opts)`` -- ``body(iterate)``; ``extra_test`` is ``None`` or a zero-argument
   closure checked before each iteration (it carries lowered ``break`` and
   ``return`` flags).  ``opts['iterate_names']`` is the loop target as
   written (``'i'``, ``'k, v'``).  A ``Tensor`` iterable, or an object whose
-  class sets ``__ag_staged_iterable__ = True`` (what ``control_flow.range_``
-  returns for a tensor bound), goes to ``control_flow.for_stmt``.  A Python
+  class sets ``__ag_staged_iterable__ = True`` (what ``graph_paths.range_``
+  returns for a tensor bound), goes to ``graph_paths.for_stmt``.  A Python
   iterable whose ``extra_test()`` becomes a ``Tensor`` continues unrolled:
   each remaining iteration runs as ``if_stmt(extra_test_value, lambda:
   body(item), no_op, get_state, set_state, symbol_names, len(symbol_names))``.
@@ -99,7 +99,7 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``if_false``, ``b``) are zero-argument closures; ``a`` and ``cond`` are
   values (Python evaluates them first in any case); ``expr_repr`` is the
   condition's source text.  When ``a`` is a ``Tensor`` the graph path gets
-  ``control_flow.and_(lambda: a, b)`` / ``control_flow.or_(lambda: a, b)``
+  ``graph_paths.and_(lambda: a, b)`` / ``graph_paths.or_(lambda: a, b)``
   (both operands as closures, the first one returning the value already
   computed, so it is never evaluated twice).
 * ``list_comp(iter_, elt, cond)``, ``generator_exp(iter_, elt, cond)`` --
@@ -120,7 +120,7 @@ Operators (signatures are fixed; generated code calls them positionally):
   operands of an ``and``/``or``/conditional expression left as written
   because a walrus in an operand Python may skip binds ``targets``.
 * ``assert_(cond, message)`` -- ``message`` is ``None`` or a closure
-  returning the assertion message; graph path ``control_flow.assert_``.
+  returning the assertion message; graph path ``graph_paths.assert_``.
 * ``Undefined('x')`` -- the value of a variable not defined on every path;
   any use raises ``UnboundLocalError`` naming ``x`` and the user's line.
   ``is_undefined(v)`` tests for it; ``defined(v)`` returns ``v`` or raises
@@ -133,14 +133,13 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
   generated code rebinds the receiver with the result.  Graph
-  paths: ``control_flow.list_append/list_pop`` for a ``Tensor`` or an
-  object whose class sets ``__ag_staged_list__ = True``;
-  ``control_flow.aug_setitem`` for a ``Tensor``.
+  paths: ``graph_paths.list_append/list_pop`` and ``graph_paths.aug_setitem``
+  for a ``Tensor``.
 * ``converted_call(f, /, *args, **kwargs)`` -- calls ``f``, converting it
   first if it is user code (see ``calls``).
 * builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``abs``,
   ``enumerate``, ``zip``: the builtin for Python values; for a ``Tensor``
-  argument ``control_flow.range_``, ``len_``, ``print_``, ``int_``,
+  argument ``graph_paths.range_``, ``len_``, ``print_``, ``int_``,
   ``float_``, ``abs_``, ``enumerate_``, ``zip_`` (same arguments); ``len``,
   ``enumerate`` and ``zip`` also send staged iterables (classes setting
   ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.

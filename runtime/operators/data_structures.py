@@ -40,7 +40,7 @@ _INPLACE = {
 
 
 def _staged(value) -> bool:
-    return isinstance(value, Tensor) or getattr(type(value), "__ag_staged_list__", False)
+    return isinstance(value, Tensor)
 
 
 def list_append(target, item):

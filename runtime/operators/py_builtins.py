@@ -2,7 +2,7 @@
 
 ``range(n)`` in a converted function becomes ``ag__.range(n)`` (when the
 name is not shadowed): with Python arguments it is the builtin itself; with
-a ``Tensor`` argument it goes to ``control_flow.range_`` (and ``len_``,
+a ``Tensor`` argument it goes to ``graph_paths.range_`` (and ``len_``,
 ``print_``, ...), the graph path.  ``len``, ``enumerate`` and ``zip`` also
 send staged iterables there (objects whose class sets
 ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``).
