@@ -221,3 +221,18 @@ def test_unknown_dimensions_give_the_static_gradient():
         for a, b in zip(general(w, x, np.int32(3)), ag.grad(dynamic_shapes, argnums=(0, 1))(w, x, np.int32(3))):
             np.testing.assert_allclose(a, b, rtol=1e-6)
     assert general.tracing_count == 1
+
+
+def test_second_derivatives_through_broadcasting_gather_and_unknown_shapes():
+    def f(x, y):
+        return rt.reduce_sum(rt.sin(x * y) * rt.gather(x, np.array([1, 1])))
+
+    signature = [rt.TensorSpec((None,), "float64"), rt.TensorSpec((None, 1), "float64")]
+    first = ag.grad(f, input_signature=signature)
+    second = ag.grad(lambda x, y: rt.reduce_sum(first(x, y)), argnums=(0, 1), input_signature=signature)
+    from test_grad_rules import numeric_grad
+
+    x, y = np.array([0.3, -0.8]), np.array([[0.5], [1.2], [-0.4]])
+    for i, got in enumerate(second(x, y)):
+        want = numeric_grad(lambda a, b: np.sum(first(a, b)), [x, y], i)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -287,3 +287,29 @@ def test_accumulator_buffers_reused_across_runs_and_threads_give_the_same_result
         for got, want in zip(results, expected):
             for a, b in zip(got, want):
                 np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def second_order_loop(x, n):
+    y = x
+    for i in range(n):
+        if rt.reduce_sum(y) > 1.0:
+            y = y * 0.5 + rt.sin(x)
+        else:
+            y = rt.sin(y) * x + 0.3
+    return rt.reduce_sum(y * y)
+
+
+@pytest.mark.parametrize("mode", [{}, {"jit_compile": True}], ids=str)
+def test_second_derivatives_through_a_loop_with_a_branch(mode):
+    first = ag.grad(second_order_loop, **mode)
+    second = ag.grad(lambda x, n: rt.reduce_sum(first(x, n) * np.array([1.0, -2.0])), **mode)
+    for x in (np.array([0.7, 0.2]), np.array([0.9, 0.8])):
+        numeric = numeric_grad(lambda v, n: np.sum(first(v, n) * np.array([1.0, -2.0])), [x, np.int32(4)], 0)
+        np.testing.assert_allclose(second(x, np.int32(4)), numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_second_derivatives_through_nested_loops_are_refused():
+    first = ag.grad(triangular_loops)
+    second = ag.grad(lambda x, n: rt.reduce_sum(first(x, n)))
+    with pytest.raises(ag.TracingError, match="second derivatives through a loop inside a loop are not supported"):
+        second(np.array([0.5, 0.9]), np.int32(3))

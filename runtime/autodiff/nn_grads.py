@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from autograph.runtime import ops
 from autograph.runtime.autodiff import registry
+from autograph.runtime.autodiff.backprop import Exact
 from autograph.runtime.autodiff.math_grads import spread
 from autograph.runtime.core import shapes
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import indexing, nn
+from autograph.runtime.ops import apply, indexing, nn
 
 
 def _sigmoid(fwd, grads):
@@ -53,6 +56,37 @@ def _tile(fwd, grads):
     return [ops.reshape(summed, x.shape) if dims != x.shape else summed]
 
 
+def _set_entry(buffer, index, value, where):
+    attrs = {"key": (("index", "$1"),), "operator": "=", "python_value": False, "where": where}
+    return apply.apply_op("SetItem", [buffer, value, index], attrs)
+
+
+def _stack_read(fwd, grads):
+    """An entry read back: its cotangent goes to that entry of the buffer (second derivatives of loops)."""
+    where = f"the gradient of an accumulator read at {fwd.op.location or '<unknown>'}"
+    return [Exact(_set_entry(ops.zeros_like(fwd.x(0)), fwd.x(1), grads[0], where)), None]
+
+
+def _stack_push(fwd, grads):
+    """A push: the pushed entry's cotangent goes to the item, the others to the buffer before it.  The
+    cotangent keeps the shape of the last buffer (entries past a smaller one are never read)."""
+    if fwd.attrs["ragged"]:
+        raise TracingError(f"cannot differentiate the gradient of the nested loop at {fwd.op.location or '<unknown>'} "
+                           "once more: second derivatives through a loop inside a loop are not supported")
+    g, index = grads[0], fwd.x(1)
+    where = f"the gradient of an accumulator push at {fwd.op.location or '<unknown>'}"
+    item = indexing.getitem(g, index) if fwd.wants(2) else None
+    return [Exact(_set_entry(g, index, np.zeros((), g.dtype), where)), None, item]
+
+
+def _sum_to_shape(fwd, grads):
+    return [Exact(ops.add(grads[0], ops.zeros_like(fwd.x(0)))), None]
+
+
+def _scatter_add(fwd, grads):
+    return [Exact(ops.gather(grads[0], fwd.x(1), axis=fwd.attrs["axis"])), None, None]
+
+
 registry.register({
     "Sigmoid": _sigmoid,
     "Softmax": _softmax,
@@ -60,4 +94,8 @@ registry.register({
     "LogSumExp": _logsumexp,
     "Cumsum": _cumsum,
     "Tile": _tile,
+    "StackRead": _stack_read,
+    "StackPush": _stack_push,
+    "SumToShape": _sum_to_shape,
+    "ScatterAdd": _scatter_add,
 })
