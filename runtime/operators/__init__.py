@@ -137,15 +137,21 @@ Operators (signatures are fixed; generated code calls them positionally):
   for a ``Tensor``.
 * ``converted_call(f, /, *args, **kwargs)`` -- calls ``f``, converting it
   first if it is user code (see ``calls``).
-* builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``abs``,
-  ``enumerate``, ``zip``: the builtin for Python values; for a ``Tensor``
-  argument ``graph_paths.range_``, ``len_``, ``print_``, ``int_``,
-  ``float_``, ``abs_``, ``enumerate_``, ``zip_`` (same arguments); ``len``,
-  ``enumerate`` and ``zip`` also send staged iterables (classes setting
+* builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``bool``,
+  ``abs``, ``max``, ``min``, ``enumerate``, ``zip``, ``reversed``,
+  ``isinstance``, ``type`` (``py_builtins.BUILTINS``): the builtin for Python
+  values; for a ``Tensor`` argument ``graph_paths.len_``, ``print_``,
+  ``abs_``, ``enumerate_``, ``zip_``, or ``tensor_builtins.range_``,
+  ``int_``, ``float_``, ``bool_``, ``extremum``, ``reversed_``,
+  ``isinstance_``, ``type_`` (Python's answers for the values the tensors
+  stand for; same arguments); ``len``, ``enumerate``, ``zip`` and
+  ``reversed`` also send staged iterables (classes setting
   ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.
+  ``slice`` is the builtin (``x[a:b] = v`` lowers to
+  ``aug_setitem(x, ag__.slice(a, b, None), '=', v)``).
 
-Every graph path lives in ``autograph.runtime.operators.graph_paths`` and is
-imported lazily, only when a ``Tensor`` shows up.
+Every graph path lives in ``autograph.runtime.operators.graph_paths`` or
+``tensor_builtins`` and is imported lazily, only when a ``Tensor`` shows up.
 """
 
 from autograph.runtime.operators.calls import (
