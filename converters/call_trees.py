@@ -21,7 +21,8 @@ never a local or closure variable, which may change.  Calls resolved to a
 builtin, to numpy, the standard library or autograph, to a class, or to a
 ``do_not_convert``-ed function, and methods of literals (``', '.join``),
 are left alone; the builtins ``range``,
-``len``, ``print``, ``int``, ``float``, ``abs``, ``max``, ``min``, ``enumerate``, ``zip``
+``len``, ``print``, ``int``, ``float``, ``bool``, ``abs``, ``max``, ``min``, ``enumerate``, ``zip``,
+``reversed``, ``isinstance``, ``type``, ``slice`` (the context's ``builtin_names``)
 become ``ag__.<name>`` (they dispatch to the graph for tensors).  Without a
 live namespace (``autograph show``) only builtin names are resolved.  The
 policy (which resolved callees to leave alone) comes with the context, from
