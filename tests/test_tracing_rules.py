@@ -203,6 +203,14 @@ def test_variables_with_jit_compile():
     assert g(a, np.float32(1)) == 1.0 and g(b, np.float32(1)) == 6.0 and g.tracing_count == 1
 
 
+def test_variables_with_the_jax_backend():
+    pytest.importorskip("jax")  # an optional backend
+    g = ag.function(lambda v, x: v.assign_add(x), backend="jax")
+    a, b = rt.Variable(np.float32(0.0)), rt.Variable(np.float32(5.0))
+    assert g(a, np.float32(1)) == 1.0 and g(b, np.float32(1)) == 6.0 and g(a, np.float32(1)) == 2.0
+    assert g.tracing_count == 1 and (a.numpy(), b.numpy()) == (2.0, 6.0)
+
+
 def test_the_cache_does_not_keep_argument_variables_alive():
     g = ag.function(lambda v: v.read_value() * 2)
     g(rt.Variable(1.0))
