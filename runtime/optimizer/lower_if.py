@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from autograph.runtime.core import backend, dtypes, shapes
+from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.exec import interpreter
 from autograph.runtime.optimizer import graph_util, hazards
 from autograph.runtime.optimizer.rewrite import rewrite
@@ -90,6 +91,9 @@ def _branch_ops(branch, args):
     for placeholder, arg in zip(branch.all_inputs, args):
         if (arg.dtype, arg.shape, arg.weak) != (placeholder.dtype, placeholder.shape, placeholder.weak):
             return None
+    inside = {id(t) for op in branch.operations for t in op.outputs}
+    if not all(isinstance(t, Tensor) and id(t) in inside for t in branch.outputs):
+        return None
     ops = []
     for op in branch.operations:
         if op.type == "Placeholder":
@@ -136,7 +140,9 @@ def _runtime_value(value):
 def _quiet_result(op, values):
     """``op``'s outputs on ``values`` if neither its kernel nor its Python operator raises or
     warns on them and they have its dtypes and shapes, else None."""
-    kernel = backend.get().kernels[op.type]
+    kernel = backend.get().kernels.get(op.type)
+    if kernel is None:
+        return None
     forms = [functools.partial(kernel, **op.attrs) if op.attrs else kernel]
     if not op.attrs and op.type in interpreter.PYTHON_OPERATORS:
         forms.append(interpreter.PYTHON_OPERATORS[op.type])
@@ -179,19 +185,24 @@ def _lowering(op):
     if (pred.dtype != dtypes.bool_ or pred.shape != () or not op.outputs or op.control_inputs
             or graph_util.is_stateful(op)):
         return None
-    found, cost, chooses = [], 0.0, len(op.outputs)
+    branches, cost, chooses = [], 0.0, len(op.outputs)
     for branch in graph_util.subgraphs(op):
         ops = _branch_ops(branch, op.inputs[1:])
         if ops is None:
             return None
         guarded = _guarded_inputs(branch, ops)
+        branches.append((branch, ops, guarded))
+        cost = max(cost, sum(_cost(o) for o in ops))
+        chooses += len(guarded)
+    if cost + COSTS["choose"] * chooses >= COSTS["if"]:
+        return None
+    found = []
+    for branch, ops, guarded in branches:
         stand_ins = next((s for s in (_stand_ins(ops, guarded, f) for f in STAND_INS) if s is not None), None)
         if stand_ins is None:
             return None
         found.append((branch, ops, stand_ins))
-        cost = max(cost, sum(_cost(o) for o in ops))
-        chooses += len(stand_ins)
-    return found if cost + COSTS["choose"] * chooses < COSTS["if"] else None
+    return found
 
 
 def _choose(rw, pred, x, y, like, location):
