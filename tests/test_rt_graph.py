@@ -21,6 +21,7 @@ if "TestRecord" not in opdef.REGISTRY:
         "TestRecord",
         infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
         stateful=True,
+        inputs=1,
     )
     kernels.KERNELS["TestRecord"] = lambda x: LOG.append(np.asarray(x).item()) or x
 
@@ -232,7 +233,8 @@ def test_stateful_chain_survives_roundtrip():
 
 def test_unserializable_attr_refuses_to_load():
     if "TestCallback" not in opdef.REGISTRY:
-        opdef.register("TestCallback", infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)])
+        opdef.register("TestCallback", infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
+                       inputs=1, attrs={"fn": "plain"})
         kernels.KERNELS["TestCallback"] = lambda x, *, fn: fn(x)
     graph = build([("float32", ())], lambda x: apply.apply_op("TestCallback", [x], {"fn": np.negative}))
     graph_def = json.loads(json.dumps(graph.as_graph_def()))

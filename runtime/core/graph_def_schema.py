@@ -9,12 +9,12 @@ failure is one ``GraphDefError`` (an ``ag.AutoGraphError`` and a
    of the JSON itself -- which keys each object has and the type of each
    value, tensor references spelled ``"op:index"``, supported dtype names,
    shapes of non-negative ints or ``None``, at most ``max_nodes`` nodes.
-2. **Attributes** (``decode_attrs``), per node, against a schema derived
-   from the op definitions (``opdef.REGISTRY``): the attribute names an
-   op type takes are its kernel's keyword-only parameters (numpy kernels,
-   which take none by keyword, have the short table ``_NUMPY_ATTRS``);
-   each value is checked by the kind registered for its name (``KINDS``;
-   names without an entry must be plain JSON data).  Arrays are bounded
+2. **Attributes** (``decode_attrs``), per node, against the op
+   definition (``opdef.REGISTRY``): the attributes its type declares
+   (``OpDef.attrs``: names, required or not), each value checked by the
+   check of its declared kind (``KINDS``), and the number of inputs
+   against its ``OpDef.inputs`` (``check_arity``) -- facts of the op
+   type, whichever backend runs the graph.  Arrays are bounded
    by ``max_elements`` before numpy sees them.  ``PyFunc`` nodes are
    refused: a graph calling Python cannot be rebuilt from data.
 
@@ -33,14 +33,13 @@ files (see the README section "Loading graph files").
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import itertools
 import math
 import unicodedata
 
 import numpy as np
 
-from autograph.runtime.core import backend, dtypes, opdef, shapes
+from autograph.runtime.core import dtypes, opdef, shapes
 from autograph.runtime.core.streams import StreamName
 from autograph.runtime.errors import GraphDefError
 
@@ -247,21 +246,6 @@ def check_size(shape, where: str, field: str, options: LoadOptions) -> None:
 
 # -- stage 2: attributes --------------------------------------------------------------
 
-# numpy kernels (no keyword-only parameters to read): the attributes the op library gives them
-_NUMPY_ATTRS = {"ArgMax": ("axis",), **{t: ("axis", "keepdims") for t in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}}
-# op type -> (required, optional) attributes, for ops the executor runs itself (no backend kernel)
-_EXPLICIT = {
-    "Placeholder": (("dtype", "shape"), ()),
-    "If": (("then_branch", "else_branch"), ()),
-    "While": (("cond", "body"), ("maximum_iterations",)),
-}
-
-
-# op types whose inputs the default backend's kernel signature does not tell: (fewest, most or None)
-_ARITY = {"Placeholder": (0, 0), "If": (1, None), "While": (0, None), "Select": (3, 3),
-          **{t: (1, 1) for t in _NUMPY_ATTRS}}
-
-
 def check_arity(node: dict, where: str) -> None:
     """GraphDefError if the node lists more or fewer inputs than its op type takes."""
     low, high = arity(node["type"])
@@ -271,37 +255,19 @@ def check_arity(node: dict, where: str) -> None:
 
 
 def arity(op_type: str) -> tuple[int, int | None]:
-    """``(fewest, most)`` inputs an ``op_type`` op takes (most None: any number), from its
-    default-backend kernel's positional parameters (a ufunc's ``nin``)."""
-    if op_type in _ARITY:
-        return _ARITY[op_type]
-    kernel = backend.get().kernels.get(op_type)
-    if isinstance(kernel, np.ufunc):
-        return kernel.nin, kernel.nin
-    if not inspect.isfunction(kernel):
-        raise TypeError(f"op type {op_type!r}: its kernel {kernel!r} does not tell its inputs; add it to _ARITY")
-    params = inspect.signature(kernel).parameters.values()
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
-    fewest = sum(1 for p in positional if p.default is p.empty)
-    return fewest, None if variadic else len(positional)
+    """``(fewest, most)`` inputs an ``op_type`` op takes (most None: any number): its definition's ``inputs``."""
+    declared = opdef.get(op_type).inputs
+    if declared is None:
+        raise TypeError(f"op type {op_type!r} declares no inputs: pass inputs=N or inputs=(fewest, most) to "
+                        "its opdef.register(...)")
+    return declared
 
 
 def attribute_names(op_type: str) -> tuple[frozenset, frozenset]:
-    """``(required, optional)`` attribute names of ``op_type``, from its default-backend kernel's keyword-only parameters."""
-    if op_type in _EXPLICIT:
-        required, optional = _EXPLICIT[op_type]
-        return frozenset(required), frozenset(optional)
-    if op_type in _NUMPY_ATTRS:
-        return frozenset(_NUMPY_ATTRS[op_type]), frozenset()
-    opdef.get(op_type)  # an unknown type raises
-    kernel = backend.get().kernels.get(op_type)
-    if isinstance(kernel, np.ufunc) or not inspect.isfunction(kernel):
-        return frozenset(), frozenset()
-    params = [p for p in inspect.signature(kernel).parameters.values()
-              if p.kind is p.KEYWORD_ONLY and p.name != "library"]
-    return (frozenset(p.name for p in params if p.default is p.empty),
-            frozenset(p.name for p in params if p.default is not p.empty))
+    """``(required, optional)`` attribute names of ``op_type``: its definition's ``attrs``."""
+    attrs = opdef.get(op_type).attrs
+    return (frozenset(n for n, a in attrs.items() if a.required),
+            frozenset(n for n, a in attrs.items() if not a.required))
 
 
 class Session:
@@ -318,6 +284,7 @@ def decode_attrs(node: dict, where: str, session: Session) -> dict:
     """The node's attributes, decoded and checked against its op type's schema."""
     from autograph.runtime.core import serialize  # the codecs
 
+    declared = opdef.get(node["type"]).attrs
     required, optional = attribute_names(node["type"])
     attrs = {}
     for key, raw in node["attrs"].items():
@@ -326,11 +293,10 @@ def decode_attrs(node: dict, where: str, session: Session) -> dict:
             _fail(where, f"{node['type']} has no attribute {key!r:.80} (its attributes: {allowed})")
         field = f"attrs.{key}"
         value = serialize.decode_value(raw, where, field, session)
-        kind = KINDS.get((node["type"], key)) or KINDS.get(key) or _plain
-        if kind is _dtype_kind:
-            attrs[key] = kind(value, where, field, session, node["type"])
-        else:
-            attrs[key] = kind(value, where, field, session)
+        check = KINDS.get(declared[key].kind)
+        if check is None:  # (a kind whose module is not imported: refuse rather than guess)
+            _fail(where, f"field {field!r} is of kind {declared[key].kind!r}, which this runtime cannot check")
+        attrs[key] = check(value, where, field, session)
     missing = required - attrs.keys()
     if missing:
         _fail(where, f"{node['type']} needs attribute(s) {', '.join(sorted(missing))}, which are missing")
@@ -347,16 +313,16 @@ def _plain(value, where, field, session, depth=0):
     _fail(where, f"field {field!r} must be plain data (numbers, strings, tuples), got {type(value).__name__}")
 
 
-# op types whose ``dtype`` attribute may be null, meaning "the input's"
-_NULL_DTYPE = frozenset({"ZerosLike", "OnesLike"})
-
-
-def _dtype_kind(value, where, field, session, op_type=None):
-    if value is None and op_type in _NULL_DTYPE and field == "attrs.dtype":
-        return value
+def _dtype_kind(value, where, field, session):
     if not isinstance(value, np.dtype):
-        allowed = " or null" if op_type in _NULL_DTYPE else ""
-        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}}{allowed}, got {value!r:.60}")
+        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}}, got {value!r:.60}")
+    return value
+
+
+def _dtype_or_none(value, where, field, session):
+    """A dtype, or null: the input's (``ZerosLike``)."""
+    if value is not None and not isinstance(value, np.dtype):
+        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}} or null, got {value!r:.60}")
     return value
 
 
@@ -480,12 +446,10 @@ def _spec_kind(value, where, field, session):
     return value
 
 
-# attribute name (or (op type, name)) -> the check of its value; other names: plain data
+# attribute kind (``opdef.ATTR_KINDS``: an op definition declares each attribute's) -> the check of its value
 KINDS = {
-    "dtype": _dtype_kind, "out_type": _dtype_kind, "shape": _shape_kind, "value": _array_kind,
-    "weak": _bool_kind, "keepdims": _bool_kind, "axis": _axis_kind,
-    "then_branch": _function_kind, "else_branch": _function_kind, "cond": _function_kind, "body": _function_kind,
-    "maximum_iterations": _count_kind, "message": _text_kind, "sep": _text_kind, "end": _text_kind,
-    "parts": _parts_kind, "seed": _int_or_none, "seed2": _int_or_none, "handle": _variable_kind,
-    "spec": _spec_kind, "stream": _random_stream, ("Print", "stream"): _print_stream,
+    "plain": _plain, "bool": _bool_kind, "int_or_none": _int_or_none, "count": _count_kind, "axis": _axis_kind,
+    "dtype": _dtype_kind, "dtype_or_none": _dtype_or_none, "shape": _shape_kind, "array": _array_kind,
+    "text": _text_kind, "function": _function_kind, "parts": _parts_kind, "variable": _variable_kind,
+    "spec": _spec_kind, "random_stream": _random_stream, "print_stream": _print_stream,
 }

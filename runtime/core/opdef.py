@@ -19,7 +19,19 @@ type, and nothing that computes it:
   ``cost(op)`` for ops whose work is not proportional to their output, such
   as ``MatMul``);
 * ``verify(op, library)`` -- an optional hook for ``graph.verify()`` that
-  checks an op's sub-graph signatures (raise ``ValueError`` on a mismatch).
+  checks an op's sub-graph signatures (raise ``ValueError`` on a mismatch);
+* ``attrs`` -- the attributes it takes: name -> ``Attr(kind, default)``
+  (``register`` takes a kind name for a required one, ``optional(kind,
+  default)`` for one that may be left out).  The kind (``ATTR_KINDS``) says
+  what a graph file may hold there (``core/graph_def_schema.py`` checks it);
+  every backend's kernel takes exactly these keyword arguments
+  (``tests/test_backend_contract.py``);
+* ``inputs`` -- how many inputs it takes: ``(fewest, most)``, most None for
+  any number (``register`` also takes one int).  The graph-file loader
+  checks node arity with it.
+
+Attributes and arity are facts of the op type, not of a kernel: a graph
+file is checked against them whichever backend runs it.
 
 Kernels live in the backends (``core/backend.py``, ``backends/numpy/
 kernels.py``), never here.  Every pass, executor and backend looks op types
@@ -43,11 +55,53 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
 from autograph.runtime.core import shapes, spellings
+
+
+# attribute kind -> what a graph file may hold for it (checked by ``graph_def_schema.KINDS``)
+ATTR_KINDS = {
+    "plain": "JSON data: numbers, strings, null, tuples of them",
+    "bool": "true or false",
+    "int_or_none": "an int or null (a seed)",
+    "count": "an int >= 0 or null",
+    "axis": "an int, a tuple of ints or null",
+    "dtype": "a dtype",
+    "dtype_or_none": "a dtype, or null for the input's",
+    "shape": "a shape (dims: ints >= 0 or null) or null",
+    "array": "an array (a constant's value)",
+    "text": "a string printed or put in a message (control characters escaped at load)",
+    "function": "the name of a function of the graph's library",
+    "parts": "a tuple of strings and nulls (Print's text, nulls where values go)",
+    "variable": "a variable record",
+    "spec": "an index spec of StridedSlice",
+    "random_stream": "the name of a random stream",
+    "print_stream": "'stdout' or 'stderr'",
+    "pipeline": "an rt.data pipeline (its check: runtime/data/saving.py)",
+}
+
+REQUIRED = type("Required", (), {"__repr__": lambda self: "REQUIRED", "__slots__": ()})()
+
+
+@dataclasses.dataclass(frozen=True)
+class Attr:
+    """One attribute of an op type: its kind (a key of ``ATTR_KINDS``) and its default (``REQUIRED``:
+    every op of the type has it)."""
+
+    kind: str
+    default: object = REQUIRED
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def optional(kind: str, default) -> Attr:
+    """An attribute that may be left out; a kernel then sees ``default``."""
+    return Attr(kind, default)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +113,8 @@ class OpDef:
     function_attrs: tuple[str, ...] = ()
     cost: float | Callable = 1
     verify: Callable | None = None
+    attrs: Mapping[str, Attr] = dataclasses.field(default_factory=dict)
+    inputs: tuple[int, int | None] | None = None  # (fewest, most); None: not declared
 
 
 REGISTRY: dict[str, OpDef] = {}
@@ -73,17 +129,30 @@ def register(
     function_attrs: tuple[str, ...] = (),
     cost: float | Callable = 1,
     verify: Callable | None = None,
+    attrs: Mapping[str, str | Attr] | None = None,
+    inputs: int | tuple[int, int | None] | None = None,
 ) -> OpDef:
     """Registers op ``type``; registering a type twice is a programming error.
 
     ``weak`` defaults to ``weak_if_all_inputs_weak`` for the op types of the
-    spellings table, to "strongly typed" for the others.
+    spellings table, to "strongly typed" for the others.  ``attrs``: name ->
+    kind name (required) or ``optional(kind, default)``; ``inputs``: a count
+    or ``(fewest, most)``.
     """
     if type in REGISTRY:
         raise ValueError(f"op type {type!r} is already registered")
     if weak is None and type in spellings.BY_OP_TYPE:
         weak = weak_if_all_inputs_weak
-    opdef = OpDef(type, infer, stateful, weak, tuple(function_attrs), cost, verify)
+    declared = {name: a if isinstance(a, Attr) else Attr(a) for name, a in (attrs or {}).items()}
+    for name, a in declared.items():
+        if a.kind not in ATTR_KINDS:
+            raise ValueError(f"op type {type!r}: attribute {name!r} has kind {a.kind!r}, which is not one of "
+                             f"opdef.ATTR_KINDS ({', '.join(ATTR_KINDS)})")
+    for name in function_attrs:
+        if name not in declared or declared[name].kind != "function":
+            raise ValueError(f"op type {type!r}: function attribute {name!r} must be declared in attrs as 'function'")
+    arity = (inputs, inputs) if isinstance(inputs, int) else None if inputs is None else tuple(inputs)
+    opdef = OpDef(type, infer, stateful, weak, tuple(function_attrs), cost, verify, declared, arity)
     REGISTRY[type] = opdef
     return opdef
 

@@ -79,4 +79,5 @@ def _verify(op, library):
 
 
 opdef.register("DatasetReduce", infer=_infer, weak=_weak, verify=_verify, stateful=True,
-               function_attrs=("cond", "body"), cost=1000)
+               function_attrs=("cond", "body"), cost=1000, inputs=(0, None),
+               attrs={"dataset": "pipeline", "cond": "function", "body": "function", "n_state": "plain"})

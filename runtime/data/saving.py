@@ -309,4 +309,4 @@ def _dataset_kind(value, where, field, session):
 
 
 serialize.register_codec("dataset", PipelineAttr, encode, decode)
-graph_def_schema.KINDS[("DatasetReduce", "dataset")] = _dataset_kind  # the schema's table of attribute checks
+graph_def_schema.KINDS["pipeline"] = _dataset_kind  # the schema's table of attribute checks

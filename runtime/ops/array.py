@@ -100,7 +100,7 @@ def _reshape_infer(inputs, attrs):
     return [(x.dtype, reshaped_shape(x.shape, target))]
 
 
-opdef.register("Reshape", infer=_reshape_infer, cost=0)
+opdef.register("Reshape", infer=_reshape_infer, cost=0, inputs=2)
 
 
 def reshape(x, shape, name=None):
@@ -114,8 +114,9 @@ def _shape_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["out_type"]), (rank,))]
 
 
-opdef.register("Shape", infer=_shape_infer, cost=0)
-opdef.register("Size", infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())], cost=0)
+opdef.register("Shape", infer=_shape_infer, cost=0, inputs=1, attrs={"out_type": "dtype"})
+opdef.register("Size", infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["out_type"]), ())], cost=0, inputs=1,
+               attrs={"out_type": "dtype"})
 
 
 def shape(x, out_type="int32", name=None):
@@ -140,7 +141,8 @@ def _transpose_infer(inputs, attrs):
     return [(x.dtype, tuple(x.shape[p] for p in perm))]
 
 
-opdef.register("Transpose", infer=_transpose_infer, weak=opdef.weak_if_first_input_weak)
+opdef.register("Transpose", infer=_transpose_infer, weak=opdef.weak_if_first_input_weak, inputs=1,
+               attrs={"perm": "plain"})
 
 
 def transpose(x, perm=None, name=None):
@@ -171,7 +173,8 @@ def _pack_infer(inputs, attrs):
 
 
 # weak (attr): the stacked elements of a staged list of Python numbers (``tracing/staged_list.py``)
-opdef.register("Pack", infer=_pack_infer, weak=opdef.weak_from_attr)
+opdef.register("Pack", infer=_pack_infer, weak=opdef.weak_from_attr, inputs=(0, None),
+               attrs={"axis": "axis", "weak": opdef.optional("bool", False)})
 
 
 def stack(values, axis=0, name=None, weak=False):
@@ -228,7 +231,8 @@ def _concat_infer(inputs, attrs):
     return [(dtype, tuple(out))]
 
 
-opdef.register("ConcatV2", infer=_concat_infer, weak=opdef.weak_from_attr)
+opdef.register("ConcatV2", infer=_concat_infer, weak=opdef.weak_from_attr, inputs=(0, None),
+               attrs={"axis": "axis", "weak": opdef.optional("bool", False)})
 
 
 def concat(values, axis=0, name=None, weak=False):
@@ -260,7 +264,8 @@ def _list_append_infer(inputs, attrs):
     return [(target.dtype, (None if length is None else length + 1, *element))]
 
 
-opdef.register("ListAppend", infer=_list_append_infer, weak=opdef.weak_if_all_inputs_weak)
+opdef.register("ListAppend", infer=_list_append_infer, weak=opdef.weak_if_all_inputs_weak, inputs=2,
+               attrs={"label": "plain"})
 
 
 def list_append(target, item, label="the list", name=None):
@@ -293,7 +298,7 @@ def _select_infer(inputs, attrs):
     return [(dtype, out)]
 
 
-opdef.register("Select", infer=_select_infer)
+opdef.register("Select", infer=_select_infer, inputs=3)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -328,7 +333,7 @@ def _range_infer(inputs, attrs):
     return [(dtypes.as_dtype(attrs["dtype"]), (length,))]
 
 
-opdef.register("Range", infer=_range_infer)
+opdef.register("Range", infer=_range_infer, inputs=3, attrs={"dtype": "dtype"})
 
 
 def tensor_range(start, limit=None, delta=1, dtype=None, name=None):
@@ -354,7 +359,7 @@ def _fill_infer(inputs, attrs):
     return [(value.dtype, None if target is None else tuple(target))]
 
 
-opdef.register("Fill", infer=_fill_infer)
+opdef.register("Fill", infer=_fill_infer, inputs=2)
 
 
 def fill(dims, value, name=None):
@@ -389,8 +394,8 @@ def _like_infer(inputs, attrs):
     return [(x.dtype if attrs["dtype"] is None else dtypes.as_dtype(attrs["dtype"]), x.shape)]
 
 
-opdef.register("ZerosLike", infer=_like_infer)
-opdef.register("OnesLike", infer=_like_infer)
+opdef.register("ZerosLike", infer=_like_infer, inputs=1, attrs={"dtype": "dtype_or_none"})
+opdef.register("OnesLike", infer=_like_infer, inputs=1, attrs={"dtype": "dtype_or_none"})
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -428,7 +433,8 @@ def _gather_infer(inputs, attrs):
     return [(params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1 :])]
 
 
-opdef.register("GatherV2", infer=_gather_infer, weak=opdef.weak_if_first_input_weak)
+opdef.register("GatherV2", infer=_gather_infer, weak=opdef.weak_if_first_input_weak, inputs=2,
+               attrs={"axis": "axis"})
 
 
 def gather(params, indices, axis=0, name=None):

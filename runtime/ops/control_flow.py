@@ -135,9 +135,10 @@ def _verify_while(op, library):
 
 # No kernels: running a sub-graph is the executor's rule (``exec/interpreter.py``).
 opdef.register("If", infer=_infer_if, verify=_verify_if, function_attrs=("then_branch", "else_branch"),
-               weak=_weak_if)
+               weak=_weak_if, inputs=(1, None), attrs={"then_branch": "function", "else_branch": "function"})
 opdef.register("While", infer=_infer_while, verify=_verify_while, function_attrs=("cond", "body"),
-               weak=_weak_while)
+               weak=_weak_while, inputs=(0, None),
+               attrs={"cond": "function", "body": "function", "maximum_iterations": opdef.optional("count", None)})
 
 
 def _infer_choose(inputs, attrs):
@@ -155,7 +156,8 @@ def _infer_choose(inputs, attrs):
 # ``Choose(pred, x, y)``: ``x if pred else y``, whole values (``pred`` a bool scalar; no
 # broadcasting, no copy) -- an ``If`` lowered to v1 form picks its branch results with it
 # (``optimizer/lower_if.py``).  Weakly typed as an ``If`` output is: when both values are.
-opdef.register("Choose", infer=_infer_choose, weak=lambda inputs, attrs: inputs[1].weak and inputs[2].weak, cost=0)
+opdef.register("Choose", infer=_infer_choose, weak=lambda inputs, attrs: inputs[1].weak and inputs[2].weak, cost=0,
+               inputs=3)
 
 
 def _infer_assert(inputs, attrs):
@@ -166,4 +168,4 @@ def _infer_assert(inputs, attrs):
 
 # ``Assert(condition; message)``: raises AssertionError(message) when the condition is false.
 # Stateful, so it runs at every execution in program order and is never pruned.
-opdef.register("Assert", infer=_infer_assert, stateful=True)
+opdef.register("Assert", infer=_infer_assert, stateful=True, inputs=(1, None), attrs={"message": "text"})

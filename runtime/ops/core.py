@@ -27,23 +27,30 @@ opdef.register(
     "Placeholder",
     infer=lambda inputs, attrs: [(attrs["dtype"], attrs["shape"])],
     cost=0,
+    inputs=0,
+    attrs={"dtype": "dtype", "shape": "shape"},
 )
 opdef.register(
     "Const",
     infer=lambda inputs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
     weak=opdef.weak_from_attr,
     cost=0,
+    inputs=0,
+    attrs={"value": "array", "dtype": "dtype", "weak": opdef.optional("bool", False)},
 )
 opdef.register(
     "Identity",
     infer=lambda inputs, attrs: [(inputs[0].dtype, inputs[0].shape)],
     weak=opdef.weak_if_all_inputs_weak,
     cost=0,
+    inputs=1,
 )
 opdef.register(
     "Cast",
     infer=lambda inputs, attrs: [(dtypes.as_dtype(attrs["dtype"]), inputs[0].shape)],
     weak=opdef.weak_from_attr,
+    inputs=1,
+    attrs={"dtype": "dtype", "weak": opdef.optional("bool", False)},
 )
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.opdef import register
+from autograph.runtime.core.opdef import optional, register
 from autograph.runtime.ops.apply import apply_op
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.ops.variables import Variable
@@ -84,7 +84,8 @@ def _infer_print(inputs, attrs):
     return []
 
 
-register("Print", infer=_infer_print, stateful=True)
+register("Print", infer=_infer_print, stateful=True, inputs=(0, None),
+         attrs={"parts": "parts", "sep": "text", "end": "text", "stream": "print_stream"})
 
 
 # --------------------------------------------------------------------------
@@ -96,7 +97,9 @@ def _infer_pyfunc(inputs, attrs):
     return list(zip(attrs["Tout"], attrs["output_shapes"]))
 
 
-register("PyFunc", infer=_infer_pyfunc, stateful=True)
+register("PyFunc", infer=_infer_pyfunc, stateful=True, inputs=(0, None),
+         attrs={"func": "plain", "Tout": "plain", "output_shapes": "plain", "single": "plain", "func_name": "plain",
+                "grad": optional("plain", None)})
 
 
 def py_function(func, inp, Tout, shape=None, name=None, grad=None):

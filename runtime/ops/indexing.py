@@ -94,7 +94,8 @@ def _strided_slice_infer(inputs, attrs):
     return [(x.dtype, sliced_shape(x.shape, attrs["spec"]))]
 
 
-opdef.register("StridedSlice", infer=_strided_slice_infer, weak=opdef.weak_if_first_input_weak)
+opdef.register("StridedSlice", infer=_strided_slice_infer, weak=opdef.weak_if_first_input_weak, inputs=(1, None),
+               attrs={"spec": "spec"})
 
 
 def _is_int(v) -> bool:
@@ -171,7 +172,8 @@ def _check_index_infer(inputs, attrs):
 # ``CheckIndex(x, i; axis, where, is_list)``: ``i`` once ``-n <= i < n`` for ``n = x.shape[axis]``, else the
 # IndexError numpy raises; stateful, so an out-of-range read fails where Python's does, used or not
 opdef.register("CheckIndex", infer=_check_index_infer, weak=lambda inputs, attrs: inputs[1].weak,
-               stateful=True, cost=0)
+               stateful=True, cost=0, inputs=2,
+               attrs={"axis": "axis", "where": "plain", "is_list": opdef.optional("plain", False)})
 
 
 def _checked(tensor, spec, dynamic):
@@ -268,7 +270,8 @@ def _set_item_infer(inputs, attrs):
     return [(x.dtype, x.shape)]
 
 
-opdef.register("SetItem", infer=_set_item_infer, weak=opdef.weak_if_first_input_weak)
+opdef.register("SetItem", infer=_set_item_infer, weak=opdef.weak_if_first_input_weak, inputs=(2, None),
+               attrs={"key": "plain", "operator": "plain", "python_value": "plain", "where": "plain"})
 
 
 class _KeyBuilder(_SpecBuilder):

@@ -125,9 +125,9 @@ _COSTS = {
 }
 
 for _type, _ufunc in BINARY.items():
-    opdef.register(_type, infer=_binary_infer(_ufunc), cost=_COSTS.get(_type, 1))
+    opdef.register(_type, infer=_binary_infer(_ufunc), cost=_COSTS.get(_type, 1), inputs=2)
 for _type, _ufunc in UNARY.items():
-    opdef.register(_type, infer=_unary_infer(_ufunc), cost=_COSTS.get(_type, 1))
+    opdef.register(_type, infer=_unary_infer(_ufunc), cost=_COSTS.get(_type, 1), inputs=1)
 
 
 def binary(op_type: str, x, y, name=None):
@@ -352,7 +352,7 @@ def _matmul_cost(op):
     return _math.prod(out) * a[-1]
 
 
-opdef.register("MatMul", infer=_matmul_infer, cost=_matmul_cost)
+opdef.register("MatMul", infer=_matmul_infer, cost=_matmul_cost, inputs=2)
 
 
 def matmul(x, y, name=None):
@@ -396,11 +396,14 @@ def _ensure_infer(inputs, attrs):
     return [(x.dtype, x.shape)]
 
 
-opdef.register("PyInt", infer=_py_int_infer, weak=lambda inputs, attrs: True, cost=2)
-opdef.register("PyBool", infer=_py_bool_infer, weak=lambda inputs, attrs: True)
-opdef.register("Round", infer=_round_infer, weak=opdef.weak_if_first_input_weak, cost=2)
+opdef.register("PyInt", infer=_py_int_infer, weak=lambda inputs, attrs: True, cost=2, inputs=1,
+               attrs={"where": "plain"})
+opdef.register("PyBool", infer=_py_bool_infer, weak=lambda inputs, attrs: True, inputs=1, attrs={"where": "plain"})
+opdef.register("Round", infer=_round_infer, weak=opdef.weak_if_first_input_weak, cost=2, inputs=1,
+               attrs={"decimals": "plain", "python": opdef.optional("plain", False)})
 # stateful: the check runs where Python raises, in program order, even when nothing uses its value
-opdef.register("Ensure", infer=_ensure_infer, weak=opdef.weak_if_first_input_weak, stateful=True, cost=0)
+opdef.register("Ensure", infer=_ensure_infer, weak=opdef.weak_if_first_input_weak, stateful=True, cost=0,
+               inputs=2, attrs={"error": "plain", "message": "text"})
 
 
 def left_shift(x, y, name=None):

@@ -85,8 +85,8 @@ def _stack_push_infer(inputs, attrs):
     return [(buffer.dtype, (None, *shapes.relax(buffer.shape[1:], item.shape)))]
 
 
-opdef.register("SumToShape", infer=_sum_to_shape_infer)
-opdef.register("StackPush", infer=_stack_push_infer)
+opdef.register("SumToShape", infer=_sum_to_shape_infer, inputs=2)
+opdef.register("StackPush", infer=_stack_push_infer, inputs=3, attrs={"label": "plain", "ragged": "plain"})
 
 
 def _stack_read_infer(inputs, attrs):
@@ -98,8 +98,8 @@ def _stack_read_infer(inputs, attrs):
     return [(buffer.dtype, None if buffer.shape is None else buffer.shape[1:])]
 
 
-opdef.register("StackRead", infer=_stack_read_infer, cost=0)
-opdef.register("ScatterAdd", infer=_scatter_add_infer)
+opdef.register("StackRead", infer=_stack_read_infer, cost=0, inputs=2)
+opdef.register("ScatterAdd", infer=_scatter_add_infer, inputs=3, attrs={"axis": "axis"})
 
 
 def sum_to_shape(g, shape, name=None):
@@ -170,12 +170,13 @@ def _tile_infer(inputs, attrs):
     return [(x.dtype, tuple(None if d is None else d * m for d, m in zip(dims, reps)))]
 
 
-opdef.register("Sigmoid", infer=_elementwise_infer, cost=10)
-opdef.register("Softmax", infer=_axis_infer, cost=12)
-opdef.register("LogSoftmax", infer=_axis_infer, cost=12)
-opdef.register("LogSumExp", infer=_logsumexp_infer, cost=12)
-opdef.register("Cumsum", infer=_cumsum_infer)
-opdef.register("Tile", infer=_tile_infer)
+opdef.register("Sigmoid", infer=_elementwise_infer, cost=10, inputs=1)
+opdef.register("Softmax", infer=_axis_infer, cost=12, inputs=1, attrs={"axis": "axis"})
+opdef.register("LogSoftmax", infer=_axis_infer, cost=12, inputs=1, attrs={"axis": "axis"})
+opdef.register("LogSumExp", infer=_logsumexp_infer, cost=12, inputs=1,
+               attrs={"axis": "axis", "keepdims": "bool"})
+opdef.register("Cumsum", infer=_cumsum_infer, inputs=1, attrs={"axis": "axis"})
+opdef.register("Tile", infer=_tile_infer, inputs=1, attrs={"multiples": "plain"})
 
 
 def sigmoid(x, name=None):

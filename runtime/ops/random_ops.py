@@ -113,8 +113,9 @@ def _infer_random(inputs, attrs):
     return [(attrs["dtype"], out_shape)]
 
 
-register("RandomUniform", infer=_infer_random, stateful=True)
-register("RandomNormal", infer=_infer_random, stateful=True)
+_RANDOM_ATTRS = {"dtype": "dtype", "seed": "int_or_none", "seed2": "int_or_none", "stream": "random_stream"}
+register("RandomUniform", infer=_infer_random, stateful=True, inputs=3, attrs=_RANDOM_ATTRS)
+register("RandomNormal", infer=_infer_random, stateful=True, inputs=3, attrs=_RANDOM_ATTRS)
 
 
 def _param(value, dtype):

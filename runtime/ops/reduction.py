@@ -84,7 +84,8 @@ def _reduction_infer(result_dtype):
 
 
 for _type in REDUCTIONS:
-    opdef.register(_type, infer=_reduction_infer(_RESULT_DTYPES[_type]))
+    opdef.register(_type, infer=_reduction_infer(_RESULT_DTYPES[_type]), inputs=1,
+                   attrs={"axis": "axis", "keepdims": "bool"})
 
 
 def _axis_attr(axis):
@@ -140,7 +141,7 @@ def _argmax_infer(inputs, attrs):
     return [(dtype, reduced_shape(x.shape, axis, False))]
 
 
-opdef.register("ArgMax", infer=_argmax_infer)
+opdef.register("ArgMax", infer=_argmax_infer, inputs=1, attrs={"axis": "axis"})
 
 
 def argmax(x, axis=None, name=None):

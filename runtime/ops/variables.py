@@ -435,7 +435,8 @@ def _infer_assign_update(inputs, attrs):
     return [(attrs["dtype"], var_shape)]
 
 
-register("ReadVariable", infer=_infer_read, stateful=True)
-register("AssignVariable", infer=_infer_assign, stateful=True)
-register("AssignAddVariable", infer=_infer_assign_update, stateful=True)
-register("AssignSubVariable", infer=_infer_assign_update, stateful=True)
+_VARIABLE_ATTRS = {"handle": "variable", "dtype": "dtype", "shape": "shape"}
+register("ReadVariable", infer=_infer_read, stateful=True, inputs=0, attrs=_VARIABLE_ATTRS)
+register("AssignVariable", infer=_infer_assign, stateful=True, inputs=1, attrs=_VARIABLE_ATTRS)
+register("AssignAddVariable", infer=_infer_assign_update, stateful=True, inputs=1, attrs=_VARIABLE_ATTRS)
+register("AssignSubVariable", infer=_infer_assign_update, stateful=True, inputs=1, attrs=_VARIABLE_ATTRS)

@@ -38,7 +38,7 @@ ELEMENTWISE = {**math.BINARY, **math.UNARY, "MatMul": np.matmul}
 # -- core ops (runtime/ops/core.py) ---------------------------------------------------
 
 
-def _placeholder(**attrs):
+def _placeholder(*, dtype, shape):
     raise ExecutionError(
         "a Placeholder has no value of its own: pass one value per graph.all_inputs to run_graph"
     )
