@@ -135,6 +135,18 @@ class Binding:
         bound.apply_defaults()
         return bound
 
+    def defaults_immutable(self, bound, n_args) -> bool:
+        """True if the parameters that ``n_args`` positional arguments leave to their defaults
+        hold constants only: a default list, dict or object can change between calls (``L.append``),
+        which a key made from the positional arguments alone would not see."""
+        filled = n_args + (1 if self.method else 0)
+        for i, param in enumerate(self.signature().parameters.values()):
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue  # made afresh by each call
+            if i >= filled and not signature.is_immutable_constant(bound.arguments.get(param.name)):
+                return False
+        return True
+
     def bound_values(self, bound) -> list:
         """``(name, value)`` of the bound parameters that make up the key."""
         values = list(bound.arguments.items())

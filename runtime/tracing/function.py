@@ -196,7 +196,7 @@ class Function:
             self._traces.purge()
         key, leaves, bound, arg_variables = self._key_of(args, kwargs)
         cf = self._concrete(key, bound, leaves, arg_variables)
-        if not kwargs and not arg_variables:
+        if not kwargs and not arg_variables and self.binding.defaults_immutable(bound, len(args)):
             self._traces.remember_fast(args, leaves, cf)
         return cf.on_variables(arg_variables)._call_flat(leaves)
 

@@ -13,7 +13,8 @@ Python code could tell apart:
 * ``("T"|"L", type, children)`` -- a tuple (namedtuples and subclasses
   keyed by their type) / a list;
 * ``("D", (type, keys), children)`` -- a dict, walked in insertion order
-  (``for k in d`` sees that order), its keys keyed like constants;
+  (``for k in d`` sees that order), its keys keyed like constants (tuple
+  keys member by member, so ``(1, 2)`` and ``(1.0, 2)`` differ);
 * ``("V", dtype, shape, alias)`` -- an ``rt.Variable``: keyed by dtype and
   shape, not identity (one graph serves every variable of that spec);
   ``alias`` is the number of the first argument variable it is, so ``f(v, v)``
@@ -72,6 +73,26 @@ def _constant_part(value):
     if kind is complex:
         return kind, (float_token(value.real), float_token(value.imag))
     return None
+
+
+def _structural_token(value):
+    """A constant, or a tuple/frozenset of them at any depth, as a key part that tells ``1``,
+    ``1.0``, ``True`` and ``-0.0`` apart inside it (``(1, 2) == (1.0, 2)`` in Python); None otherwise."""
+    constant = _constant_part(value)
+    if constant is not None:
+        return constant
+    kind = type(value)
+    if kind is not tuple and kind is not frozenset:
+        return None
+    items = [_structural_token(v) for v in value]
+    if None in items:
+        return None
+    return kind, (tuple(items) if kind is tuple else frozenset(items))
+
+
+def is_immutable_constant(value) -> bool:
+    """True for a Python constant or a tuple/frozenset of them: a value that cannot change."""
+    return _structural_token(value) is not None
 
 
 class WeakIdentity:
@@ -177,6 +198,9 @@ class Encoder:
         constant = _constant_part(key)
         if constant is not None:
             return constant
+        token = _structural_token(key)
+        if token is not None:  # a tuple key: (1, 2) and (1.0, 2) are the same dict key, not the same trace
+            return type(key), key, token
         return type(key), self._object_part(key, type(key), f"a key of {path}")
 
     def _object_part(self, value, kind, path):
@@ -184,6 +208,10 @@ class Encoder:
         method = getattr(kind, TRACE_KEY_METHOD, None)
         if method is not None:
             return self._protocol_part(method(value), kind)
+        if kind is frozenset:
+            token = _structural_token(value)
+            if token is not None:  # frozenset({1}) == frozenset({1.0}): keyed by its members' types too
+                return value, token
         if isinstance(value, types.MethodType):
             return _weakly(value.__func__, value.__self__) or value
         try:
@@ -306,7 +334,7 @@ def weak_parts(key, out):
     tag = key[0]
     if tag in _CONTAINER_TAGS:
         if tag == "D":
-            out.extend(part for _, part in key[1][1] if type(part) is WeakIdentity)
+            out.extend(k[-1] for k in key[1][1] if type(k[-1]) is WeakIdentity)
         for k in key[2]:
             weak_parts(k, out)
     elif tag == "O" and type(key[2]) is WeakIdentity:

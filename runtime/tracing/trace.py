@@ -191,7 +191,7 @@ def _flatten_output(label, value, outputs, graph, path):
 
 
 # objects a traced function may return as they are (besides Python scalars)
-_RETURNED_AS_IS = (type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
+_RETURNED_AS_IS = (complex, bytes, type, np.dtype, types.FunctionType, types.BuiltinFunctionType, enum.Enum)
 
 
 def identifier(text: str, default: str) -> str:
