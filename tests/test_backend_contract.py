@@ -174,3 +174,63 @@ def test_a_null_dtype_is_allowed_where_the_kind_says_so():
     rt.Graph.from_graph_def(_graph_def_with({"dtype": None}))
     with pytest.raises(GraphDefError, match=r"field 'attrs.dtype' must be a dtype \{\"dtype\": name\} or null"):
         rt.Graph.from_graph_def(_graph_def_with({"dtype": 3}))
+
+
+# -- capabilities: what the execution layer asks a backend, never a kernel's type ---------------
+
+
+def _chain(x):
+    return rt.exp(x) * 2.0 + rt.sqrt(abs(x)) - x * x
+
+
+def _traced(fn, *specs):
+    graph = rt.Graph("main")
+    with graph.as_default():
+        args = [graph.add_placeholder(np.dtype(dtype), shape, name=f"x{i}") for i, (dtype, shape) in enumerate(specs)]
+        graph.outputs = [fn(*args)]
+    return graph
+
+
+@pytest.fixture
+def bare_numpy():
+    """numpy's kernels in a backend record that declares no capabilities, installed as the default."""
+    from autograph.runtime.backends.numpy import BACKEND
+
+    bare = backend.Backend(name="bare-numpy", kernels=BACKEND.kernels, asarray=np.asarray)
+    backend.register(bare, default=True)
+    try:
+        yield bare
+    finally:
+        backend.register(BACKEND, default=True)
+
+
+def test_numpy_declares_its_ufuncs_capabilities():
+    from autograph.runtime.backends.numpy import BACKEND
+
+    assert {"Add", "Exp", "MatMul"} <= BACKEND.out_kernels and not {"Sum", "Select", "Cast"} & BACKEND.out_kernels
+    assert {"Add", "Less", "Neg"} <= BACKEND.operator_kernels and "Exp" not in BACKEND.operator_kernels
+
+
+def test_a_backend_without_out_kernels_gets_no_donations(bare_numpy):
+    x = np.linspace(-3, 3, 1 << 16).astype(np.float32)
+    graph = _traced(_chain, ("float32", x.shape))
+    plan = interpreter.plan(graph)
+    assert all(s.donor is None for s in plan.steps)
+    (got,) = plan.run([x])
+    np.testing.assert_allclose(got, np.exp(x) * np.float32(2) + np.sqrt(np.abs(x)) - x * x, rtol=1e-6)
+
+
+def test_a_backend_without_operator_kernels_gets_its_kernels_called(bare_numpy):
+    graph = _traced(lambda x: x + 1.0, ("float32", ()))
+    (step,) = interpreter.plan(graph).steps
+    assert step.call is np.add
+    assert interpreter.run_graph(graph, [np.float32(2)]) == [np.float32(3)]
+
+
+def test_with_numpy_the_same_plan_donates_and_calls_operators():
+    import operator
+
+    x = np.zeros(1 << 16, np.float32)
+    assert any(s.donor is not None for s in interpreter.plan(_traced(_chain, ("float32", x.shape))).steps)
+    (step,) = interpreter.plan(_traced(lambda x: x + 1.0, ("float32", ()))).steps
+    assert step.call is operator.add

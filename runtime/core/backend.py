@@ -16,7 +16,18 @@ An op type's meaning (inference, weak typing, statefulness, cost) is its
 * ``compile_loop`` -- optional ``compile_loop(cond, body, bounded) ->
   (function, source)``: a ``While`` loop compiled, for the scheduler's loop
   tiering (``exec/tiering.run_loop``).  Both raise an ``AutoGraphError``
-  (numpy: ``JitUnsupported``) for a graph they cannot compile.
+  (numpy: ``JitUnsupported``) for a graph they cannot compile;
+* ``out_kernels`` -- the op types whose kernel can write its result into a
+  given buffer of the result's dtype and shape, ``kernel(*inputs,
+  out=buffer)``: the plan may donate dead temporaries to them
+  (``exec/memory.donations``; numpy: its ufuncs);
+* ``operator_kernels`` -- the op types whose kernel is, on the backend's
+  values, the Python operator of their spelling (``core/spellings.py``):
+  the interpreter calls the operator instead (numpy: ``np.add`` is ``+`` on
+  numpy values, and ``+`` is ~10x cheaper on scalars).
+
+The execution layer asks a backend these questions and never tests a
+kernel's type: a backend that leaves them empty gets plain kernel calls.
 
 A backend package builds its record (``backends/numpy/__init__.py``:
 ``BACKEND``); ``runtime/__init__.py`` installs the numpy one as the default
@@ -38,6 +49,8 @@ class Backend:
     asarray: Callable
     compile: Callable | None = None
     compile_loop: Callable | None = None
+    out_kernels: frozenset = frozenset()
+    operator_kernels: frozenset = frozenset()
 
     def kernel(self, op_type: str) -> Callable:
         """The kernel of ``op_type``; a KeyError naming the op and the backend if there is none."""

@@ -14,9 +14,10 @@ attribute loads and one kernel call per op (``run``, the loop).
 **One rule per op kind** (``RULES``, default ``_kernel_rule``) says how a
 step of that kind is called -- its kernel from the default backend's table
 (``core/backend.py``, looked up once per plan) with the attributes bound
-once (``functools.partial``), or for a ufunc spelled as a Python operator
-that operator (``operator.add`` is ``np.add`` on numpy values, without the
-ufunc call's overhead on scalars).  The functional ops have no kernel:
+once (``functools.partial``), or, for an op type the backend declares a
+Python operator (``Backend.operator_kernels``), that operator
+(``operator.add`` is ``np.add`` on numpy values, without the ufunc call's
+overhead on scalars).  The functional ops have no kernel:
 their rules are the interpreter's own -- ``If`` runs the taken branch's
 plan, ``While`` the tiered loop (``tiering.run_loop``); both get
 ``library=graph.library``, the shared ``{name: Graph}`` function library,
@@ -95,11 +96,11 @@ def _const_rule(builder, op):
     return None
 
 
-# op type -> the Python operator that calls its ufunc kernel on numpy values
-# (``ndarray.__add__`` is ``np.add``): the same results, and on numpy scalars ~10x cheaper
-# than the ufunc call.  Derived from the one table of spellings; the bool-only spellings
-# are left out, since on a Python ``bool`` operand ``~``/``&`` are integer operations,
-# not logical ones.
+# op type -> the Python operator of its spelling, called for the op types whose kernel the
+# backend declares to be that operator (``Backend.operator_kernels``; numpy: ``ndarray.__add__``
+# is ``np.add``): the same results, and on numpy scalars ~10x cheaper than the ufunc call.
+# Derived from the one table of spellings; the bool-only spellings are left out, since on a
+# Python ``bool`` operand ``~``/``&`` are integer operations, not logical ones.
 PYTHON_OPERATORS = {s.op_type: getattr(operator, s.dunder) for s in spellings.SPELLINGS if s.kinds != "b"}
 _NUMERIC_KINDS = frozenset("biufc")
 
@@ -114,9 +115,10 @@ def _kernel_rule(builder, op, python_operators=True):
 
 
 def _kernel_call(builder, op, python_operators):
-    kernel = backend.get().kernel(op.type)
+    record = backend.get()
+    kernel = record.kernel(op.type)
     if (
-        python_operators and not op.attrs and isinstance(kernel, np.ufunc) and op.type in PYTHON_OPERATORS
+        python_operators and not op.attrs and op.type in record.operator_kernels and op.type in PYTHON_OPERATORS
         and all(t.dtype.kind in _NUMERIC_KINDS for t in op.inputs)
     ):
         return PYTHON_OPERATORS[op.type]
@@ -162,7 +164,7 @@ RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule, "If": _if_rule,
 
 
 def _rule_of(builder, op, donated):
-    """The call of ``op``'s step (``Plan``'s ``rule_of``); a donated step calls the ufunc itself."""
+    """The call of ``op``'s step (``Plan``'s ``rule_of``); a donated step calls the kernel itself (with ``out=``)."""
     if donated:
         return _kernel_rule(builder, op, python_operators=False)
     return RULES.get(op.type, _kernel_rule)(builder, op)

@@ -8,18 +8,18 @@ Two analyses of a graph's schedule, shared by the executor's plan builder
   fixed-size array is cleared right after its last reader, so large
   intermediates are freed early (values under ``FREE_MIN_ELEMENTS`` elements,
   such as the scalars of a loop body, skip the bookkeeping);
-* **buffer donation** (``donations``) -- an elementwise (ufunc) op whose
+* **buffer donation** (``donations``) -- an op whose kernel can write into
+  a given buffer (the backend's ``out_kernels``: numpy's ufuncs) and whose
   operand is a large temporary that nothing reads afterwards writes its
   result into that operand's buffer (``np.exp(t, out=t)``), or into a dead
   temporary's buffer of its dtype and shape: a chain like ``exp(x)*2 +
-  sqrt(abs(x)) - x*x`` allocates 2 arrays instead of 7.
+  sqrt(abs(x)) - x*x`` allocates 2 arrays instead of 7.  A backend that
+  declares no such kernels gets no donations.
 """
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from autograph.runtime.core import backend, shapes
 
@@ -30,22 +30,15 @@ FREE_MIN_ELEMENTS = 1024
 INPLACE_MIN_ELEMENTS = 1 << 15
 
 
-def ufunc_of(op_type):
-    """The numpy ufunc that is ``op_type``'s kernel (``np.<name>``), or None."""
-    kernel = backend.get().kernels.get(op_type)
-    if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
-        return kernel
-    return None
-
-
-def donations(graph, needed) -> dict:
+def donations(graph, needed, record=None) -> dict:
     """id(op) -> the dead temporary whose buffer the op writes its result into.
 
-    ``needed``: the ids of the ops a run executes (``plan.needed_ops``).
-    Only ufunc ops with a large static-shaped output write into a buffer.
-    A buffer is a temporary of this graph made by a ufunc op (a fresh array:
-    never a view, an input or a constant), not an output, read by nothing but
-    ufunc ops of this graph; it becomes free at its last reader in graph
+    ``needed``: the ids of the ops a run executes (``plan.needed_ops``);
+    ``record``: the backend whose kernels run them (default: the default
+    backend).  Only ops of its ``out_kernels`` with a large static-shaped
+    output write into a buffer.  A buffer is a temporary of this graph made
+    by such an op (a fresh array: never a view, an input or a constant), not
+    an output, read by nothing but such ops of this graph; it becomes free at its last reader in graph
     order.  That reader itself takes it when it has the output's dtype and
     shape (``np.exp(t, out=t)``: an operand overwritten in place); else any
     later op with that dtype and shape may take it (``np.multiply(x, x,
@@ -54,8 +47,9 @@ def donations(graph, needed) -> dict:
     parallel run must therefore finish a buffer's readers before the op
     that takes it: ``parallel.Dataflow`` adds those edges.)
     """
+    writes_into = (record or backend.get()).out_kernels
     ops = [op for op in graph.operations if id(op) in needed]
-    if not any(op.outputs and _large(op.outputs[0]) and ufunc_of(op.type) is not None for op in ops):
+    if not any(op.outputs and _large(op.outputs[0]) and op.type in writes_into for op in ops):
         return {}  # no op writes into a buffer (a graph of scalars): nothing to find
     users: dict[int, list] = {}
     for op in ops:
@@ -65,8 +59,8 @@ def donations(graph, needed) -> dict:
 
     def reusable(t):
         return (
-            ufunc_of(t.op.type) is not None and t.op.graph is graph and id(t) not in outputs and _large(t)
-            and all(ufunc_of(u.type) is not None for u in users[id(t)])
+            t.op.type in writes_into and t.op.graph is graph and id(t) not in outputs and _large(t)
+            and all(u.type in writes_into for u in users[id(t)])
         )
 
     free: dict[tuple, list] = {}  # (dtype, shape) -> dead buffers, the latest last
@@ -76,7 +70,7 @@ def donations(graph, needed) -> dict:
         for t in op.inputs:
             if users[id(t)][-1] is op and reusable(t):
                 dying[id(t)] = t
-        if ufunc_of(op.type) is not None and _large(op.outputs[0]):
+        if op.type in writes_into and _large(op.outputs[0]):
             key = (op.outputs[0].dtype, op.outputs[0].shape)
             donor = next((t for t in dying.values() if (t.dtype, t.shape) == key), None)
             if donor is not None:

@@ -11,5 +11,5 @@ from autograph.runtime.core.backend import Backend
 
 BACKEND = Backend(
     name="numpy", kernels=kernels.KERNELS, asarray=np.asarray, compile=codegen.compile_graph,
-    compile_loop=codegen.compile_loop,
+    compile_loop=codegen.compile_loop, out_kernels=kernels.OUT_KERNELS, operator_kernels=kernels.OPERATOR_KERNELS,
 )

@@ -64,7 +64,7 @@ import functools
 
 import numpy as np
 
-from autograph.runtime.backends.numpy import compiled, expressions
+from autograph.runtime.backends.numpy import compiled, expressions, kernels
 from autograph.runtime.backends.numpy.compiled import JitUnsupported
 from autograph.runtime.backends.numpy.identifiers import Namer
 from autograph.runtime.backends.numpy.kernels import KERNELS
@@ -94,7 +94,7 @@ def compile_loop(cond, body, bounded: bool = True):
 
 # -- code generation ------------------------------------------------------
 
-_ufunc = memory.ufunc_of
+_ufunc = kernels.ufunc_of
 
 
 def _shared_graphs(roots) -> set[int]:

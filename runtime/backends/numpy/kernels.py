@@ -7,9 +7,10 @@ returns the output value of a single-output op, or a tuple of values
 kernel here are the two halves of an op type; a kernel never decides a
 dtype the definition did not infer (the suite checks that eager results and
 graph results agree).  Elementwise ops are the numpy ufuncs themselves, so
-the interpreter and the code generator can recognise them
-(``ufunc.__name__``), call them as Python operators on scalars and write
-into donated buffers (``out=``).
+the code generator can spell them (``ufunc_of``: ``np.<name>``), and the
+backend record declares what they can do (``OUT_KERNELS``: they write into
+donated buffers, ``out=``; ``OPERATOR_KERNELS``: the interpreter may call
+them as Python operators on scalars).
 
 ``If`` and ``While`` have no kernel: running a sub-graph is the
 executor's rule (``exec/interpreter.py``).
@@ -22,7 +23,7 @@ import sys
 
 import numpy as np
 
-from autograph.runtime.core import shapes
+from autograph.runtime.core import shapes, spellings
 from autograph.runtime.errors import ExecutionError, mark_user_error
 from autograph.runtime.ops import math, random_ops, reduction, variables
 from autograph.runtime.ops.apply import eager_result
@@ -436,3 +437,20 @@ KERNELS: dict = {
     "Assert": _assert,
     "DatasetReduce": _dataset_reduce,
 }
+
+
+# -- what the ufunc kernels can do (the backend record's capabilities, core/backend.py) ---------
+
+
+def ufunc_of(op_type):
+    """The numpy ufunc that is ``op_type``'s kernel and is spelled ``np.<its name>``, or None."""
+    kernel = KERNELS.get(op_type)
+    if isinstance(kernel, np.ufunc) and getattr(np, kernel.__name__, None) is kernel:
+        return kernel
+    return None
+
+
+# a ufunc writes its result into ``out=``, a buffer of the result's dtype and shape
+OUT_KERNELS = frozenset(t for t in KERNELS if ufunc_of(t) is not None)
+# on numpy values ``ndarray.__add__`` is ``np.add``: a ufunc kernel is its Python operator
+OPERATOR_KERNELS = frozenset(t for t in spellings.BY_OP_TYPE if isinstance(KERNELS.get(t), np.ufunc))
