@@ -82,7 +82,7 @@ from fuzz_programs import (  # noqa: E402
 # Constructs the runtime gets wrong today; the generator leaves them out
 # unless AUTOGRAPH_FUZZ_FEATURES turns them on.
 FEATURES_KNOWN_BROKEN: frozenset = frozenset(
-    {"alias", "helper_call", "walrus", "comprehension", "raise"}
+    {"alias", "helper_call"}
 )
 
 MODES = {
