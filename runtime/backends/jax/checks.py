@@ -65,7 +65,8 @@ def witness_dtypes(op) -> list:
         return [op.inputs[1].dtype, np.dtype(np.int64)]  # the index, the size of the axis
     if op.type in ("StridedSlice", "SetItem"):  # the dynamic parts of the key, the dimensions of the value
         first = 1 if op.type == "StridedSlice" else 2
-        return [t.dtype for t in op.inputs[first:]] + [np.dtype(np.int64)] * _rank(op)
+        value = [op.inputs[1].dtype] if op.type == "SetItem" else []  # a 0-d value (its error shows it)
+        return [t.dtype for t in op.inputs[first:]] + [np.dtype(np.int64)] * _rank(op) + value
     if op.type in ("PyInt", "Pow"):
         return [op.inputs[0 if op.type == "PyInt" else 1].dtype]
     return []
@@ -80,7 +81,7 @@ def _rank(op) -> int:
 
 def keys_of(op) -> tuple:
     """The state keys ``op`` uses (none if it is not a check)."""
-    if op.type not in RULES:
+    if op.type not in RULES and op.type != "PyFunc":  # (a py_function's exception is kept on the host)
         return ()
     return (CHECK, *(("witness", id(op), i) for i in range(len(witness_dtypes(op)))))
 
@@ -113,8 +114,20 @@ def masked(state, new, old):
     return jnp.where(state[CHECK] == 0, new, old)
 
 
+_host_errors: dict = {}  # id(op) -> the exception its host callback raised (py_function)
+_host_lock = threading.Lock()
+
+
+def keep_host_error(op, error: BaseException) -> None:
+    with _host_lock:
+        _host_errors[id(op)] = error
+
+
 def error(op, witnesses) -> BaseException:
     """The exception the interpreter raises for ``op`` failing on ``witnesses``."""
+    if op.type == "PyFunc":
+        with _host_lock:
+            return wrap_error(_host_errors.pop(id(op)), op)
     inputs = REBUILD[op.type](op, [np.asarray(w)[()] for w in witnesses])
     kernel = backend.get("numpy").kernel(op.type)
     try:
@@ -185,6 +198,8 @@ def _strided_slice(op, inputs, state):
         if kind == "index":
             index, size = _part(item[1], dynamic), np.shape(x)[axis]
             oks.append(_in_range(index, size))
+            if size == 0 or (isinstance(index, int) and not -size <= index < size):  # fails whenever run
+                return _failed_read(op, x, dynamic, state)
             key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
         else:
             parts = [_part(v, dynamic) for v in item[1:4]]
@@ -194,6 +209,15 @@ def _strided_slice(op, inputs, state):
         axis += 1
     record(op, jnp.all(jnp.stack(oks)) if oks else True, [*dynamic, *np.shape(x)], state)
     return _index(x, tuple(key))
+
+
+def _failed_read(op, x, dynamic, state):
+    """A read whose index is out of range on every run: recorded as failed, zeros of the output's shape."""
+    record(op, False, [*dynamic, *np.shape(x)], state)
+    shape = op.outputs[0].shape
+    if shape is None or None in shape:
+        raise unlowerable("an index out of range into a value whose result shape is not known")
+    return jnp.zeros(shape, op.outputs[0].dtype)
 
 
 def _part(v, dynamic):
@@ -219,45 +243,96 @@ def _gather(op, inputs, state):
     inside = _in_range(flat, size)
     first_bad = flat[jnp.argmin(inside)] if flat.size else np.int64(0)
     record(op, jnp.all(inside), [first_bad, size], state)
+    if size == 0:  # fails whenever indices are given (XLA refuses to index an empty axis)
+        return jnp.zeros(np.shape(params)[:axis] + np.shape(indices) + np.shape(params)[axis + 1:], params.dtype)
     return jnp.take(params, jnp.where(indices < 0, indices + size, indices), axis=axis)
 
 
 def _set_item(op, inputs, state):
-    """``x[key] op= value`` on a copy of ``x``: lowered where numpy's casting cannot come in (the
-    value has ``x``'s dtype and is no Python number) and the key is indices and static slices."""
+    """``x[key] op= value`` on a copy of ``x``, where numpy's casting is XLA's: a value of ``x``'s
+    dtype, a narrower float into floats, a Python number into floats, a Python int into ints
+    (checked to fit, as numpy does); the key is indices, static slices and, for a 0-d value,
+    slices with computed bounds (a mask)."""
     x, value, dynamic = jnp.asarray(inputs[0]), inputs[1], inputs[2:]
     attrs = op.attrs
     operator = attrs["operator"]
-    if attrs["python_value"] or op.inputs[1].dtype != op.inputs[0].dtype:
-        raise unlowerable("item assignment of a value of another dtype or a Python number (numpy's casting "
-                          "and overflow checks)")
+    value, fits = _assigned_value(op, value)
     combine = _IN_PLACE.get(operator)
     if operator != "=" and (combine is None or (x.dtype.kind in "iub" and operator in ("/=", "**="))):
         raise unlowerable(f"item assignment with {operator} (numpy's casting rules for it)")
-    key, oks, axis = [], [], 0
+    key, oks, masks, axis = [], [], [], 0
     for item in attrs["key"]:
         if item[0] == "index":
             index, size = _part(item[1], dynamic), np.shape(x)[axis]
             oks.append(_in_range(index, size))
+            if size == 0:  # fails whenever run (XLA refuses to index an empty axis)
+                record(op, False, [*dynamic, *np.shape(x), np.zeros((), value.dtype)], state)
+                return x
             key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
         elif item[0] == "slice":
             parts = [_part(v, dynamic) for v in item[1:4]]
-            if not all(p is None or isinstance(p, int) for p in parts):
-                raise unlowerable("item assignment to a slice with a bound computed in the graph")
-            key.append(slice(*parts))
+            if all(p is None or isinstance(p, int) for p in parts):
+                key.append(slice(*parts))
+            else:
+                masks.append(_slice_mask(parts, np.shape(x), axis))
+                key.append(slice(None))
         else:
             raise unlowerable("item assignment with an index array, a mask, a new axis or an ellipsis")
         axis += 1
-    record(op, jnp.all(jnp.stack(oks)) if oks else True, [*dynamic, *np.shape(x)], state)
+    witness = value if np.ndim(value) == 0 else np.zeros((), value.dtype)
+    record(op, jnp.all(jnp.stack([*oks, fits])), [*dynamic, *np.shape(x), witness], state)
     key = tuple(key)
-    new = value if combine is None else combine(x[key], value)
-    return x.at[key].set(jnp.asarray(new).astype(x.dtype))
+    if masks and np.ndim(value) != 0:
+        raise unlowerable("item assignment of an array to a slice with a bound computed in the graph")
+    old = x[key]
+    new = jnp.broadcast_to(jnp.asarray(value if combine is None else combine(old, value)).astype(x.dtype),
+                           np.shape(old))
+    for mask in masks:
+        new = jnp.where(mask, new, old)
+    return x.at[key].set(new)
+
+
+def _assigned_value(op, value):
+    """``(value, fits)``: the value as numpy stores it in ``x``'s dtype, and whether numpy accepts it
+    (a Python int must fit the integer dtype); else ``Unlowerable``."""
+    target, given = op.inputs[0].dtype, op.inputs[1].dtype
+    v = jnp.asarray(value)
+    if op.attrs["python_value"]:
+        if target.kind == "f" and given.kind in "iuf":
+            return v.astype(target), True
+        if target.kind in "iu" and given.kind in "iu" and op.attrs["operator"] == "=":
+            info = np.iinfo(target)
+            return v.astype(target), jnp.logical_and(v >= int(info.min), v <= int(info.max))
+    elif given == target or (target.kind == "f" and given.kind == "f" and given.itemsize <= target.itemsize):
+        return v.astype(target), True
+    raise unlowerable("item assignment of a value of another dtype (numpy's casting and overflow checks)")
+
+
+def _slice_mask(parts, shape, axis):
+    """The positions of axis ``axis`` that ``slice(*parts)`` selects, broadcastable against the
+    value (numpy's slice rules: negative bounds from the end, then clamped)."""
+    start, stop, step = parts
+    if not (step is None or (isinstance(step, int) and step > 0)):
+        raise unlowerable("item assignment to a slice with a computed or negative step")
+    n = shape[axis]
+    start = 0 if start is None else _clamped_bound(start, n)
+    stop = n if stop is None else _clamped_bound(stop, n)
+    p = jnp.arange(n)
+    mask = jnp.logical_and(p >= start, p < stop)
+    if step not in (None, 1):
+        mask = jnp.logical_and(mask, (p - start) % step == 0)
+    return mask.reshape((n,) + (1,) * (len(shape) - axis - 1))
+
+
+def _clamped_bound(v, n):
+    v = jnp.where(v < 0, v + n, v)
+    return jnp.clip(v, 0, n)
 
 
 def _set_item_inputs(op, w):
     n = len(op.inputs) - 2
-    x = np.broadcast_to(np.zeros((), op.inputs[0].dtype), tuple(int(d) for d in w[n:]))
-    return (x, np.zeros((), op.inputs[1].dtype), *w[:n])
+    x = np.broadcast_to(np.zeros((), op.inputs[0].dtype), tuple(int(d) for d in w[n:-1]))
+    return (x, np.asarray(w[-1], op.inputs[1].dtype), *w[:n])
 
 
 def _zeros_like_input(op, i):

@@ -33,7 +33,7 @@ from autograph.runtime.backends.jax.errors import Unlowerable
 from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
 from autograph.runtime.core import opdef
 from autograph.runtime.core.location import warn_at_user
-from autograph.runtime.errors import AutoGraphWarning, mark_user_error
+from autograph.runtime.errors import AutoGraphWarning
 from autograph.runtime.exec import parallel
 
 _state_lock = threading.Lock()
@@ -123,21 +123,12 @@ class JaxFunction:
             raise checks.error(op, witnesses)  # writable numpy arrays, as the numpy backend returns
 
     def _call(self, args, values):
-        """The jitted call; a failure while JAX traces is a ``_Fallback``, a user exception raised
-        in a host callback is raised itself."""
-        errors = effects.HostErrors.pending()
-        errors.clear()
+        """The jitted call; a failure while JAX traces is a ``_Fallback``."""
         try:
             result = self._jitted(args, values)
             if self.has_effects:
                 jax.effects_barrier()
             return result
-        except jax.errors.JaxRuntimeError:
-            if errors:
-                error = errors.pop()
-                mark_user_error(error)
-                raise error from None
-            raise
         except Unlowerable as e:
             raise _Fallback(str(e)) from None
         except (TypeError, ValueError, IndexError, jax.errors.JAXTypeError) as e:  # raised by JAX while tracing

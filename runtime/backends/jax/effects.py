@@ -191,40 +191,31 @@ def _print(op, inputs, state):
     return ()
 
 
-class HostErrors:
-    """The exceptions raised by user code in host callbacks of one call (re-raised after it)."""
-
-    local = threading.local()
-
-    @classmethod
-    def pending(cls) -> list:
-        found = getattr(cls.local, "errors", None)
-        if found is None:
-            found = cls.local.errors = []
-        return found
-
-
 def _py_func(op, inputs, state):
+    """A host callback returning ``(ok, *results)``: the user's exception is kept (``checks.py``
+    raises it after the call) and makes the op a failed check, so nothing happens after it."""
     attrs = dict(op.attrs)
     tout, out_shapes = attrs["Tout"], attrs["output_shapes"]
     if any(s is None or None in s for s in out_shapes):
         raise unlowerable("an rt.py_function without a full output shape (XLA needs it at compile time; "
                           "give rt.py_function a shape)")
     kernel = backend.get(_NUMPY).kernel("PyFunc")
-    specs = [jax.ShapeDtypeStruct(tuple(s), d) for s, d in zip(out_shapes, tout)]
+    specs = [jax.ShapeDtypeStruct((), np.bool_)] + [jax.ShapeDtypeStruct(tuple(s), d) for s, d in zip(out_shapes, tout)]
+    nothing = [np.False_] + [np.zeros(s, d) for d, s in zip(tout, out_shapes)]
 
     def host(failed, *values):
         if failed:  # nothing happens once a check failed
-            return [np.zeros(s, d) for d, s in zip(tout, out_shapes)]
+            return nothing
         try:
             result = kernel(*_host_values(values), **attrs)
-        except Exception as e:  # noqa: BLE001 - the user's: re-raised by compiler.py after the call
-            HostErrors.pending().append(e)
-            raise
-        results = [result] if attrs["single"] else list(result)
-        return [np.asarray(r, dtype=d).reshape(s) for r, d, s in zip(results, tout, out_shapes)]
+        except Exception as e:  # noqa: BLE001 - raised after the call, as the interpreter raises it
+            checks.keep_host_error(op, e)
+            return nothing
+        results = ([result] if attrs["single"] else list(result)) if tout else []
+        return [np.True_] + [np.asarray(r, dtype=d).reshape(s) for r, d, s in zip(results, tout, out_shapes)]
 
-    results = io_callback(host, specs, _failed(state), *inputs, ordered=True)
+    ok, *results = io_callback(host, specs, _failed(state), *inputs, ordered=True)
+    checks.record(op, ok, [], state)
     if not tout:
         return ()
     return results[0] if attrs["single"] else tuple(results)

@@ -65,7 +65,7 @@ UNARY = {
 
 
 def _reduction(fn):
-    def kernel(x, *, axis=None, keepdims=False, **_):
+    def kernel(x, *, axis, keepdims):
         return fn(x, axis=None if axis is None else tuple(axis) if isinstance(axis, (list, tuple)) else axis,
                   keepdims=keepdims)
 
@@ -86,7 +86,7 @@ def static_ints(value, what) -> tuple:
     raise unlowerable(f"{what} is computed in the graph, and XLA needs it at compile time")
 
 
-def _argmax(x, *, axis=None, **_):
+def _argmax(x, *, axis):
     return jnp.argmax(x, axis=axis)
 
 
@@ -114,6 +114,16 @@ def _fill(dims, value):
     return jnp.full(static_ints(dims, "the shape of a fill"), value)
 
 
+def _list_append(target, item, *, label):
+    """A staged list grown by one element (in a loop its shape changes: JAX refuses the carry,
+    and the graph runs on numpy)."""
+    if np.shape(target)[0] == 0:
+        return jnp.stack([item]).astype(target.dtype)
+    if np.shape(target)[1:] != np.shape(item):
+        raise unlowerable(f"{label}: elements of different shapes appended (numpy raises ValueError)")
+    return jnp.concatenate([target, jnp.asarray(item)[None].astype(target.dtype)])
+
+
 def _choose(pred, x, y):
     if isinstance(pred, (np.ndarray, np.generic, bool)):
         return x if pred else y
@@ -124,6 +134,7 @@ def _choose(pred, x, y):
 
 KERNELS: dict = {
     "Choose": _choose,
+    "ListAppend": _list_append,
     **BINARY,
     **UNARY,
     **REDUCTIONS,
@@ -160,7 +171,6 @@ def jax_nn():
 # Op types never lowered, with the reason (the graph runs on numpy, after one warning).
 UNLOWERABLE: dict = {
     "PyBool": "bool() of a tensor (its ValueError cannot be raised from inside XLA)",
-    "ListAppend": "a staged list, which grows at every append (XLA needs fixed shapes)",
     "StackPush": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",
     "StackRead": "a gradient accumulator, which grows at every iteration (XLA needs fixed shapes)",
     "SumToShape": "a gradient reduction to a shape given as a value",
