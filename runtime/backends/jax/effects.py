@@ -19,7 +19,9 @@ read and replace in program order; ``lowering.py`` threads it through
 * ``Print``/``PyFunc``: host callbacks, ``io_callback(..., ordered=True)``
   (one ordered effect for both, so they run in program order, also inside
   loops and branches); each calls the numpy backend's kernel, so the text
-  printed and the checks of a ``py_function``'s results are the same.
+  printed and the checks of a ``py_function``'s results are the same.  An
+  exception of a ``py_function`` is kept on the host and makes the op a
+  failed check (``checks.py``): raised after the call, nothing after it runs.
   (``jax.debug.print`` and ``jax.pure_callback`` would be unordered with
   respect to each other, and a ``pure_callback`` whose result is unused may
   be removed: a ``py_function`` is stateful.)
