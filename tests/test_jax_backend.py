@@ -102,6 +102,15 @@ def test_arrays_reductions_and_matmul():
         np.testing.assert_allclose(x, y, rtol=1e-14)
 
 
+def test_shapes_read_from_values_stay_static_and_int_sums_accumulate_as_numpy():
+    def f(x):
+        n = rt.shape(x)[0]
+        z = rt.zeros((n, 2), "int32") + 2**30
+        return rt.reduce_sum(z), rt.reshape(x, (n, 1)), round(x[0] * 1.5)
+
+    assert_same(*both(f, np.arange(5, dtype=np.float64)))
+
+
 def test_integer_division_by_zero_is_numpy_s_zero():
     def f(a, b):
         return a // b, a % b

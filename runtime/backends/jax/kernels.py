@@ -124,6 +124,12 @@ def _list_append(target, item, *, label):
     return jnp.concatenate([target, jnp.asarray(item)[None].astype(target.dtype)])
 
 
+def _round(x, *, decimals, python=False):
+    if python and decimals:
+        raise unlowerable("round() of a Python number to decimals (Python's correctly rounded result)")
+    return jnp.round(x, decimals)
+
+
 def _choose(pred, x, y):
     if isinstance(pred, (np.ndarray, np.generic, bool)):
         return x if pred else y
@@ -152,7 +158,7 @@ KERNELS: dict = {
     "ZerosLike": lambda x, *, dtype: jnp.zeros_like(x, dtype=dtype),
     "OnesLike": lambda x, *, dtype: jnp.ones_like(x, dtype=dtype),
     "Transpose": lambda x, *, perm: jnp.transpose(x, perm),
-    "Round": lambda x, *, decimals, python=False: jnp.round(x, decimals),
+    "Round": _round,
     "Sigmoid": lambda x: jax_nn().sigmoid(x),
     "Softmax": lambda x, *, axis: jax_nn().softmax(x, axis=axis),
     "LogSoftmax": lambda x, *, axis: jax_nn().log_softmax(x, axis=axis),

@@ -67,7 +67,12 @@ def run_graph(graph, args, state) -> list:
 def run_op(op, inputs, state) -> list:
     """The output values of ``op`` (a list, cast to the dtypes of its outputs)."""
     rule = RULES.get(op.type)
-    if rule is not None:
+    found = None
+    if op.type in checks.RULES and all(is_static(v) for v in inputs):  # known: numpy's value, if it has one
+        found = _numpy_value(op, inputs)
+    if found is not None:
+        result = found
+    elif rule is not None:
         result = rule(op, inputs, state)
     else:
         result = _pure(op, inputs)
@@ -95,7 +100,12 @@ def _pure(op, inputs):
         raise unlowerable(f"the JAX backend has no kernel for {op.type}")
     args = [np.asarray(v).item() if t.weak and is_static(v) and np.ndim(v) == 0 else v
             for v, t in zip(inputs, op.inputs)]
+    if op.type in _ACCUMULATING and op.outputs[0].dtype != op.inputs[0].dtype:
+        args[0] = jnp.asarray(args[0]).astype(op.outputs[0].dtype)  # numpy sums int32 in int64
     return kernel(*args, **op.attrs)
+
+
+_ACCUMULATING = ("Sum", "Prod", "Cumsum")
 
 
 def _numpy_value(op, inputs):
