@@ -390,6 +390,26 @@ def test_every_numpy_op_type_has_a_jax_kernel_rule_or_a_reason():
     assert not set(jax_kernels.UNLOWERABLE) & lowerable
 
 
+def test_jax_function_refuses_graphs_with_state_or_checks():
+    from autograph.runtime.backends.jax import jax_function
+    from autograph.runtime.backends.jax.errors import Unlowerable
+
+    v = rt.Variable(1.0)
+
+    def reads(x):
+        return x + v.read_value()
+
+    def indexes(x, i):
+        return x[i]
+
+    graph = ag.function(reads).get_concrete_function(np.float32(1)).execution_graph
+    with pytest.raises(Unlowerable, match="reads or changes state .* run it through ag.function"):
+        jax_function(graph)
+    graph = ag.function(indexes).get_concrete_function(np.zeros(3), np.int32(1)).execution_graph
+    with pytest.raises(Unlowerable, match=r"CheckIndex op .* cannot be lowered to JAX: it raises for some values"):
+        jax_function(graph)
+
+
 SHARDED = textwrap.dedent("""
     import os
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"

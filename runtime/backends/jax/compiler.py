@@ -168,8 +168,13 @@ def jax_function(graph):
     to ``jax.jit``, ``vmap`` or shard as any other; a graph with state (variables, random ops) is
     refused (``compile_graph`` threads state).  64-bit dtypes need ``jax.enable_x64(True)``."""
     check(graph)
-    keys = list(lowering.state_keys(graph))
-    if keys:
+    for g in _graphs(graph):
+        for op in g.operations:
+            if checks.keys_of(op):
+                raise Unlowerable("it raises for some values on numpy (an index out of range, an assert, ...), "
+                                  "which an ordinary JAX function cannot; run it through ag.function(..., "
+                                  "backend='jax'), which raises after the call", op)
+    if lowering.state_keys(graph):
         raise Unlowerable(f"graph {graph.name!r} reads or changes state (variables, random streams), which an "
                           "ordinary JAX function cannot hold; run it through ag.function(..., backend='jax')")
     n = len(graph.all_inputs)
