@@ -27,7 +27,7 @@ import warnings
 from autograph.runtime.core import graph_def_schema, serialize, shapes
 from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.tensor import TensorSpec
-from autograph.runtime.data import execution, rewrites, structure
+from autograph.runtime.data import execution, node_specs, rewrites, structure
 from autograph.runtime.data.functions import DataFunction
 from autograph.runtime.data.reduce_op import PipelineAttr
 from autograph.runtime.data.state_functions import StateFunction
@@ -291,7 +291,9 @@ def decode(body):
             raise ValueError(f"{where} ({kind}) takes {arity if arity is not None else 'one or more'} inputs")
         nodes = [built[j] for j in inputs]
         spec = decode_spec(record["spec"])
-        built.append(Dataset(kind, nodes, _decoded_attrs(kind, record["attrs"], nodes, spec, where), spec))
+        attrs = _decoded_attrs(kind, record["attrs"], nodes, spec, where)
+        node_specs.check(kind, attrs, nodes, spec, where)  # what it declares is what its inputs make it yield
+        built.append(Dataset(kind, nodes, attrs, spec))
     root = body["root"]
     if type(root) is not int or not 0 <= root < len(built):
         raise ValueError("a dataset record's field 'root' must name one of its nodes")
