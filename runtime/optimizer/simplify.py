@@ -23,8 +23,9 @@ from autograph.runtime.optimizer.rewrite import rewrite
 
 
 def _same(x, out) -> bool:
-    """``x`` can stand for ``out``: same dtype and the same static shape."""
-    return x.dtype == out.dtype and x.shape is not None and x.shape == out.shape
+    """``x`` can stand for ``out``: same dtype, the same static shape, weakly typed alike (the
+    weak flags of the ops reading it follow from it)."""
+    return x.dtype == out.dtype and x.shape is not None and x.shape == out.shape and x.weak == out.weak
 
 
 def _is(tensor, scalar) -> bool:
@@ -77,8 +78,8 @@ def _idempotent(rw, op):
 
 def _cast(rw, op):
     """``Cast`` to the dtype the value already has."""
-    x = op.inputs[0]
-    return [x] if x.dtype == op.outputs[0].dtype and x.shape == op.outputs[0].shape else None
+    x, out = op.inputs[0], op.outputs[0]
+    return [x] if x.dtype == out.dtype and x.shape == out.shape and x.weak == out.weak else None
 
 
 def _reshape(rw, op):
