@@ -192,16 +192,15 @@ def _traced(fn, *specs):
 
 
 @pytest.fixture
-def bare_numpy():
-    """numpy's kernels in a backend record that declares no capabilities, installed as the default."""
+def bare_numpy(monkeypatch):
+    """numpy's kernels in a backend record that declares no capabilities, as the default backend
+    (for this test only: it is not registered by name)."""
     from autograph.runtime.backends.numpy import BACKEND
 
     bare = backend.Backend(name="bare-numpy", kernels=BACKEND.kernels, asarray=np.asarray)
-    backend.register(bare, default=True)
-    try:
-        yield bare
-    finally:
-        backend.register(BACKEND, default=True)
+    named = backend.get
+    monkeypatch.setattr(backend, "get", lambda name=None: bare if name is None else named(name))
+    return bare
 
 
 def test_numpy_declares_its_ufuncs_capabilities():
@@ -234,3 +233,45 @@ def test_with_numpy_the_same_plan_donates_and_calls_operators():
     assert any(s.donor is not None for s in interpreter.plan(_traced(_chain, ("float32", x.shape))).steps)
     (step,) = interpreter.plan(_traced(lambda x: x + 1.0, ("float32", ()))).steps
     assert step.call is operator.add
+
+
+# -- effects: one module every backend uses ---------------------------------------------------
+
+EFFECT_KERNELS = {
+    "ReadVariable": "read_variable", "AssignVariable": "assign_variable", "AssignAddVariable": "assign_add_variable",
+    "AssignSubVariable": "assign_sub_variable", "Print": "print_values", "PyFunc": "py_func", "Assert": "check_assert",
+}
+
+
+def test_the_numpy_effect_kernels_are_the_shared_ones():
+    from autograph.runtime.backends.numpy import BACKEND
+    from autograph.runtime.exec import effects
+
+    for op_type, name in EFFECT_KERNELS.items():
+        assert BACKEND.kernels[op_type] is getattr(effects, name), op_type
+
+
+def test_no_backend_reads_variable_storage():
+    import pathlib
+
+    root = pathlib.Path(backends.__file__).parent
+    readers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if "._value" in p.read_text() or "._lock" in p.read_text())
+    assert not readers, f"backend modules reading a Variable's storage (use exec/effects.py): {readers}"
+
+
+def test_the_shared_effects_keep_their_messages(capsys):
+    from autograph.runtime.exec import effects
+
+    var = rt.Variable(np.float32(1.0), name="v")
+    attrs = {"handle": var.handle, "dtype": var.dtype, "shape": var.shape}
+    assert effects.assign_add_variable(np.float32(2.0), **attrs) == np.float32(3.0)
+    assert effects.read_variable(**attrs) == np.float32(3.0)
+    with pytest.raises(ValueError, match=r"cannot assign a value of shape \[2\] to variable 'v' of shape \[\]"):
+        effects.assign_variable(np.zeros(2, np.float32), **attrs)
+    effects.print_values(np.int32(4), parts=("n =", None), sep=" ", end="\n", stream="stdout")
+    assert capsys.readouterr().out == "n = 4\n"
+    with pytest.raises(AssertionError, match="^x must be positive$"):
+        effects.check_assert(np.bool_(False), message="x must be positive")
+    with pytest.raises(TypeError, match=r"py_function 'f' output 0 has dtype float64, but Tout says int32"):
+        effects.py_func(func=lambda: 1.5, Tout=[np.dtype("int32")], output_shapes=[()], single=True, func_name="f")

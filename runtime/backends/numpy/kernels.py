@@ -19,15 +19,15 @@ executor's rule (``exec/interpreter.py``).
 from __future__ import annotations
 
 import operator as py_operator
-import sys
 
 import numpy as np
 
 from autograph.runtime.core import shapes, spellings
 from autograph.runtime.errors import ExecutionError, mark_user_error
-from autograph.runtime.ops import math, random_ops, reduction, variables
+from autograph.runtime.ops import math, random_ops, reduction
 from autograph.runtime.ops.apply import eager_result
 from autograph.runtime.backends.numpy import nn_kernels
+from autograph.runtime.exec import effects
 
 # -- elementwise math and reductions (runtime/ops/math.py, reduction.py) ---------------
 
@@ -271,104 +271,7 @@ def _normal(shape, mean, stddev, *, dtype, seed, seed2, stream):
     return eager_result(np.asarray(mean + stddev * unit).astype(dtype))
 
 
-# -- variables, print, py_function (runtime/ops/variables.py, effects.py) --------------------------
-# A variable's storage is its ``_value`` array; these kernels are the only code
-# outside ``variables.Variable`` that reads or replaces it.
-
-
-# Each kernel holds the variable's lock from its read to its write, so an
-# ``assign_add`` from several threads (eager or in graphs) never loses an update.
-
-
-def _read_variable(*, handle, dtype, shape):
-    var = variables.lookup_variable(handle)
-    with var._lock:
-        value = var._value.copy()
-    return eager_result(value)
-
-
-def _store(var, new):
-    """Sets ``var``'s value (the caller holds ``var._lock``); returns a copy of it."""
-    new = np.array(new, dtype=var.dtype)
-    if not shapes.is_subshape(new.shape, var.shape):
-        raise ValueError(
-            f"cannot assign a value of shape {shapes.format_shape(new.shape)} to variable {var.name!r} of "
-            f"shape {shapes.format_shape(var.shape)}"
-        )
-    var._value = new
-    return eager_result(new.copy())
-
-
-def _assign_variable(value, *, handle, dtype, shape):
-    var = variables.lookup_variable(handle)
-    with var._lock:
-        return _store(var, value)
-
-
-def _assign_add_variable(value, *, handle, dtype, shape):
-    var = variables.lookup_variable(handle)
-    with var._lock:
-        return _store(var, np.add(var._value, value, dtype=var.dtype))
-
-
-def _assign_sub_variable(value, *, handle, dtype, shape):
-    var = variables.lookup_variable(handle)
-    with var._lock:
-        return _store(var, np.subtract(var._value, value, dtype=var.dtype))
-
-
-_STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
-
-
-def _print(*values, parts, sep, end, stream):
-    it = iter(values)
-    text = sep.join(str(next(it)) if p is None else p for p in parts)
-    out = _STREAMS_BY_NAME[stream]()
-    out.write(text + end)
-    return ()
-
-
-def _py_func(*values, func, Tout, output_shapes, single, func_name, grad=None):
-    try:
-        result = func(*values)
-    except Exception as e:  # the user's own exception: it reaches the caller with its type
-        mark_user_error(e)
-        raise
-    if not Tout:
-        return ()
-    results = [result] if single else list(result) if isinstance(result, (list, tuple)) else None
-    if results is None or len(results) != len(Tout):
-        raise ValueError(
-            f"py_function {func_name!r} returned {result!r}, expected {len(Tout)} value(s) of dtype(s) "
-            f"{', '.join(d.name for d in Tout)}"
-        )
-    outs = []
-    for index, (value, dtype, shape) in enumerate(zip(results, Tout, output_shapes)):
-        array = np.asarray(value)
-        if array.dtype != dtype:
-            if array.dtype == object or not np.can_cast(array.dtype, dtype, "same_kind"):
-                raise TypeError(
-                    f"py_function {func_name!r} output {index} has dtype {array.dtype}, but Tout says "
-                    f"{dtype.name}; return a {dtype.name} value or change Tout"
-                )
-            array = array.astype(dtype)
-        if not shapes.is_subshape(array.shape, shape):
-            raise ValueError(
-                f"py_function {func_name!r} output {index} has shape {shapes.format_shape(array.shape)}, "
-                f"but the declared shape is {shapes.format_shape(shape)}"
-            )
-        outs.append(eager_result(array))
-    return outs[0] if single else tuple(outs)
-
-
-# -- Assert (runtime/ops/control_flow.py) ---------------------------------------------
-
-
-def _assert(condition, *data, message):
-    if not np.all(condition):
-        raise AssertionError(message)
-    return ()
-
+# -- variables, print, py_function, Assert: exec/effects.py, shared by every backend -----------
 
 # -- DatasetReduce (runtime/data/reduce_op.py) -----------------------------------------
 
@@ -428,13 +331,13 @@ KERNELS: dict = {
     "Ensure": _ensure,
     "RandomUniform": _uniform,
     "RandomNormal": _normal,
-    "ReadVariable": _read_variable,
-    "AssignVariable": _assign_variable,
-    "AssignAddVariable": _assign_add_variable,
-    "AssignSubVariable": _assign_sub_variable,
-    "Print": _print,
-    "PyFunc": _py_func,
-    "Assert": _assert,
+    "ReadVariable": effects.read_variable,
+    "AssignVariable": effects.assign_variable,
+    "AssignAddVariable": effects.assign_add_variable,
+    "AssignSubVariable": effects.assign_sub_variable,
+    "Print": effects.print_values,
+    "PyFunc": effects.py_func,
+    "Assert": effects.check_assert,
     "DatasetReduce": _dataset_reduce,
 }
 
