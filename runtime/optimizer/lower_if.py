@@ -170,8 +170,10 @@ def _stand_ins(ops, guarded, fill):
         if op.type == "Const":
             env[id(op.outputs[0])] = _runtime_value(op.attrs["value"])
             continue
-        if any(id(t) not in env for t in op.inputs):
-            continue  # (it never fails: its inputs would be in ``env`` otherwise)
+        if any(id(t) not in env for t in op.inputs):  # it reads an input that is not guarded:
+            if hazards.never_fails(op):  # as it should, for it never fails
+                continue
+            return None
         outputs = _quiet_result(op, [env[id(t)] for t in op.inputs])
         if outputs is None:
             return None
@@ -258,10 +260,10 @@ RULES = {"If": _lower_if}
 def in_loop(graph) -> bool:
     """Whether ``graph`` is (inside) the condition or body of a ``While``."""
     while graph.outer is not None:
-        outer = graph.outer
-        if any(op.type == "While" and any(sub is graph for sub in graph_util.subgraphs(op)) for op in outer.operations):
+        callers = [op for op in graph.outer.operations if any(sub is graph for sub in graph_util.subgraphs(op))]
+        if any(op.type == "While" for op in callers):
             return True
-        graph = outer
+        graph = graph.outer
     return False
 
 
