@@ -126,6 +126,21 @@ def test_maximum_iterations_is_a_counter():
     assert_same(*both(f, np.int64(1)))
 
 
+def test_a_condition_with_effects_runs_as_the_interpreter_runs_it(capsys):
+    def cond(v):
+        rt.print("test", v)
+        return v < 1000
+
+    def f(x):
+        return rt.while_loop(cond, lambda v: v * 2, (x,), maximum_iterations=4)
+
+    expected = ag.function(f)(np.int64(1))
+    printed = capsys.readouterr().out
+    assert printed.splitlines() == ["test 1", "test 2", "test 4", "test 8"]  # not after the 4th iteration
+    assert_same(expected, lowered(f, np.int64(1)))
+    assert capsys.readouterr().out == printed
+
+
 def test_variables_are_state_written_back():
     v = rt.Variable(np.zeros(3, np.float64))
     w = rt.Variable(np.int32(0))

@@ -192,7 +192,8 @@ def _while(op, inputs, state):
     limit = op.attrs.get("maximum_iterations")
     keys = _carried(state, {**state_keys(cond_g), **state_keys(body_g)})
     loop = _Loop(op, cond_g, body_g, captures, keys, limit)
-    init = (np.int64(0), _traced(op, inputs[:n]), tuple(jnp.asarray(state[k]) for k in keys))
+    count = None if limit is None else jnp.asarray(0, np.int64)  # a counter only for maximum_iterations
+    init = (count, _traced(op, inputs[:n]), tuple(jnp.asarray(state[k]) for k in keys))
     if changes_state(cond_g):
         final = loop.run_stateful_cond(init, state)
     else:
@@ -210,7 +211,8 @@ def _carried(state, keys) -> list:
 
 
 class _Loop:
-    """The cond/body functions of one ``lax.while_loop``: carry ``(count, loop_vars, state)``."""
+    """The cond/body functions of one ``lax.while_loop``: carry ``(count, loop_vars, state)`` (``count``
+    None without ``maximum_iterations``)."""
 
     def __init__(self, op, cond_g, body_g, captures, keys, limit):
         self.op, self.cond_g, self.body_g = op, cond_g, body_g
@@ -235,7 +237,8 @@ class _Loop:
         count, loop_vars, values = carry
         inner = dict(zip(self.keys, values))
         outs = run_graph(self.body_g, [*loop_vars, *self.captures], inner)
-        return count + 1, _traced(self.op, outs), tuple(jnp.asarray(inner[k]) for k in self.keys)
+        count = None if count is None else count + 1
+        return count, _traced(self.op, outs), tuple(jnp.asarray(inner[k]) for k in self.keys)
 
     def _guarded_pred(self, count, loop_vars, values):
         """The condition evaluated with its effects, unless the iteration limit is reached (the
@@ -262,7 +265,7 @@ class _Loop:
             pred, values = self._guarded_pred(count, loop_vars, values)
             return count, loop_vars, values, pred
 
-        final = lax.while_loop(lambda c: c[3], step, (jnp.asarray(count), loop_vars, values, pred))
+        final = lax.while_loop(lambda c: c[3], step, (count, loop_vars, values, pred))
         return final[:3]
 
 
