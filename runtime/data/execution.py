@@ -6,6 +6,14 @@ from the generators of its inputs, so a pipeline runs as a chain of
 generators pulled by the consumer; closing the outermost one (a ``break``,
 an exception, the iterator dropped) closes the whole chain, and the
 ``finally`` blocks of ``threads.py`` stop the background threads.
+
+In a run of a loaded graph (``exec/limits.py``), an element a node
+consumes without passing it on -- skipped, rejected by a filter, merged
+into a batch or a chunk -- counts as one iteration of the run's budget
+(``_spend``), as each element the ``DatasetReduce`` receives does: a file
+cannot make a pipeline spin unbounded between two elements
+(``range(10**15).skip(10**14)``).  ``threads.py`` runs its threads in the
+context of the run, so the budget reaches them.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import threading
 import numpy as np
 
 from autograph.runtime.data import sources, threads
+from autograph.runtime.exec import limits
 
 
 class EpochCounter:
@@ -46,6 +55,14 @@ def elements(ds):
 
 def _input(ds):
     return elements(ds.inputs[0])
+
+
+def _spend(budget, count, kind):
+    """Counts ``count`` elements a ``kind`` node consumed without passing on (``budget``: the
+    run's, from ``limits.current()``; None outside a run of a loaded graph with a limit)."""
+    if budget is not None:
+        for _ in range(count):
+            budget.spend(f"the {kind} of a loaded pipeline")
 
 
 def _from_tensor_slices(ds):
@@ -92,10 +109,12 @@ def _map(ds):
 
 
 def _filter(ds):
-    predicate = ds.attrs["predicate"]
+    predicate, budget = ds.attrs["predicate"], limits.current()
     for leaves in _input(ds):
         if predicate(leaves)[0]:
             yield leaves
+        else:
+            _spend(budget, 1, "filter")
 
 
 def _take_while(ds):
@@ -108,12 +127,21 @@ def _take_while(ds):
 
 def _batch(ds):
     size, drop = ds.attrs["batch_size"], ds.attrs["drop_remainder"]
-    source = _input(ds)
+    source, budget = _input(ds), limits.current()
     while True:
-        rows = list(itertools.islice(source, size))
+        rows = list(_counted(source, size, budget, "batch"))
         if not rows or (drop and len(rows) < size):
+            _spend(budget, 1 if rows else 0, "batch")  # the dropped remainder (its other rows are counted)
             return
         yield stack(rows, ds)
+
+
+def _counted(source, rows, budget, kind):
+    """Up to ``rows`` elements of ``source`` for one batch or chunk; each but the first counted."""
+    for i, leaves in enumerate(itertools.islice(source, rows)):
+        if i:
+            _spend(budget, 1, kind)
+        yield leaves
 
 
 def stack(rows, ds):
@@ -187,12 +215,10 @@ def _take(ds):
 
 def _skip(ds):
     count = ds.attrs["count"]
-    source = _input(ds)
-    if count == -1:
-        for _ in source:
-            pass
-        return
-    yield from itertools.islice(source, count, None)
+    source, budget = _input(ds), limits.current()
+    for _ in source if count == -1 else itertools.islice(source, count):
+        _spend(budget, 1, "skip")
+    yield from source
 
 
 def _enumerate(ds):
@@ -224,24 +250,28 @@ def _options(ds):
 
 
 def _map_filter(ds):
-    fn = ds.attrs["fn"]
+    fn, budget = ds.attrs["fn"], limits.current()
     for leaves in _input(ds):
         values = fn(leaves)
         if values[-1]:
             yield tuple(values[:-1])
+        else:
+            _spend(budget, 1, "filter")
 
 
 def _chunks(ds):
     """The input's rows, ``rows`` at a time, stacked (a ``from_tensor_slices`` source: sliced)."""
-    rows, source = ds.attrs["rows"], ds.inputs[0]
+    rows, source, budget = ds.attrs["rows"], ds.inputs[0], limits.current()
     if source.kind == "from_tensor_slices":
         leaves = source.attrs["leaves"]
         for start in range(0, len(leaves[0]), rows):
-            yield tuple(a[start:start + rows] for a in leaves)
+            chunk = tuple(a[start:start + rows] for a in leaves)
+            _spend(budget, len(chunk[0]) - 1, "chunks")
+            yield chunk
         return
     elements = _input(ds)
     while True:
-        chunk = list(itertools.islice(elements, rows))
+        chunk = list(_counted(elements, rows, budget, "chunks"))
         if not chunk:
             return
         yield tuple(np.stack(column) for column in zip(*chunk))

@@ -13,12 +13,17 @@ empty, i.e. each time the producer is the bottleneck.  A map times its first
 calls inline: calls cheaper than handing an element to a thread
 (``INLINE_SECONDS``) stay inline, timed again every ``REPROBE_ELEMENTS``;
 costlier ones run on one thread per core.
+
+The threads run in a copy of the context that starts them, so what the
+pipeline reads from its run's context (a loaded graph's iteration budget,
+``exec/limits.py``) reaches them.
 """
 
 from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextvars
 import os
 import itertools
 import queue
@@ -76,7 +81,8 @@ def prefetched(source, buffer_size):
     room = Room(1 if autotune else buffer_size)
     items = queue.Queue()
     stop = threading.Event()
-    producer = threading.Thread(target=_produce, args=(source, items, room, stop), daemon=True,
+    context = contextvars.copy_context()
+    producer = threading.Thread(target=context.run, args=(_produce, source, items, room, stop), daemon=True,
                                 name=f"{THREAD_PREFIX}-prefetch")
     producer.start()
     try:
@@ -115,7 +121,7 @@ def _pooled(fn, source, n, deterministic):
     pending = collections.deque()
     try:
         for leaves in source:
-            pending.append(pool.submit(fn, leaves))
+            pending.append(pool.submit(contextvars.copy_context().run, fn, leaves))
             if len(pending) >= 2 * n:
                 yield _next_done(pending, deterministic)
         while pending:

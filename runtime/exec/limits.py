@@ -64,6 +64,11 @@ def limit_of(graph) -> int | None:
     return None if options is None else options.max_iterations
 
 
+def current() -> Budget | None:
+    """The budget of the run under way (``scoped``), or None (no loaded graph with a limit is running)."""
+    return _current.get()
+
+
 def budget(graph) -> Budget | None:
     """The budget of the run under way (``scoped``), or a new one for a loaded ``graph`` run
     outside one (a jit-compiled graph is its whole run); None if ``graph`` is unbounded."""
