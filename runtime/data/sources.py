@@ -29,7 +29,7 @@ def slices(tensors):
                 "concrete values. Build the dataset from numpy arrays outside the traced function and "
                 "pass it in, or loop over the tensor itself."
             )
-        array = np.asarray(value)
+        array = np.array(value)  # a copy: the dataset holds the values it was built from, as tf.data does
         if array.dtype == object or array.dtype.kind not in "biufc":
             raise TypeError(f"from_tensor_slices: {where} is not an array of numbers or bools: {value!r:.60}")
         if array.ndim == 0:
