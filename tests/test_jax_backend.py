@@ -398,6 +398,16 @@ def test_without_jax_the_error_names_the_extra():
     assert out.stdout.strip().endswith("2.5")
 
 
+def test_jax_is_imported_only_when_the_backend_is_used():
+    code = ("import sys, numpy as np, autograph as ag\n"
+            "from autograph import runtime as rt\n"
+            "ag.function(lambda x: x * 2)(np.float32(1.0))\n"
+            "print('jax' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
 def test_every_numpy_op_type_has_a_jax_kernel_rule_or_a_reason():
     lowerable = set(jax_kernels.KERNELS) | set(lowering.RULES)
     missing = sorted(set(numpy_kernels.KERNELS) - lowerable - set(jax_kernels.UNLOWERABLE))
