@@ -18,8 +18,9 @@ read and replace in program order; ``lowering.py`` threads it through
   one) on its first run and lives as long as the stream's name does.
 * ``Print``/``PyFunc``: host callbacks, ``io_callback(..., ordered=True)``
   (one ordered effect for both, so they run in program order, also inside
-  loops and branches); each calls the numpy backend's kernel, so the text
-  printed and the checks of a ``py_function``'s results are the same.  An
+  loops and branches); each calls the shared host effect (``exec/effects.py``,
+  the numpy backend's kernels), so the text printed and the checks of a
+  ``py_function``'s results are the same.  An
   exception of a ``py_function`` is kept on the host and makes the op a
   failed check (``checks.py``): raised after the call, nothing after it runs.
   (``jax.debug.print`` and ``jax.pure_callback`` would be unordered with
@@ -39,7 +40,8 @@ from jax.experimental import io_callback
 
 from autograph.runtime.backends.jax import checks
 from autograph.runtime.backends.jax.errors import unlowerable
-from autograph.runtime.core import backend, shapes
+from autograph.runtime.core import shapes
+from autograph.runtime.exec import effects as host_effects
 from autograph.runtime.ops import variables
 
 # -- state keys: what of the process a graph's ops read or write ----------------------------------
@@ -65,7 +67,6 @@ def writes_state(op) -> bool:
 
 # -- reading and writing the state outside the computation ----------------------------------------
 
-_NUMPY = "numpy"
 _keys = weakref.WeakKeyDictionary()  # stream name -> its current PRNG key (numpy uint32[2])
 _keys_lock = threading.Lock()
 
@@ -79,7 +80,7 @@ def read_state(key):
     """The current value of state ``key`` (a numpy array)."""
     if isinstance(key, tuple):
         return _stream_key(key[1])
-    return backend.get(_NUMPY).kernel("ReadVariable")(**_variable_attrs(key))
+    return host_effects.read_variable(**_variable_attrs(key))
 
 
 def write_state(key, value) -> None:
@@ -88,7 +89,7 @@ def write_state(key, value) -> None:
         with _keys_lock:
             _keys[key[1]] = np.asarray(value)
         return
-    backend.get(_NUMPY).kernel("AssignVariable")(np.asarray(value), **_variable_attrs(key))
+    host_effects.assign_variable(np.asarray(value), **_variable_attrs(key))
 
 
 def _stream_key(stream):
@@ -183,7 +184,7 @@ def _host_values(values):
 
 def _print(op, inputs, state):
     attrs = dict(op.attrs)
-    kernel = backend.get(_NUMPY).kernel("Print")
+    kernel = host_effects.print_values
 
     def host(failed, *values):
         if not failed:  # nothing happens once a check failed
@@ -201,7 +202,7 @@ def _py_func(op, inputs, state):
     if any(s is None or None in s for s in out_shapes):
         raise unlowerable("an rt.py_function without a full output shape (XLA needs it at compile time; "
                           "give rt.py_function a shape)")
-    kernel = backend.get(_NUMPY).kernel("PyFunc")
+    kernel = host_effects.py_func
     specs = [jax.ShapeDtypeStruct((), np.bool_)] + [jax.ShapeDtypeStruct(tuple(s), d) for s, d in zip(out_shapes, tout)]
     nothing = [np.False_] + [np.zeros(s, d) for d, s in zip(tout, out_shapes)]
 
