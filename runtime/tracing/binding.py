@@ -235,6 +235,9 @@ class Binding:
 
     def _signature_array(self, value, spec, path, expected):
         if isinstance(value, (np.ndarray, np.generic)):
+            problem = signature.subclass_problem(value)
+            if problem is not None:
+                raise TypeError(self.bad_arg(path, value, problem))
             if value.dtype != spec.dtype:
                 raise TypeError(
                     f"{self.label}: argument {path!r} has dtype {value.dtype} but expected {expected} "

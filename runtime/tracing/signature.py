@@ -90,6 +90,18 @@ def _structural_token(value):
     return kind, (tuple(items) if kind is tuple else frozenset(items))
 
 
+def subclass_problem(value):
+    """Why ``value``, an ndarray of a subclass whose operations differ from an array's
+    (``np.matrix``: ``*`` is a matrix product; a masked array skips masked items), cannot be a
+    graph input (its operators would leak into the kernels); None if it can."""
+    kind = type(value)
+    if not isinstance(value, (np.matrix, np.ma.MaskedArray)):
+        return None
+    fix = "x.filled(...)" if isinstance(value, np.ma.MaskedArray) else "np.asarray(x)"
+    return (f"is a {kind.__module__}.{kind.__qualname__}, an ndarray subclass whose operations differ from an "
+            f"array's, so the graph could compute something else than Python; pass a plain array ({fix})")
+
+
 def is_immutable_constant(value) -> bool:
     """True for a Python constant or a tuple/frozenset of them: a value that cannot change."""
     return _structural_token(value) is not None
@@ -153,8 +165,10 @@ class Encoder:
 
     def encode(self, value, path):
         if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in _SUPPORTED:
+            problem = subclass_problem(value)
+            if problem is None and value.dtype not in _SUPPORTED:
                 problem = f"has dtype {value.dtype}, which the runtime does not support"
+            if problem is not None:
                 raise TypeError(self.owner.bad_arg(path, value, problem))
             self.leaves.append(value)
             return ("A", value.dtype, value.shape)
