@@ -32,7 +32,7 @@ import jax
 import numpy as np
 
 from autograph.runtime.backends.jax import checks, effects, lowering
-from autograph.runtime.backends.jax.errors import Unlowerable
+from autograph.runtime.backends.jax.errors import Unlowerable, at_op
 from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
 from autograph.runtime.core import opdef
 from autograph.runtime.core.location import warn_at_user
@@ -78,7 +78,10 @@ class JaxFunction:
         for g in _graphs(graph):
             for op in g.operations:
                 if op.type in ("RandomUniform", "RandomNormal"):
-                    effects.init_stream(op)
+                    try:
+                        effects.init_stream(op)
+                    except Unlowerable as e:
+                        raise at_op(e, op) from None
                 if checks.keys_of(op):
                     check_ops.append(op)
                     self.internal.update(checks.initial_values(op))

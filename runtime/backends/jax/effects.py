@@ -109,7 +109,10 @@ def init_stream(op) -> None:
         seed, seed2 = op.attrs["seed"], op.attrs["seed2"]
         if seed is None:
             seed, seed2 = (int(x) for x in np.random.SeedSequence().generate_state(2))
-        _keys[stream] = np.array([int(seed) % 2**32, int(seed2) % 2**32], dtype=np.uint32)
+        try:
+            _keys[stream] = np.array([int(seed) % 2**32, int(seed2) % 2**32], dtype=np.uint32)
+        except TypeError:  # a plain name: no object whose life the key could share
+            raise unlowerable("a random op whose stream is a plain name (not one a graph owns)") from None
 
 
 # -- the rules: rule(op, inputs, state) -> outputs --------------------------------------------
