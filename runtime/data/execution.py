@@ -113,7 +113,7 @@ def _filter(ds):
     for leaves in _input(ds):
         if predicate(leaves)[0]:
             yield leaves
-        else:
+        elif budget is not None:
             _spend(budget, 1, "filter")
 
 
@@ -138,7 +138,13 @@ def _batch(ds):
 
 def _counted(source, rows, budget, kind):
     """Up to ``rows`` elements of ``source`` for one batch or chunk; each but the first counted."""
-    for i, leaves in enumerate(itertools.islice(source, rows)):
+    if budget is None:
+        return itertools.islice(source, rows)
+    return _counting(itertools.islice(source, rows), budget, kind)
+
+
+def _counting(rows, budget, kind):
+    for i, leaves in enumerate(rows):
         if i:
             _spend(budget, 1, kind)
         yield leaves
@@ -255,7 +261,7 @@ def _map_filter(ds):
         values = fn(leaves)
         if values[-1]:
             yield tuple(values[:-1])
-        else:
+        elif budget is not None:
             _spend(budget, 1, "filter")
 
 
