@@ -193,3 +193,20 @@ def test_a_body_reading_a_state_list_through_another_variable_is_refused(mode):
     with pytest.raises(ag.TracingError, match=r"'acc' is the same list as 'box\['r'\]', which the if at "
                                               r".*test_aliases.py:\d+ changes, and its body reads 'acc'"):
         traced(branch_reads_the_alias, MODES[mode], n3)
+
+
+def both_names_grow_in_a_branch(n):
+    xs = []
+    ys = xs
+    if n > 0:
+        ys.append(1)
+        xs.append(2)
+    return xs, ys
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_two_state_names_of_one_list_a_branch_stages_are_refused(mode):
+    assert both_names_grow_in_a_branch(n3) == ([1, 2], [1, 2])
+    with pytest.raises(ag.TracingError, match=r"the list '(xs|ys)' grows in the if at .*test_aliases.py:\d+.* also "
+                                              r"reached as '(xs|ys)'"):
+        traced(both_names_grow_in_a_branch, MODES[mode], n3)
