@@ -284,3 +284,9 @@ def fresh_settings_each_call(x, make):
     settings = make()
     settings.rate = 0.3  # another object: not reported
     return y
+
+
+@ag.function
+def staged_comprehension_and_sum(x):
+    squares = [v * v for v in x * 1]
+    return sum(x * 2), any(x > 0), sum(v for v in x * 1), squares

@@ -35,7 +35,8 @@ _FIX_BOOL = "let autograph convert this code (drop @ag.do_not_convert / autograp
 _FIX_TYPE = ("let autograph convert this code and use isinstance(x, ...) / type(x) (answered as numpy's types "
              "for the array a tensor stands for), or test x.ndim / x.dtype")
 # builtins that iterate their argument, which converted code stages for a tensor
-_STAGED_ITERATING = frozenset({"enumerate", "zip", "max", "min"})
+_STAGED_ITERATING = frozenset({"enumerate", "zip", "max", "min", "sum", "any", "all"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIX_ITER = "let autograph convert this code (a converted for loop stages it), or index the tensor / use rt.while_loop"
 
 
@@ -282,11 +283,26 @@ class _Walker:
                     self.bool_use(node.operand, "`not`")
             elif kind is ast.JoinedStr or kind is ast.BinOp and isinstance(node.op, ast.Mod) and _is_text(node.left):
                 self.formatting(node)
-            elif kind is ast.comprehension and self.level(node.iter) == TENSOR:
-                self.report(node.iter, "AG110", use="iteration", arg=self.text(node.iter),
-                            where="in a comprehension (comprehensions are not converted)",
-                            replacement="use a for loop (converted and staged) or vectorized rt ops")
+            elif kind in _COMPREHENSIONS:
+                self.comprehension(node)
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def comprehension(self, node):
+        """AG110 for a comprehension over a tensor that is not staged: in unconverted code, and in
+        converted code a set or dict comprehension or one of several ``for`` clauses (a list
+        comprehension or generator expression with one ``for`` is a staged loop)."""
+        staged = self.converted and type(node) in (ast.ListComp, ast.GeneratorExp) and len(node.generators) == 1
+        if staged:
+            return
+        for generator in node.generators:
+            if self.level(generator.iter) == TENSOR:
+                where = _UNCONVERTED if not self.converted else (
+                    "in a set or dict comprehension, or one of several `for` clauses (only a list comprehension "
+                    "or generator expression with one `for` over a tensor is staged)")
+                self.report(generator.iter, "AG110", use="iteration", arg=self.text(generator.iter), where=where,
+                            replacement="use a for loop (converted and staged), a list comprehension, or vectorized "
+                            "rt ops")
+                return
 
     def formatting(self, node):
         """AG112 for the first tensor an f-string or a ``%`` formatting shows."""
