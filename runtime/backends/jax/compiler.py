@@ -77,14 +77,14 @@ class JaxFunction:
         check_ops, self.internal = [], {}  # the check ops; the initial values of their state
         for g in _graphs(graph):
             for op in g.operations:
-                if op.type in ("RandomUniform", "RandomNormal"):
-                    try:
+                try:
+                    if op.type in ("RandomUniform", "RandomNormal"):
                         effects.init_stream(op)
-                    except Unlowerable as e:
-                        raise at_op(e, op) from None
-                if checks.keys_of(op):
-                    check_ops.append(op)
-                    self.internal.update(checks.initial_values(op))
+                    if checks.keys_of(op):
+                        check_ops.append(op)
+                        self.internal.update(checks.initial_values(op))
+                except Unlowerable as e:
+                    raise at_op(e, op) from None
         self.context = checks.Context(check_ops)
         self.external = [k for k in self.keys if k not in self.internal]  # the process's: read, written back
         self.has_effects = lowering.changes_state(graph)
