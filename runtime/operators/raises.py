@@ -12,8 +12,9 @@ never traced, as it never runs.  The body of a tensor loop is a staging
 region too (``run_body``): a raise it reaches on its Python path makes every
 iteration raise when one runs (none may).
 
-The exception's arguments may be tensors: it is built when the graph runs,
-from their values (``ValueError("negative:", n)``).  A message that
+The exception's arguments and attributes may be tensors: a fresh exception
+is made when the graph runs, holding their values (``ValueError("negative:",
+n)``, ``self.code = code``), without calling its ``__init__`` again.  A message that
 formatted a tensor while tracing (``f"{n}"`` gives ``<Tensor n:0 ...>``)
 is a ``TracingError``: pass the tensor as an argument instead.  A staged
 raise is a ``py_function`` op: the graph runs it, but a graph def saved from
@@ -23,7 +24,6 @@ it cannot be loaded again.
 from __future__ import annotations
 
 import contextlib
-import copy
 import threading
 
 import numpy as np
@@ -115,21 +115,11 @@ def _stage(exc, cause):
             "no value. Pass the tensor itself as an argument of the exception, e.g. "
             "ValueError('n must be >= 0, got', n): its value is filled in when the graph runs."
         )
-    tensors = [a for a in args if isinstance(a, Tensor)]
-    hidden = [k for k, v in getattr(exc, "__dict__", {}).items() if isinstance(v, Tensor)]
-    if hidden and not tensors:
-        raise TracingError(
-            f"the exception of {where} holds a symbolic tensor in its attribute '{hidden[0]}' but not in its "
-            "arguments; pass the tensor as an argument of the exception so that it is built from its value "
-            "when the graph runs."
-        )
+    state = dict(getattr(exc, "__dict__", {}))
+    tensors = [v for v in [*args, *state.values()] if isinstance(v, Tensor)]
 
     def raise_when_run(*values):
-        if values:  # built again from the values, as the user's code builds it
-            it = iter(values)
-            error = type(exc)(*[_scalar(next(it)) if isinstance(a, Tensor) else a for a in args])
-        else:
-            error = copy.copy(exc)  # a fresh exception (traceback, notes) at every run
+        error = _rebuilt(exc, args, state, dict(zip(map(id, tensors), values)))
         if cause is not _NO_CAUSE:
             error.__cause__, error.__suppress_context__ = cause, True
         raise error
@@ -137,6 +127,22 @@ def _stage(exc, cause):
     from autograph.runtime.ops import effects
 
     effects.py_function(raise_when_run, tensors, None, name=f"raise_{type(exc).__name__}")
+
+
+def _rebuilt(exc, args, state, values):
+    """A fresh exception like ``exc`` (a new traceback and notes at every run), its tensor arguments
+    and attributes replaced by their ``values`` (by id).  Its ``__init__`` is not called again: it
+    ran while tracing, and its arguments need not be ``exc.args`` (``MyError(code, msg=...)``)."""
+    def value(v):
+        return _scalar(values[id(v)]) if isinstance(v, Tensor) else v
+
+    cls = type(exc)
+    error = cls.__new__(cls, *[value(a) for a in args])
+    error.args = tuple(value(a) for a in args)
+    error.__dict__.update({k: value(v) for k, v in state.items()})
+    if "__notes__" in state:
+        error.__notes__ = list(state["__notes__"])
+    return error
 
 
 def _scalar(value):
