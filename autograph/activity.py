@@ -149,7 +149,12 @@ class _ScopeWalker:
                 defs.add(node.id)
             return
         if kind is gast.Lambda and anno.get(node, anno.IN_PLACE, False):
-            self.expr(node.body, uses, defs)
+            # Its parameters (a list comprehension's target) are its own, not the statement's.
+            params = {a.id for a in node.args.args}
+            inner_uses, inner_defs = set(), set()
+            self.expr(node.body, inner_uses, inner_defs)
+            uses |= inner_uses - params
+            defs |= inner_defs - params
             return
         if kind is gast.Lambda:
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import ast_util, templates
+from autograph import anno, ast_util, templates
 
 _OPERATORS = {gast.ListComp: "list_comp", gast.GeneratorExp: "generator_exp"}
 _CONSTRUCTS = {gast.ListComp: "the list comprehension", gast.GeneratorExp: "the generator expression",
@@ -95,10 +95,17 @@ def _lower(node, namer):
         cond = _lambda(param, test, generator.ifs[0], unpacked)
     else:
         cond = templates.constant(None)
-    return templates.replace_as_expression(
+    call = templates.replace_as_expression(
         f"ag__.{_OPERATORS[kind]}(iter_, elt, cond)", origin=node, iter_=generator.iter,
         elt=_lambda(param, node.elt, node.elt, unpacked), cond=cond,
     )
+    # list_comp calls its lambdas at once (analyses read them where they stand, as the
+    # comprehension's reads); a generator's may run later: they stay nested scopes.
+    if kind is gast.ListComp:
+        for function in call.args[1:]:
+            if type(function) is gast.Lambda:
+                anno.set(function, anno.IN_PLACE, True)
+    return call
 
 
 def transform(node, ctx):

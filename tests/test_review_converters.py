@@ -82,3 +82,36 @@ def test_staged_exception_is_the_one_made_while_tracing(f, x):
 def test_staged_exception_carries_tensor_attributes():
     _raises_as_python(raise_carrier_in_loop, i32(5))
     check(raise_carrier_in_loop, i32(3))
+
+
+# -- a list comprehension reading a loop's variable: it runs at once, it does not capture it ----
+
+def comprehension_reads_loop_index(x, n):
+    s = np.float32(0)
+    for i in range(n):
+        s += sum([v * i for v in x])
+    return s
+
+
+def python_comprehension_in_tensor_loop(n):
+    s = 0
+    for i in range(n):
+        s += sum([k * i for k in [1, 2]])
+    return s
+
+
+def comprehension_with_unpacking_in_while(x, n):
+    s = np.float32(0)
+    i = 0
+    while i < n:
+        s += sum([j * v * i for j, v in enumerate(x)])
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_list_comprehension_in_a_tensor_loop_reads_its_index(n):
+    x = np.array([1.0, 2.0], np.float32)
+    check(comprehension_reads_loop_index, x, i32(n))
+    check(python_comprehension_in_tensor_loop, i32(n))
+    check(comprehension_with_unpacking_in_while, x, i32(n))
