@@ -2,7 +2,8 @@
 
 Each program ``prog(x, v, n)`` keeps float state (scalars ``t``, ``u``, a
 vector ``s``; its results read some of them only) and changes it with smooth expressions under tensor ``if``s,
-``for`` loops over ``range(n)``, counter-bounded ``while`` loops, ``break``
+``for`` loops over ``range(n)`` and over the elements of ``v``, counter-bounded
+``while`` loops, ``break``
 and early ``return``.  Its gradient with respect to ``x`` and ``v``
 (``ag.grad``, interpreter and ``jit_compile=True``) must equal central
 finite differences of the traced function, which must itself equal the
@@ -25,6 +26,7 @@ import autograph as ag
 SCALARS = ["t * 0.7 + u", "rt.sin(t) + 0.2 * u", "rt.tanh(u * t)", "t - 0.3 * u", "rt.reduce_sum(s * s) * 0.1",
            "rt.cos(x) * t", "u * x + 0.5"]
 VECTORS = ["s * 0.9 + v * t", "rt.sin(s) + x", "rt.tanh(s * u)", "s * v + 0.1"]
+ROW_SCALARS = ["t * 0.9 + e * u", "rt.sin(e * t) + u", "e * e * 0.5 + t"]  # inside `for e in v:`
 RETURNS = ["rt.reduce_sum(s) * t + u", "t + 0.0", "rt.reduce_sum(s * v)", "u * 2.0 - t"]  # some leave state unread
 CONDITIONS = ["t > 0.3", "rt.reduce_sum(s) < u", "u > t and t > -1.0", "not (u > 0.8)", "x * t > 0.1"]
 
@@ -36,34 +38,41 @@ class Writer:
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
 
-    def block(self, depth, in_loop, size):
+    def block(self, depth, in_loop, size, row=False):
         for _ in range(size):
-            self.statement(depth, in_loop)
+            self.statement(depth, in_loop, row)
 
-    def statement(self, depth, in_loop):
-        kinds = ["scalar", "scalar", "vector"] + (["if", "for", "while"] if depth < 3 else [])
+    def statement(self, depth, in_loop, row=False):
+        kinds = ["scalar", "scalar", "vector"] + (["if", "for", "while", "rows"] if depth < 3 else [])
         kinds += ["break", "return"] if in_loop else ["return"] if depth else []
         kind = self.rng.choice(kinds)
         if kind == "scalar":
-            self.emit(depth, f"{self.rng.choice('tu')} = {self.rng.choice(SCALARS)}")
+            choices = SCALARS + ROW_SCALARS if row else SCALARS
+            self.emit(depth, f"{self.rng.choice('tu')} = {self.rng.choice(choices)}")
+        elif kind == "rows" and not row:
+            self.emit(depth, "for e in v:")
+            self.emit(depth + 1, f"{self.rng.choice('tu')} = {self.rng.choice(ROW_SCALARS)}")
+            self.block(depth + 1, True, self.rng.randint(0, 2), row=True)
+        elif kind == "rows":
+            self.emit(depth, "t = t * 0.5")
         elif kind == "vector":
             self.emit(depth, f"s = {self.rng.choice(VECTORS)}")
         elif kind == "if":
             self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
-            self.block(depth + 1, in_loop, self.rng.randint(1, 2))
+            self.block(depth + 1, in_loop, self.rng.randint(1, 2), row)
             if self.rng.random() < 0.6:
                 self.emit(depth, "else:")
-                self.block(depth + 1, in_loop, self.rng.randint(1, 2))
+                self.block(depth + 1, in_loop, self.rng.randint(1, 2), row)
         elif kind == "for":
             self.emit(depth, "for i in range(n):")
-            self.block(depth + 1, True, self.rng.randint(1, 3))
+            self.block(depth + 1, True, self.rng.randint(1, 3), row)
         elif kind == "while":
             self.loops += 1
             counter = f"j{self.loops}"
             self.emit(depth, f"{counter} = 0")
             self.emit(depth, f"while {counter} < 3:")
             self.emit(depth + 1, f"{counter} += 1")
-            self.block(depth + 1, True, self.rng.randint(1, 3))
+            self.block(depth + 1, True, self.rng.randint(1, 3), row)
         elif kind == "break":
             self.emit(depth, f"if {self.rng.choice(CONDITIONS)}:")
             self.emit(depth + 1, "break")
