@@ -113,6 +113,19 @@ def mark_user_error(error: BaseException) -> bool:
     return True
 
 
+def rebuilt(error: BaseException, args, state: dict) -> BaseException:
+    """A fresh exception of ``error``'s type holding ``args`` and the attributes ``state`` (a new
+    traceback and notes each time it is raised), made without calling its ``__init__`` again: that
+    ran when ``error`` was made, and its parameters need not be ``args`` (``MyError(code, msg=...)``)."""
+    cls = type(error)
+    fresh = cls.__new__(cls, *args)
+    fresh.args = tuple(args)
+    fresh.__dict__.update(state)
+    if "__notes__" in state:
+        fresh.__notes__ = list(state["__notes__"])
+    return fresh
+
+
 def at(filename: str | None, lineno: int | None) -> str:
     """Formats a source location as ``file:line`` (``<unknown>`` if absent)."""
     if not filename:

@@ -32,7 +32,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
-from autograph.runtime.errors import TracingError
+from autograph.runtime.errors import TracingError, rebuilt
 
 _NO_CAUSE = object()
 _staging = threading.local()
@@ -136,13 +136,7 @@ def _rebuilt(exc, args, state, values):
     def value(v):
         return _scalar(values[id(v)]) if isinstance(v, Tensor) else v
 
-    cls = type(exc)
-    error = cls.__new__(cls, *[value(a) for a in args])
-    error.args = tuple(value(a) for a in args)
-    error.__dict__.update({k: value(v) for k, v in state.items()})
-    if "__notes__" in state:
-        error.__notes__ = list(state["__notes__"])
-    return error
+    return rebuilt(exc, [value(a) for a in args], {k: value(v) for k, v in state.items()})
 
 
 def _scalar(value):

@@ -28,7 +28,7 @@ from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, variables
-from autograph.runtime.tracing import escapes, signature
+from autograph.runtime.tracing import deferred_raise, escapes, signature
 from autograph.runtime.tracing.concrete import ConcreteFunction, _Out
 
 
@@ -88,7 +88,12 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
             traced_values = {name: signature.rebuild(value, make_leaf, name, stand_in) for name, value in values}
         for name, value in traced_values.items():
             bound.arguments[name] = value
-        result = function._callable()(*bound.args, **bound.kwargs)
+        try:
+            result = function._callable()(*bound.args, **bound.kwargs)
+        except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
+            if not deferred_raise.defer(error, graph):
+                raise
+            result = None
         outputs = []
         template = _flatten_output(binding.label, result, outputs, graph, "result")
         escapes.write_back_escapes(graph, function.python_function, bound.arguments.items(), binding.label)
