@@ -34,7 +34,7 @@ def _statement(node, live_out, floor):
     if kind is gast.If:
         body = _block(node.body, live_out, floor)
         orelse = _block(node.orelse, live_out, floor)
-        live_in = body | orelse | uses | floor
+        live_in = ((body | orelse) - defs) | uses | floor  # defs: what a walrus in the test binds
         anno.set(node, anno.BODY_LIVE_IN, body)
         anno.set(node, anno.ORELSE_LIVE_IN, orelse)
     elif kind is gast.While:

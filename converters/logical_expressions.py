@@ -66,7 +66,9 @@ def _lower(node, has_walrus):
         return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
     if kind is gast.Compare and len(node.ops) > 1:
         if has_walrus and _lazy_walrus([node.left, *node.comparators]):
-            return node  # left as written: Python compares plain values; a tensor link is refused
+            # Left as written: the operands before the last must be Python values (each link
+            # but the last is a Python truth test), a tensor there refused.
+            return python_conditions(node, [node.left, *node.comparators[:-1]], "the chained comparison")
         return _chain(node)
     if kind is not gast.BoolOp:
         return node
@@ -92,6 +94,9 @@ def python_conditions(node, deciding, construct):
     ) for d in deciding}
     if type(node) is gast.BoolOp:
         node.values = [wrapped.get(id(v), v) for v in node.values]
+    elif type(node) is gast.Compare:
+        node.left = wrapped.get(id(node.left), node.left)
+        node.comparators = [wrapped.get(id(c), c) for c in node.comparators]
     else:
         node.test = wrapped.get(id(node.test), node.test)
     return node

@@ -31,9 +31,12 @@ branch state of an ``if``::
     if cond_:
         ...
 
-A walrus nested deeper under ``and``/``or``/a conditional expression stays
-Python (``logical_expressions`` leaves it), with a tensor operand refused
-there at run time.
+A chained comparison with a walrus after its first operand (``0 < (k :=
+f(x)) < n``) becomes one statement per link, each middle operand evaluated
+once (``operand_ := ...``) and each link only if the ones before held.  A
+walrus nested deeper under ``and``/``or``/a conditional expression/a chained
+comparison stays Python (``logical_expressions`` leaves it), with a tensor
+operand refused there at run time.
 """
 
 from __future__ import annotations
@@ -55,8 +58,11 @@ def _has_walrus(node) -> bool:
 def _short_circuited(node) -> bool:
     """True if ``node`` is an ``and``/``or``/conditional expression holding a walrus in an operand
     Python may skip (the first operand, or the test, is always evaluated: the expression lowerings
-    evaluate it in place, where its walrus binds as written)."""
+    evaluate it in place, where its walrus binds as written), or a chained comparison holding one
+    after its first operand (the chain lowering evaluates those in closures)."""
     kind = type(node)
+    if kind is gast.Compare:
+        return len(node.ops) > 1 and any(_has_walrus(c) for c in node.comparators)
     if kind is gast.BoolOp:
         return any(_has_walrus(v) for v in node.values[1:]) or _short_circuited(node.values[0])
     if kind is gast.IfExp:
@@ -64,11 +70,43 @@ def _short_circuited(node) -> bool:
     return False
 
 
-def _assign(target, expr, origin):
+def _chain(target, left, ops, rights, origin, namer):
+    """``target = left op0 r0 op1 r1 ...`` (a chained comparison) as one statement per link, each
+    middle operand evaluated once, as Python's chain does (into a new name unless it is a name or
+    a constant), and each link run only if the ones before were true::
+
+        target = a < (operand_ := b)
+        if target:
+            target = operand_ < c
+    """
+    link_right = rights[0]
+    if len(ops) == 1:
+        return _assign(target, gast.Compare(left=left, ops=ops, comparators=[link_right]), origin, namer)
+    if type(link_right) is gast.Name:
+        saved = templates.name(link_right.id)
+    elif type(link_right) is gast.Constant:
+        saved = templates.copy_tree(link_right)
+    else:
+        name = namer.new("operand_")
+        link_right = gast.NamedExpr(target=templates.name(name, store=True), value=link_right)
+        saved = templates.name(name)
+    link = gast.Compare(left=left, ops=ops[:1], comparators=[link_right])
+    return templates.replace("target = link", origin=origin, target=target, link=link) + templates.replace(
+        """
+        if test:
+            body
+        """,
+        origin=origin, test=templates.name(target), body=_chain(target, saved, ops[1:], rights[1:], origin, namer),
+    )
+
+
+def _assign(target, expr, origin, namer):
     """Statements assigning ``expr`` to ``target``, evaluating it as Python does (short-circuits as ``if``)."""
     kind = type(expr)
+    if kind is gast.Compare and _short_circuited(expr):
+        return _chain(target, expr.left, expr.ops, expr.comparators, origin, namer)
     if kind is gast.IfExp and _short_circuited(expr):
-        test = _assign(target, expr.test, origin) if _short_circuited(expr.test) else None
+        test = _assign(target, expr.test, origin, namer) if _short_circuited(expr.test) else None
         return (test or []) + templates.replace(
             """
             if test:
@@ -77,7 +115,7 @@ def _assign(target, expr, origin):
                 orelse
             """,
             origin=origin, test=templates.name(target) if test else expr.test,
-            body=_assign(target, expr.body, origin), orelse=_assign(target, expr.orelse, origin),
+            body=_assign(target, expr.body, origin, namer), orelse=_assign(target, expr.orelse, origin, namer),
         )
     if kind is gast.BoolOp and _short_circuited(expr):
         first, rest = expr.values[0], expr.values[1:]
@@ -86,20 +124,20 @@ def _assign(target, expr, origin):
         test = templates.name(target)
         if type(expr.op) is gast.Or:
             test = ast_util.negate(test)
-        return _assign(target, first, origin) + templates.replace(
+        return _assign(target, first, origin, namer) + templates.replace(
             """
             if test:
                 body
             """,
-            origin=origin, test=test, body=_assign(target, remaining, origin),
+            origin=origin, test=test, body=_assign(target, remaining, origin, namer),
         )
     return templates.replace("target = expr", origin=origin, target=target, expr=expr)
 
 
 def _lower_while(loop, ctx):
     name = ctx.namer.new("cond_")
-    before = _assign(name, loop.test, loop)
-    again = _assign(name, templates.copy_tree(loop.test), loop)
+    before = _assign(name, loop.test, loop, ctx.namer)
+    again = _assign(name, templates.copy_tree(loop.test), loop, ctx.namer)
     extra = anno.get(loop, anno.EXTRA_LOOP_TEST, None)
     if extra is not None:  # not after a lowered break (or, lowered later, a return)
         again = templates.replace(
@@ -144,7 +182,7 @@ def _lower_statement(statement, ctx):
     for owner, _, index in _hoistable(getattr(statement, field)):
         name = ctx.namer.new("cond_" if kind is gast.If else "value_")
         part = getattr(statement, field) if owner is None else owner.elts[index]
-        hoisted += _assign(name, part, statement)
+        hoisted += _assign(name, part, statement, ctx.namer)
         replacement = gast.copy_location(templates.name(name), part)
         if owner is None:
             setattr(statement, field, replacement)

@@ -115,3 +115,72 @@ def test_list_comprehension_in_a_tensor_loop_reads_its_index(n):
     check(comprehension_reads_loop_index, x, i32(n))
     check(python_comprehension_in_tensor_loop, i32(n))
     check(comprehension_with_unpacking_in_while, x, i32(n))
+
+
+# -- walrus in a chained comparison; a walrus in an if test binds before either branch -----------
+
+def chain_walrus_if(x):
+    k = 0
+    if 0 < (k := x * 2) < 10:
+        return 1, k
+    return 0, k
+
+
+def chain_walrus_three_links(x):
+    k = -1
+    m = -1
+    r = -5 < (k := x - 1) < (m := x * x) <= 50
+    return r, k, m
+
+
+def chain_walrus_while(n):
+    i = 0
+    while 0 <= (j := i * 2) < n:
+        i += 1
+    return i, j
+
+
+def chain_walrus_in_call(x):
+    k = 0
+    y = int(0 < (k := x) < 10)
+    return y, k
+
+
+def if_test_walrus_read_in_loop(n):
+    s = 0
+    last = 0
+    for i in range(n):
+        if (t := i * i) > 4:
+            s += t
+        last = t
+    return s, last
+
+
+def if_test_walrus_then_break(n):
+    found = -1
+    for i in range(n):
+        if (sq := i * i) > 10:
+            found = sq
+            break
+    return found
+
+
+@pytest.mark.parametrize("x", [-3, 0, 2, 4, 30])
+def test_walrus_in_a_chained_comparison(x):
+    check(chain_walrus_if, i32(x))
+    check(chain_walrus_three_links, i32(x))
+    check(chain_walrus_while, i32(x))
+    check(chain_walrus_in_call, x)
+
+
+def test_walrus_deep_in_a_chained_comparison_refuses_a_tensor():
+    for _, g in modes(chain_walrus_in_call):
+        with pytest.raises(ag.TracingError, match=r"the chained comparison at .*test_review_converters.py:\d+ "
+                                                  r"is decided by a tensor.*binds 'k'"):
+            g(i32(3))
+
+
+@pytest.mark.parametrize("n", [0, 3, 6])
+def test_walrus_in_an_if_test_inside_a_tensor_loop(n):
+    check(if_test_walrus_read_in_loop, i32(n))
+    check(if_test_walrus_then_break, i32(n))

@@ -71,9 +71,9 @@ def if_exp(cond, if_true, if_false, expr_repr):
 
 
 def python_condition(value, construct, targets):
-    """``value``, the deciding operand of an ``and``/``or``/conditional expression (or the filter
-    of a comprehension) left as written because a walrus in it binds ``targets``; a tensor there
-    is refused."""
+    """``value``, the deciding operand of an ``and``/``or``/conditional expression or chained
+    comparison (or the filter of a comprehension) left as written because a walrus in it binds
+    ``targets``; a tensor there is refused."""
     if not isinstance(value, Tensor):
         return value
     from autograph.runtime.core.location import construct_at
@@ -83,7 +83,8 @@ def python_condition(value, construct, targets):
     raise TracingError(
         f"{construct_at(construct)} is decided by a tensor, but stays Python code because a walrus (:=) "
         f"in it binds {names} in the enclosing scope, which no staged form can do. Assign {names} in a "
-        "statement before it (an if whose whole test is an and/or/if-else stages its walrus)."
+        "statement before it (an if test, assignment or return whose whole value is an and/or/if-else or "
+        "a chained comparison stages its walrus)."
     )
 
 
