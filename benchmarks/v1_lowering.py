@@ -5,14 +5,14 @@ once and optimizes its graph twice, with and without the lowering
 (``optimizer.optimize(graph, lower_ifs=...)``), then times both graphs in the
 same run, interleaved: in the interpreter (``Plan.run``), in the runner
 ``ag.function`` uses (``parallel.runner``: the plan, or for a graph with
-independent heavy work the adaptive parallel runner) and compiled
-(``jit_compile``'s code generator, for which ``ag.function`` leaves the
-lowering out).  It prints seconds per call and the ratio unlowered / lowered
+independent heavy work the adaptive parallel runner), in the threaded runner
+forced on (``Dataflow.run``, which ``ag.function`` uses only for graphs with
+heavy work; the pass leaves those alone) and compiled (``jit_compile``'s code
+generator, for which ``ag.function`` leaves the lowering out too).  It prints seconds per call and the ratio unlowered / lowered
 (above 1: the lowering is faster).  The rows: ten small tensor ``if``s in
-sequence on float32 scalars and on 4-element vectors, one ``if`` whose
-branches are too costly to lower (both forms are the same graph there), and
-the ten scalar ``if``s next to two heavy independent chains (the parallel
-runner's case).
+sequence on float32 scalars and on 4-element vectors, and one ``if`` whose
+branches are too costly to lower (both forms are the same graph there: the
+ratios show the noise of the measurement).
 """
 
 from __future__ import annotations
@@ -41,13 +41,6 @@ def ten_ifs(x, y):
     return x
 
 
-def chains_and_ifs(a, b, x, y):
-    for _ in range(3):  # two independent heavy chains: the parallel runner puts them on threads
-        a = rt.sin(rt.exp(a))
-        b = rt.sin(rt.exp(b))
-    return a, b, ten_ifs(x, y)
-
-
 def costly_if(x, y):
     if y > 0.5:
         x = rt.sqrt(rt.abs(x)) * 2.0 + 1.0
@@ -61,19 +54,18 @@ ROWS = [
     ("ten small tensor ifs, float32[4]", ten_ifs, (np.arange(4, dtype=np.float32), np.float32(1.0))),
     ("one if, branches too costly to lower, float32[4096]", costly_if,
      (np.linspace(-1, 1, 4096, dtype=np.float32), np.float32(1.0))),
-    ("two chains on 1e6 float32 + ten scalar ifs", chains_and_ifs,
-     (np.linspace(-1, 1, 1_000_000, dtype=np.float32), np.linspace(1, -1, 1_000_000, dtype=np.float32),
-      np.float32(1.5), np.float32(1.0))),
 ]
 
 
 def compare(fns, repeats: int, number: int) -> list[float]:
     """Seconds per call of each of ``fns``: the fastest of ``repeats`` batches of ``number``
-    calls, the batches of all ``fns`` timed in turn (this machine is shared: the fastest
-    batch is the one least disturbed, and the load hits every function alike)."""
+    calls, the batches of all ``fns`` timed in turn, in alternating order (this machine is
+    shared: the fastest batch is the one least disturbed, and the load hits every function
+    alike)."""
     times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, bucket in zip(fns, times):
+    for repeat in range(repeats):
+        pairs = list(zip(fns, times))
+        for fn, bucket in pairs if repeat % 2 == 0 else reversed(pairs):  # neither always goes first
             gc.disable()
             start = time.perf_counter()
             for _ in range(number):
@@ -88,9 +80,6 @@ def count(graph, op_type) -> int:
 
 
 def measure(name, fn, args, repeats, number) -> dict:
-    heavy = max(np.size(a) for a in args) > 10_000
-    if heavy:
-        repeats, number = max(5, repeats // 4), 2
     traced = ag.function(fn).get_concrete_function(*args).graph
     plain = optimizer.optimize(traced, lower_ifs=False)
     lowered = optimizer.optimize(traced)
@@ -104,6 +93,7 @@ def measure(name, fn, args, repeats, number) -> dict:
     modes = {
         "interpreter": lambda g: interpreter.plan(g).run,
         "parallel": lambda g: parallel.runner(g),
+        "threads": lambda g: parallel.dataflow(g).run,
         "jit": lambda g: codegen.compile_graph(g)[0],
     }
     for mode, make in modes.items():
@@ -122,10 +112,11 @@ def main(argv=None) -> int:
     options = parser.parse_args(argv)
     repeats, number = (15, 100) if options.quick else (61, 100)
     rows = [measure(name, fn, args, repeats, number) for name, fn, args in ROWS]
-    print(f"{'benchmark':<52} {'lowered':>8} {'interp':>8} {'parallel':>9} {'jit':>8}   (speedup: If / lowered)")
+    print(f"{'benchmark':<52} {'lowered':>8} {'interp':>8} {'parallel':>9} {'threads':>8} {'jit':>8}"
+          "   (speedup: If / lowered)")
     for r in rows:
         print(f"{r['benchmark']:<52} {r['ifs_lowered']:>3}/{r['ifs']:<4} {r['interpreter_speedup']:>7.2f}x "
-              f"{r['parallel_speedup']:>8.2f}x {r['jit_speedup']:>7.2f}x")
+              f"{r['parallel_speedup']:>8.2f}x {r['threads_speedup']:>7.2f}x {r['jit_speedup']:>7.2f}x")
     text = json.dumps(rows, indent=2)
     print(text)
     if options.json:

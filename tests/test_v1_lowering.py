@@ -241,6 +241,15 @@ def test_ifs_of_while_bodies_and_of_jit_compiled_functions_stay():
     assert jitted(np.float32(5.0)) == one_if(np.float32(5.0))
 
 
+def test_graphs_the_parallel_runner_may_thread_keep_their_ifs():
+    def f(a, b, x, p):
+        return rt.exp(a), rt.exp(b), rt.cond(p, lambda: x * 0.5, lambda: -x)
+
+    big, small = ("float32", (1 << 20,)), ("float32", (4,))
+    assert ifs(optimize(trace(f, big, big, F0, B0), check=True)) == 1
+    assert ifs(optimize(trace(f, small, small, F0, B0), check=True)) == 0
+
+
 def test_results_keep_the_if_s_dtypes_shapes_and_weak_flags():
     def f(x, y, z, p):
         a = rt.cond(p, lambda: x, lambda: y * 0.5)  # float32[3] / float32[2]: merged to [None]

@@ -39,8 +39,9 @@ the same kernels: its results, errors and warnings are the program's; the
 results have the ``If``'s dtypes, shapes and weak flags.  The pass is on for
 the interpreter and the parallel runner; ``jit_compile`` and the JAX backend,
 for which a branch costs nothing, keep the ``If`` (``optimize(...,
-lower_ifs=False)``), and so does a ``While`` body, which the interpreter
-compiles once the loop is hot (``exec/tiering.py``).
+lower_ifs=False)``), and so do a ``While`` body, which the interpreter
+compiles once the loop is hot (``exec/tiering.py``), and a graph the
+parallel runner may run on threads (``threaded``), whose steps cost more.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ import math
 
 import numpy as np
 
-from autograph.runtime.core import backend, dtypes, shapes
+from autograph.runtime.core import backend, dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.exec import interpreter
+from autograph.runtime.exec import interpreter, parallel
 from autograph.runtime.optimizer import graph_util, hazards
 from autograph.runtime.optimizer.rewrite import rewrite
 
@@ -267,8 +268,16 @@ def in_loop(graph) -> bool:
     return False
 
 
+def threaded(graph) -> bool:
+    """Whether the parallel runner may run ``graph`` on threads (a root graph with two heavy
+    steps, ``exec/parallel.py``), where a step costs several times what it costs the
+    interpreter: there a lowered ``If``'s three or four steps cost more than its one."""
+    heavy = (op for op in graph.operations if opdef.cost_of(op) >= parallel.HEAVY_COST)
+    return graph.outer is None and next(heavy, None) is not None and next(heavy, None) is not None
+
+
 def run(graph) -> bool:
     """Lowers the small stateless ``If`` ops of ``graph`` (not its sub-graphs); True if it changed."""
-    if all(op.type != "If" for op in graph.operations) or in_loop(graph):
+    if all(op.type != "If" for op in graph.operations) or in_loop(graph) or threaded(graph):
         return False
     return rewrite(graph, RULES)
