@@ -47,6 +47,8 @@ Environment:
   (``dict,attr``), for bug hunting.
 - ``AUTOGRAPH_FUZZ_RANDOM=1``: fresh programs instead of the fixed
   (derandomized) set.
+- ``AUTOGRAPH_FUZZ_JAX_EVERY`` (default 10): with JAX installed, every n-th
+  program also runs with ``backend="jax"`` (1: every program).
 
 Run with ``-s`` to see the summary line.  Without hypothesis (counts per
 class, the first program of each, no shrinking):
@@ -90,12 +92,20 @@ MODES = {
     "unoptimized": {"optimize": False},
     "jit": {"jit_compile": True},
 }
-try:  # the JAX backend, when JAX is installed
+# The JAX backend, when JAX is installed: XLA compiles each program's graph anew (about a second), so
+# it runs on every AUTOGRAPH_FUZZ_JAX_EVERY-th program only (default 10; 1 for all of them).
+try:
     import jax  # noqa: F401
 except ImportError:
-    pass
+    JAX_MODES = {}
 else:
-    MODES["jax"] = {"backend": "jax"}
+    JAX_MODES = {"jax": {"backend": "jax"}}
+JAX_EVERY = max(1, int(os.environ.get("AUTOGRAPH_FUZZ_JAX_EVERY", "10")))
+
+
+def modes_for(number: int) -> dict:
+    """The modes program ``number`` runs in: the numpy ones, and JAX on every JAX_EVERY-th."""
+    return {**MODES, **JAX_MODES} if JAX_MODES and number % JAX_EVERY == 0 else MODES
 
 # (a, b, n, v): a and b are cast to the program's dtype, v too.
 ARGS = (
@@ -361,7 +371,7 @@ def test_traced_programs_match_python(capsys):
     )
     @given(programs(features))
     def check(source):
-        result = run_program(source)
+        result = run_program(source, modes_for(sum(counts.values()) - counts["dtype"]))
         counts[result.outcome] += 1
         counts["dtype"] += result.dtype_mismatch
         assert result.outcome in ("ok", "refused"), (
@@ -433,7 +443,7 @@ def main(argv=None):
     for i in range(args.examples):
         seed = args.seed + i
         source = ProgramWriter(random.Random(seed).randint, features).program()
-        result = run_program(source)
+        result = run_program(source, modes_for(i))
         counts[result.outcome] += 1
         counts["dtype"] += result.dtype_mismatch
         if result.outcome != "ok" and len(shown[result.outcome]) < args.show:
