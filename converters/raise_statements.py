@@ -21,9 +21,23 @@ branch (``runtime/operators/raises.py``), and ends the branch.
 ``raise E from C`` becomes ``raise ag__.raise_(E, C)`` (``raise_`` sets the
 cause).  A ``raise`` at the top of a function is lowered too: the function
 may be a helper called in a tensor branch (``if n < 0: fail(n)``).  Left as
-written: a bare ``raise``, and any ``raise`` inside a ``try`` or ``with``
-block of the function (a handler or context manager there may catch it,
-which a staged raise could not honour).
+written: a bare ``raise``, and any ``raise`` inside a ``with`` block (its
+context manager may suppress it, which a staged raise could not honour).
+
+A ``try`` with ``except`` clauses tells the runtime which exceptions its
+handlers catch, and each handler first checks what it caught::
+
+    try:
+        with ag__.python_try(lambda: (ValueError,)):
+            y = helper(x)
+    except ValueError:
+        ag__.caught()
+        y = -1
+
+A raise under a tensor condition that a handler around the condition would
+catch cannot be staged (the handler ran while tracing): it is a
+``TracingError``, as is any exception raised while tracing a tensor branch
+or loop body that reaches such a handler (``caught``).
 """
 
 from __future__ import annotations
@@ -32,8 +46,8 @@ import gast
 
 from autograph import ast_util, templates
 
-# The statements whose blocks are searched (not try/with: a raise there stays Python).
-_NESTING = (gast.If, gast.While, gast.For)
+# The statements whose blocks are searched (not with: a raise there stays Python).
+_NESTING = (gast.If, gast.While, gast.For, gast.Try)
 
 
 def _lower(node):
@@ -46,6 +60,24 @@ def _lower(node):
     return node
 
 
+def _handled(node):
+    """``try`` with handlers: its body inside ``ag__.python_try(lambda: types)`` (``None`` if one
+    handler catches everything), each handler starting with ``ag__.caught()``."""
+    types = [h.type for h in node.handlers]
+    caught = None if any(t is None for t in types) else gast.Tuple(
+        elts=[templates.copy_tree(t) for t in types], ctx=gast.Load())
+    node.body = templates.replace(
+        """
+        with ag__.python_try(types):
+            body
+        """,
+        origin=node, types=templates.constant(None) if caught is None else
+        templates.replace_as_expression("lambda: caught", origin=node, caught=caught), body=node.body,
+    )
+    for handler in node.handlers:
+        handler.body = templates.replace("ag__.caught()", origin=handler) + handler.body
+
+
 def _visit(statements):
     for index, statement in enumerate(statements):
         kind = type(statement)
@@ -54,13 +86,16 @@ def _visit(statements):
         elif kind in _NESTING:
             for owner, field in ast_util.child_blocks(statement):
                 _visit(getattr(owner, field))
+            if kind is gast.Try and statement.handlers:
+                _handled(statement)
 
 
 def transform(node, ctx):
-    if ctx.lacks(gast.Raise):
+    if ctx.lacks(gast.Raise, gast.Try):
         return node
     if ctx.kinds is not None:
-        ctx.kinds |= {gast.Call, gast.Attribute, gast.Name}
+        ctx.kinds |= {gast.Call, gast.Attribute, gast.Name, gast.With, gast.Lambda, gast.Tuple, gast.Expr,
+                      gast.Constant}
     for function in ast_util.functions(node):
         _visit(function.body)
     return node

@@ -184,3 +184,101 @@ def test_walrus_deep_in_a_chained_comparison_refuses_a_tensor():
 def test_walrus_in_an_if_test_inside_a_tensor_loop(n):
     check(if_test_walrus_read_in_loop, i32(n))
     check(if_test_walrus_then_break, i32(n))
+
+
+# -- try/except around a tensor condition: its handler runs only while tracing ---------------------
+
+def try_around_tensor_if(x):
+    try:
+        if x < 0:
+            raise ValueError("neg")
+        y = x
+    except ValueError:
+        y = -1
+    return y
+
+
+def checked(v):
+    if v > 3:
+        raise ValueError("big")
+    return v
+
+
+def try_around_call(x):
+    try:
+        y = checked(x)
+    except Exception:
+        y = -1
+    return y
+
+
+def try_around_failing_trace(x):
+    try:
+        if x > 0:
+            y = [1, 2][5]
+        else:
+            y = 0
+    except IndexError:
+        y = -1
+    return y
+
+
+def try_inside_branch(x):
+    if x > 0:
+        try:
+            raise KeyError("k")
+        except KeyError:
+            y = x * 2
+    else:
+        y = x
+    return y
+
+
+def try_that_does_not_catch(x):
+    try:
+        y = checked(x)
+    except KeyError:
+        y = -1
+    return y
+
+
+def try_in_loop_body(n):
+    s = 0
+    for i in range(n):
+        try:
+            if i > 1:
+                raise ValueError("late")
+        except KeyError:
+            s -= 1
+        s += i
+    return s
+
+
+@pytest.mark.parametrize("f", [try_around_tensor_if, try_around_call])
+def test_a_handler_around_a_staged_raise_is_refused(f):
+    assert f(-2) == -1 if f is try_around_tensor_if else f(5) == -1  # Python: the handler runs
+    for x in (-2, 5):
+        for _, g in modes(f):
+            with pytest.raises(ag.TracingError, match=r"the `raise ValueError\(...\)` at .*test_review_converters.py:"
+                                                      r"\d+ is under a tensor condition inside a try whose handler"):
+                g(i32(x))
+
+
+def test_a_handler_catching_what_tracing_a_branch_raised_is_refused():
+    for _, g in modes(try_around_failing_trace):
+        with pytest.raises(ag.TracingError, match=r"the `except` clause at .*test_review_converters.py:\d+ catches "
+                                                  r"IndexError\('list index out of range'\) raised while tracing"):
+            g(i32(0))
+
+
+@pytest.mark.parametrize("x", [-2, 2, 5])
+def test_handlers_that_cannot_catch_a_staged_raise_keep_it(x):
+    check(try_inside_branch, i32(x))
+    if x <= 3:
+        check(try_that_does_not_catch, i32(x))
+    else:
+        _raises_as_python(try_that_does_not_catch, i32(x))
+    if x < 3:
+        check(try_in_loop_body, i32(2))  # i = 0, 1: none raises
+    else:
+        _raises_as_python(try_in_loop_body, i32(x))

@@ -213,10 +213,13 @@ def caught(n):
     return n
 
 
-def test_a_raise_inside_try_stays_python():
+def test_a_raise_inside_try_is_python_for_python_values_and_refused_under_a_tensor():
     code = ag.to_code(caught)
-    assert "raise ValueError('neg')" in code and "ag__.raise_" not in code
+    assert "with ag__.python_try(lambda: (ValueError,)):" in code and "ag__.caught()" in code
     assert ag.convert(caught, always_converted=True)(-1) == 0
+    for _, g in modes(caught):  # the handler would run only while tracing (tests/test_review_converters.py)
+        with pytest.raises(ag.TracingError, match=r"under a tensor condition inside a try whose handler catches it"):
+            g(i32(1))
 
 
 def test_python_values_raise_at_once():

@@ -186,7 +186,7 @@ from autograph.runtime.operators.py_builtins import (
     type_ as type,
     zip_ as zip,
 )
-from autograph.runtime.operators.raises import raise_
+from autograph.runtime.operators.raises import caught, python_try, raise_
 from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
 from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
 
@@ -198,7 +198,7 @@ __all__ = [
     "is_undefined",
     "bool", "isinstance", "reversed", "slice", "type",
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
-    "python_condition", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
+    "python_condition", "python_try", "caught", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
     "comprehension_iterable",
     "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
 ]

@@ -24,6 +24,7 @@ it cannot be loaded again.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 
 import numpy as np
@@ -35,6 +36,7 @@ from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError, rebuilt
 
 _NO_CAUSE = object()
+_ESCAPED = "__autograph_escaped_tracing__"  # on an exception that left a staged region
 _staging = threading.local()
 
 
@@ -42,15 +44,74 @@ class DeadBranch(BaseException):
     """Internal: the branch being traced reached a staged ``raise``; it gives no values."""
 
 
+def _tries() -> list:
+    """The ``try`` bodies of converted code running now, innermost last: their handlers' types."""
+    tries = getattr(_staging, "tries", None)
+    if tries is None:
+        tries = _staging.tries = []
+    return tries
+
+
 @contextlib.contextmanager
 def branch():
-    """While tracing one branch of a tensor ``if``: ``raise_`` stages instead of raising."""
-    previous = getattr(_staging, "graph", None)
+    """While tracing one branch of a tensor ``if``: ``raise_`` stages instead of raising.  An
+    exception leaving it is marked: a handler of converted code outside refuses it (``caught``)."""
+    previous = getattr(_staging, "graph", None), getattr(_staging, "outer_tries", 0)
     _staging.graph = current_graph()  # the branch's graph
+    _staging.outer_tries = len(_tries())
+    try:
+        yield
+    except DeadBranch:
+        raise
+    except BaseException as error:
+        setattr(error, _ESCAPED, True)
+        raise
+    finally:
+        _staging.graph, _staging.outer_tries = previous
+
+
+@contextlib.contextmanager
+def python_try(types):
+    """Around the body of a ``try`` of converted code whose handlers catch ``types()`` (a tuple of
+    exception types; ``None``: everything)."""
+    tries = _tries()
+    tries.append(types)
     try:
         yield
     finally:
-        _staging.graph = previous
+        tries.pop()
+
+
+def caught():
+    """The first statement of a handler of converted code: an exception that left the tracing of a
+    tensor branch or loop body would be caught only while tracing, never when the graph runs."""
+    error = sys.exc_info()[1]
+    if error is None or not getattr(error, _ESCAPED, False):
+        return
+    if isinstance(error, TracingError):
+        raise error  # autograph's own refusal: not the user's to catch
+    where = construct_at("the `except` clause")
+    refusal = TracingError(
+        f"{where} catches {type(error).__name__}({_text(error)}) raised while tracing a tensor if or loop "
+        "inside its try: it would be caught once, while tracing, for every input, not when the graph "
+        "runs. Move the try/except inside the branch or loop body, or test the condition before the try."
+    )
+    setattr(refusal, _ESCAPED, True)
+    raise refusal from None
+
+
+def _catches(types, exc) -> bool:
+    if types is None:
+        return True
+    try:
+        return isinstance(exc, types())
+    except Exception:  # a handler type we cannot evaluate now: assume it catches
+        return True
+
+
+def _text(error) -> str:
+    text = str(error)
+    return repr(text[:80] + "...") if len(text) > 80 else repr(text)
 
 
 def run_body(step, lead):
@@ -101,6 +162,16 @@ def raise_(exc, cause=_NO_CAUSE):
         exc.__cause__, exc.__suppress_context__ = cause, True
     if not in_branch():
         return exc
+    tries, outer = _tries(), _staging.outer_tries
+    if any(_catches(t, exc) for t in tries[outer:]):
+        return exc  # a handler traced with the branch catches it, as Python does
+    if any(_catches(t, exc) for t in tries[:outer]):
+        raise TracingError(
+            f"{construct_at(f'the `raise {type(exc).__name__}(...)`')} is under a tensor condition inside a "
+            "try whose handler catches it: a raise staged in the graph cannot reach a handler, which runs "
+            "only while tracing. Move the try/except inside the tensor if or loop, or test the "
+            "condition before the try."
+        )
     _stage(exc, cause)
     raise DeadBranch()
 
