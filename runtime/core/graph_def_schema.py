@@ -33,6 +33,7 @@ files (see the README section "Loading graph files").
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import unicodedata
@@ -258,8 +259,7 @@ def arity(op_type: str) -> tuple[int, int | None]:
     """``(fewest, most)`` inputs an ``op_type`` op takes (most None: any number): its definition's ``inputs``."""
     declared = opdef.get(op_type).inputs
     if declared is None:
-        raise TypeError(f"op type {op_type!r} declares no inputs: pass inputs=N or inputs=(fewest, most) to "
-                        "its opdef.register(...)")
+        raise TypeError(f"op type {op_type!r} declares no inputs: pass inputs=N or (fewest, most) to opdef.register")
     return declared
 
 
@@ -313,16 +313,10 @@ def _plain(value, where, field, session, depth=0):
     _fail(where, f"field {field!r} must be plain data (numbers, strings, tuples), got {type(value).__name__}")
 
 
-def _dtype_kind(value, where, field, session):
-    if not isinstance(value, np.dtype):
-        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}}, got {value!r:.60}")
-    return value
-
-
-def _dtype_or_none(value, where, field, session):
-    """A dtype, or null: the input's (``ZerosLike``)."""
-    if value is not None and not isinstance(value, np.dtype):
-        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}} or null, got {value!r:.60}")
+def _dtype_kind(value, where, field, session, nullable=False):
+    """A dtype (``nullable``: or null, the input's dtype, as ``ZerosLike``'s)."""
+    if not isinstance(value, np.dtype) and not (nullable and value is None):
+        _fail(where, f"field {field!r} must be a dtype {{\"dtype\": name}}{' or null' * nullable}, got {value!r:.60}")
     return value
 
 
@@ -449,7 +443,7 @@ def _spec_kind(value, where, field, session):
 # attribute kind (``opdef.ATTR_KINDS``: an op definition declares each attribute's) -> the check of its value
 KINDS = {
     "plain": _plain, "bool": _bool_kind, "int_or_none": _int_or_none, "count": _count_kind, "axis": _axis_kind,
-    "dtype": _dtype_kind, "dtype_or_none": _dtype_or_none, "shape": _shape_kind, "array": _array_kind,
+    "dtype": _dtype_kind, "dtype_or_none": functools.partial(_dtype_kind, nullable=True), "shape": _shape_kind, "array": _array_kind,
     "text": _text_kind, "function": _function_kind, "parts": _parts_kind, "variable": _variable_kind,
     "spec": _spec_kind, "random_stream": _random_stream, "print_stream": _print_stream,
 }
