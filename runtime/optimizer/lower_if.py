@@ -18,7 +18,8 @@ Computing a branch the program does not take must never raise, warn,
 allocate without limit or have an effect, so an ``If`` is lowered only if
 (``_lowering``):
 
-- its predicate is a bool scalar, it is stateless and has outputs;
+- its predicate is a bool scalar, it is stateless and has outputs, and no
+  other op calls its branches (``graph_util.is_shared``);
 - every op of its branches is a ``Const`` or an op that cannot raise
   (``hazards.never_raises``; its warnings are numpy's floating-point ones),
   calls no sub-graph (an inner ``If`` is lowered first, or the outer stays),
@@ -190,9 +191,9 @@ def _lowering(op):
         return None
     branches, cost, chooses = [], 0.0, len(op.outputs)
     for branch in graph_util.subgraphs(op):
-        ops = _branch_ops(branch, op.inputs[1:])
-        if ops is None:
-            return None
+        ops = None if graph_util.is_shared(branch) else _branch_ops(branch, op.inputs[1:])
+        if ops is None:  # (a function other ops call too is never inlined: a graph file's chain
+            return None  # of Ifs calling one function twice would double at every level)
         guarded = _guarded_inputs(branch, ops)
         branches.append((branch, ops, guarded))
         cost = max(cost, sum(_cost(o) for o in ops))
