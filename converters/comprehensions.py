@@ -74,7 +74,7 @@ def _python_filter(test, kind):
     )
 
 
-def _lower(node, namer):
+def _lower(node, namer, consumed):
     kind = type(node)
     if kind not in _CONSTRUCTS:
         return node
@@ -100,12 +100,29 @@ def _lower(node, namer):
         elt=_lambda(param, node.elt, node.elt, unpacked), cond=cond,
     )
     # list_comp calls its lambdas at once (analyses read them where they stand, as the
-    # comprehension's reads); a generator's may run later: they stay nested scopes.
-    if kind is gast.ListComp:
+    # comprehension's reads), and so does a builtin consuming a generator (sum(v * i for v in x));
+    # another generator's may run later: they stay nested scopes.
+    if kind is gast.ListComp or id(node) in consumed:
         for function in call.args[1:]:
             if type(function) is gast.Lambda:
                 anno.set(function, anno.IN_PLACE, True)
     return call
+
+
+# Builtins that exhaust an iterable argument before they return.
+_CONSUMERS = frozenset({"sum", "any", "all", "max", "min", "list", "tuple", "sorted", "set", "frozenset", "dict"})
+
+
+def _consumed_at_once(function):
+    """The ids of the generator expressions passed to a consuming builtin (``sum(... for ...)``)
+    whose name the function does not bind (so it is the builtin or a global of that name)."""
+    bound = {n.id for n in gast.walk(function) if type(n) is gast.Name and type(n.ctx) is not gast.Load}
+    return {
+        id(arg) for call in gast.walk(function)
+        if type(call) is gast.Call and type(call.func) is gast.Name and call.func.id in _CONSUMERS
+        and call.func.id not in bound
+        for arg in call.args if type(arg) is gast.GeneratorExp
+    }
 
 
 def transform(node, ctx):
@@ -114,8 +131,10 @@ def transform(node, ctx):
     if ctx.kinds is not None:
         ctx.kinds |= {gast.Call, gast.Attribute, gast.Name, gast.Lambda, gast.Constant}
 
+    consumed = _consumed_at_once(node)
+
     def lower(inner):
-        return _lower(inner, ctx.namer)
+        return _lower(inner, ctx.namer, consumed)
 
     if type(node) is gast.Lambda:
         node.body = lower(ast_util.rewrite(gast.Expr(value=node.body), lower).value)

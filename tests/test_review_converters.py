@@ -282,3 +282,23 @@ def test_handlers_that_cannot_catch_a_staged_raise_keep_it(x):
         check(try_in_loop_body, i32(2))  # i = 0, 1: none raises
     else:
         _raises_as_python(try_in_loop_body, i32(x))
+
+
+def generator_sum_reads_loop_index(x, n):
+    s = np.float32(0)
+    for i in range(n):
+        s += sum(v * i for v in x)
+    return s
+
+
+def python_generator_in_tensor_loop(n):
+    s = 0
+    for i in range(n):
+        s += sum(k * i for k in [1, 2])
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_a_generator_a_builtin_consumes_reads_where_it_stands(n):
+    check(generator_sum_reads_loop_index, np.array([1.0, 2.0], np.float32), i32(n))
+    check(python_generator_in_tensor_loop, i32(n))
