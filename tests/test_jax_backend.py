@@ -410,7 +410,8 @@ def test_jax_is_imported_only_when_the_backend_is_used():
 
 def test_every_numpy_op_type_has_a_jax_kernel_rule_or_a_reason():
     lowerable = set(jax_kernels.KERNELS) | set(lowering.RULES)
-    missing = sorted(set(numpy_kernels.KERNELS) - lowerable - set(jax_kernels.UNLOWERABLE))
+    missing = sorted(t for t in set(numpy_kernels.KERNELS) - lowerable - set(jax_kernels.UNLOWERABLE)
+                     if not t.startswith("Test"))  # (op types other tests register)
     assert not missing, f"op types with neither a JAX kernel nor a reason in UNLOWERABLE: {missing}"
     assert not set(jax_kernels.UNLOWERABLE) & lowerable
 
