@@ -14,7 +14,8 @@ numpy interpreter's time is printed for reference.
 * ``matmul_loop``: 20 iterations of a 256x256 float32 matmul (with a tanh).
 
 Both sides are called once before timing (trace + compile), so the figures
-are steady-state calls.
+are steady-state calls, and are timed in alternation, call by call, so a
+load on the machine slows both alike.
 """
 
 from __future__ import annotations
@@ -95,6 +96,19 @@ def cases(quick):
     }
 
 
+def paired_times(first, second, args, repeat):
+    """Medians of ``first(*args)`` and ``second(*args)`` timed in alternation (a load on the machine
+    slows both alike)."""
+    first(*args), second(*args)
+    times = ([], [])
+    for _ in range(repeat):
+        for fn, out in zip((first, second), times):
+            start = time.perf_counter()
+            fn(*args)
+            out.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def median_time(fn, args, repeat):
     fn(*args)
     times = []
@@ -123,8 +137,7 @@ def main(argv=None):
         on_jax = ag.function(fn, backend="jax")
         np.testing.assert_allclose(on_jax(*inputs), by_hand(*inputs), rtol=2e-5, atol=1e-5)
         t_numpy = median_time(ag.function(fn), inputs, max(3, args.repeat // 5))
-        t_jax = median_time(on_jax, inputs, args.repeat)
-        t_hand = median_time(by_hand, inputs, args.repeat)
+        t_jax, t_hand = paired_times(on_jax, by_hand, inputs, args.repeat)
         rows[name] = {"numpy_s": t_numpy, "backend_jax_s": t_jax, "hand_jax_s": t_hand, "ratio": t_jax / t_hand}
         print(f"{name:<14}{t_numpy * 1e3:>12.3f}ms{t_jax * 1e3:>12.3f}ms{t_hand * 1e3:>12.3f}ms"
               f"{t_jax / t_hand:>8.2f}")
