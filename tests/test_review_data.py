@@ -129,3 +129,42 @@ def test_a_dataset_passed_to_a_function_is_not_kept_alive_by_its_trace():
     del ds
     gc.collect()
     assert ref() is None
+
+
+def _node_of(graph_def, kind):
+    return next(n for n in _pipeline(graph_def)["nodes"] if n["kind"] == kind)
+
+
+def test_a_filter_whose_spliced_predicate_returns_numbers_is_refused():
+    graph_def = _graph_def(Dataset.range(10).filter(lambda x: x > 3))
+    numbers = _node_of(_graph_def(Dataset.range(10).map(lambda x: x % 2)), "map")["attrs"]["function"]
+    _node_of(graph_def, "filter")["attrs"]["function"] = numbers  # a graph that fits, but counts as a verdict
+    with pytest.raises(GraphDefError, match=r"dataset node 1: the filter predicate must return a bool of shape "
+                                            r"\[\], not int64\[\]"):
+        rt.Graph.from_graph_def(graph_def)
+
+
+def test_a_vectorized_stage_that_does_not_take_what_the_stage_before_gives_is_refused():
+    data = np.arange(40, dtype=np.float32)
+
+    def pipeline(first):
+        ds = Dataset.from_tensor_slices(data).map(first).filter(lambda x: x > 3).batch(4).unbatch()
+        return ds.with_options(rt.data.Options(map_filter_fusion=False))  # two stages
+
+    graph_def = _graph_def(pipeline(lambda x: rt.cast(x, "int64")))
+    floats = _node_of(json.loads(json.dumps(_graph_def_float(pipeline))), "vectorized")["attrs"]["stages"][0]
+    _node_of(graph_def, "vectorized")["attrs"]["stages"][0] = floats  # float32 columns for an int64 filter
+    with pytest.raises(GraphDefError, match=r"dataset node 2 \(stage 1\): the function's arguments int64\[\?\] "
+                                            r"do not match the elements float32\[\?\]"):
+        rt.Graph.from_graph_def(graph_def)
+
+
+def _graph_def_float(pipeline):
+    @ag.function
+    def float_total(ds):
+        s = np.float32(0)
+        for x in ds:
+            s += x
+        return s
+
+    return float_total.get_concrete_function(pipeline(lambda x: x * 2.0)).graph.as_graph_def()

@@ -182,6 +182,7 @@ def _decoded_attrs(kind, attrs, inputs, spec, where) -> dict:
     if kind in _FUNCTION_ATTRS:
         function = _decode_function(attrs["function"], f"{where} ({kind} function)")
         _check_arguments(function.arg_specs, inputs[0].element_spec, where)
+        _check_verdict(kind, function, (), where)
         out[_FUNCTION_ATTRS[kind]] = function
     return _SPECIAL.get(kind, lambda a, o, i, s, w: o)(attrs, out, inputs, spec, where)
 
@@ -191,6 +192,19 @@ def _check_arguments(arg_spec, element_spec, where):
     if not _fits(flat_args, [_Leaf(s) for s in structure.flat(element_spec)], exact=False):
         raise ValueError(f"{where}: the function's arguments {structure.format_spec(arg_spec)} do not match the "
                          f"elements {structure.format_spec(element_spec)} of its input")
+
+
+def _check_verdict(kind, function, rows, where):
+    """A predicate (``filter``, ``take_while``; the second output of a ``map_filter``) must give one
+    bool per element (``rows``: ``()``, or ``(None,)`` for a vectorized stage's rows)."""
+    if kind not in ("filter", "take_while", "map_filter"):
+        return
+    verdict = function.output_spec
+    if kind == "map_filter":
+        verdict = verdict[1] if isinstance(verdict, tuple) and len(verdict) == 2 else None
+    if not isinstance(verdict, TensorSpec) or verdict.dtype.kind != "b" or verdict.shape != rows:
+        shown = "nothing" if verdict is None else structure.format_spec(verdict)
+        raise ValueError(f"{where}: the {kind} predicate must return a bool of shape {list(rows)}, not {shown}")
 
 
 class _Leaf:
@@ -252,7 +266,12 @@ def _vectorized(attrs, out, inputs, spec, where):
         if not (isinstance(stage, list) and len(stage) == 2 and stage[0] in ("map", "filter", "map_filter")):
             raise ValueError(f"{where}: stage {i} must be [kind, function]")
         decoded.append((stage[0], _decode_function(stage[1], f"{where} (stage {i})")))
-    _check_arguments(decoded[0][1].arg_specs, inputs[0].element_spec, where)
+    columns = inputs[0].element_spec
+    for i, (kind, function) in enumerate(decoded):  # each stage takes what the one before gives
+        _check_arguments(function.arg_specs, columns, f"{where} (stage {i})")
+        _check_verdict(kind, function, (None,), f"{where} (stage {i})")
+        if kind != "filter":
+            columns = function.output_spec if kind == "map" else function.output_spec[0]
     out["stages"] = tuple(decoded)
     return out
 
