@@ -22,8 +22,10 @@ Python code could tell apart:
 * ``("O", type, part)`` -- any other object, static (the trace sees the
   object itself): ``part`` is what ``__autograph_trace_key__()`` returns if
   the type defines it (``TRACE_KEY_METHOD``), else the object itself when
-  it defines its own equality and is hashable, else the object by
-  identity, held weakly (``WeakIdentity``) when it can be.
+  it defines its own equality and is hashable (a frozenset of constants
+  with its members' types: ``frozenset({1}) == frozenset({1.0})``), else
+  the object by identity, held weakly (``WeakIdentity``) when it can be.
+  An ``np.matrix`` or masked array is refused (``subclass_problem``).
 
 ``key_matches`` tells whether a key fits a more general one (array
 dimensions relaxed to ``None``), ``relax_key`` makes that general key for
