@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, qual_names
+from autograph import anno, ast_util, qual_names, walrus_reads
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
@@ -320,11 +320,23 @@ class _ScopeWalker:
             self.expr(node, uses, defs)
         if kind in (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return):
             modified |= _mutations(node)
+        value = node.test if kind is gast.If else getattr(node, "value", None) if kind in _VALUED else None
+        if defs and value is not None:  # `c += (t := f(i)) * t` does not read t before it
+            uses -= walrus_reads.bound_before_read(value) - _read_first(node)
         anno.set(node, anno.USES, frozenset(uses))
         anno.set(node, anno.DEFS, frozenset(defs))
         self.reads |= uses
         self.scope.bound |= defs
         return modified | defs
+
+
+# Statements whose expression (``value``) Python evaluates before anything else of theirs.
+_VALUED = (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)
+
+
+def _read_first(node) -> set:
+    """``x`` of ``x += v``: read before ``v`` is evaluated."""
+    return {node.target.id} if type(node) is gast.AugAssign and type(node.target) is gast.Name else set()
 
 
 def _pattern_names(pattern, defs):

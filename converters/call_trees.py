@@ -141,10 +141,11 @@ class _CallLowering:
         args.defaults = [self.expr(d) for d in args.defaults]
         args.kw_defaults = [self.expr(d) if d is not None else None for d in args.kw_defaults]
         if type(node) is gast.Lambda:
-            if anno.get(node, anno.IN_PLACE, False):  # a generated operand closure: no names of its own
-                node.body = self.expr(node.body)
-                return
-            self.locals_stack.append(frozenset(anno.get(node, anno.SCOPE).locals))
+            if anno.get(node, anno.IN_PLACE, False):  # a generated closure: only its parameters are its own
+                names = {a.id for a in args.args}
+            else:
+                names = anno.get(node, anno.SCOPE).locals
+            self.locals_stack.append(frozenset(names))
             node.body = self.expr(node.body)
             self.locals_stack.pop()
             return

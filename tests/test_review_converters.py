@@ -302,3 +302,54 @@ def python_generator_in_tensor_loop(n):
 def test_a_generator_a_builtin_consumes_reads_where_it_stands(n):
     check(generator_sum_reads_loop_index, np.array([1.0, 2.0], np.float32), i32(n))
     check(python_generator_in_tensor_loop, i32(n))
+
+
+# -- a walrus read in its own statement: the name is not live before it -------------------------
+
+def walrus_read_in_its_statement(n):
+    c = 0
+    i = 0
+    while i < n:
+        c += (t := i + 1) * t
+        i += 1
+    return c
+
+
+def walrus_then_and_in_loop(n):
+    c = 0
+    for i in range(n):
+        ok = (t := i * 3) > 2 and t < 10
+        if ok:
+            c += 1
+    return c
+
+
+def walrus_read_before_bound(n):
+    t = 100
+    s = 0
+    for i in range(n):
+        s += t + (t := i)
+    return s, t
+
+
+@pytest.mark.parametrize("n", [0, 3, 6])
+def test_walrus_read_in_its_own_statement(n):
+    check(walrus_read_in_its_statement, i32(n))
+    check(walrus_then_and_in_loop, i32(n))
+    check(walrus_read_before_bound, i32(n))
+
+
+def add_one(v):
+    return v + 1
+
+
+def double(v):
+    return v * 2
+
+
+def comprehension_target_shadows_a_builtin(x):
+    return sum([abs(x) for abs in [add_one, double]])
+
+
+def test_a_comprehension_target_named_like_a_builtin_is_the_target():
+    check(comprehension_target_shadows_a_builtin, np.float32(3.0))
