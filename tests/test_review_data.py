@@ -168,3 +168,15 @@ def _graph_def_float(pipeline):
         return s
 
     return float_total.get_concrete_function(pipeline(lambda x: x * 2.0)).graph.as_graph_def()
+
+
+@pytest.mark.parametrize("limits", [{"max_elements": 1000, "max_iterations": 7}, {"max_iterations": None}])
+def test_a_loaded_pipelines_functions_get_the_callers_load_limits(limits):
+    # they were loaded with the default limits: a stricter max_elements did not reach a map's graph,
+    # and a trusted load (max_iterations=None) still bounded each call of a map function
+    loaded = rt.Graph.from_graph_def(_graph_def(Dataset.range(5).map(lambda x: x + 1)), **limits)
+    node = next(op for op in loaded.operations if op.type == "DatasetReduce").attrs["dataset"].dataset
+    while node.kind != "map":
+        node = node.inputs[0]
+    options = node.attrs["fn"].graph.load_options
+    assert {k: getattr(options, k) for k in limits} == limits

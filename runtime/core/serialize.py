@@ -53,18 +53,26 @@ VERSION = 1
 _CODECS: dict[str, tuple] = {}
 
 
-def register_codec(tag: str, cls: type, encode, decode, *, per_load: bool = False) -> None:
+def register_codec(tag: str, cls: type, encode, decode, *, per_load: bool = False, with_options: bool = False) -> None:
     """Lets attribute values of type ``cls`` be saved as ``{tag: encode(value)}``.
 
     ``decode(value)`` gets the JSON value back from an untrusted file: it
     must check it (raising any exception, reported as ``GraphDefError``).
     With ``per_load``, ``decode(value, owned)`` also gets a dict private to
     one load (the loaded graph keeps it alive as ``graph.loaded_objects``):
-    how the variable codec gives every load its own variables.
+    how the variable codec gives every load its own variables.  With
+    ``with_options``, ``decode(value, options)`` gets the load's
+    ``LoadOptions``: a codec that loads graphs of its own (a pipeline's
+    functions) loads them with the caller's limits.
     """
     if tag in _CODECS or tag in _BUILTIN_TAGS:
         raise ValueError(f"attribute codec tag {tag!r} is already registered")
     _CODECS[tag] = (cls, encode, decode, per_load)
+    if with_options:
+        _WITH_OPTIONS.add(tag)
+
+
+_WITH_OPTIONS: set = set()  # tags whose decode gets the LoadOptions
 
 
 _BUILTIN_TAGS = ("tuple", "dict", "dtype", "array", "scalar", "unserializable")
@@ -200,6 +208,8 @@ def decode_value(value, where: str, field: str, session, depth: int = 0):
     if tag in _CODECS:
         decode, per_load = _CODECS[tag][2], _CODECS[tag][3]
         try:
+            if tag in _WITH_OPTIONS:
+                return decode(body, session.options)
             return decode(body, session.owned.setdefault(tag, {})) if per_load else decode(body)
         except GraphDefError as e:
             raise GraphDefError(f"{where}: field {field!r}: {e}") from None

@@ -22,6 +22,7 @@ when ``rt.data`` is imported -- which importing the runtime does.)
 
 from __future__ import annotations
 
+import contextvars
 import warnings
 
 from autograph.runtime.core import graph_def_schema, serialize, shapes
@@ -34,6 +35,7 @@ from autograph.runtime.data.state_functions import StateFunction
 from autograph.runtime.errors import AutoGraphWarning
 
 MAX_NODES = 10_000
+_LOAD_OPTIONS = contextvars.ContextVar("autograph_pipeline_load_options", default=None)  # set by decode
 _INT_ATTRS = {  # kind -> {attribute: smallest allowed value}
     "range": {"start": None, "stop": None, "step": None},
     "batch": {"batch_size": 1}, "rebatch": {"batch_size": 1}, "chunks": {"rows": 1},
@@ -85,7 +87,7 @@ def _encode_function(function):
 
 def _decode_function(record, where):
     _keys(record, {"graph", "order", "role", "label", "arg_spec", "output_spec"}, where)
-    graph = Graph.from_graph_def(record["graph"])
+    graph = Graph.from_graph_def(record["graph"], _LOAD_OPTIONS.get())  # the caller's limits
     arg_spec, output_spec = decode_spec(record["arg_spec"]), decode_spec(record["output_spec"])
     if graph.captures or not _fits(structure.flat(arg_spec), graph.inputs, exact=False):
         raise ValueError(f"{where}: the function graph's inputs do not match its argument spec")
@@ -288,8 +290,17 @@ _SPECIAL = {"map": _map, "from_tensor_slices": _slices, "from_generator": _gener
             "shuffle_repeat": _shuffle, "scan": _scan, "vectorized": _vectorized, "cache": _store}
 
 
-def decode(body):
-    """The pipeline saved by ``encode``, checked; its root dataset (not rewritten again)."""
+def decode(body, options=None):
+    """The pipeline saved by ``encode``, checked, its functions loaded with ``options`` (the
+    ``LoadOptions`` of the graph file's load); its root dataset (not rewritten again)."""
+    token = _LOAD_OPTIONS.set(options)
+    try:
+        return _decode(body)
+    finally:
+        _LOAD_OPTIONS.reset(token)
+
+
+def _decode(body):
     from autograph.runtime.data.dataset import Dataset  # dataset.py builds on this package's modules
 
     _keys(body, {"nodes", "root"}, "a dataset record")
@@ -329,5 +340,5 @@ def _dataset_kind(value, where, field, session):
     return value
 
 
-serialize.register_codec("dataset", PipelineAttr, encode, decode)
+serialize.register_codec("dataset", PipelineAttr, encode, decode, with_options=True)
 graph_def_schema.KINDS["pipeline"] = _dataset_kind  # the schema's table of attribute checks
