@@ -353,3 +353,22 @@ def comprehension_target_shadows_a_builtin(x):
 
 def test_a_comprehension_target_named_like_a_builtin_is_the_target():
     check(comprehension_target_shadows_a_builtin, np.float32(3.0))
+
+
+class FormattingError(Exception):
+    def __init__(self, code):
+        super().__init__(f"bad code {code}")
+
+
+def raise_formatting(x):
+    if x < 0:
+        raise FormattingError(x)
+    return x
+
+
+def test_an_exception_formatting_a_tensor_in_its_init_is_refused_with_advice():
+    for _, g in modes(raise_formatting):
+        with pytest.raises(ag.TracingError, match=r"the message of the `raise FormattingError\(...\)` at "
+                                                  r".*test_review_converters.py:\d+ formats a symbolic tensor.*"
+                                                  r"keep it in an attribute if the exception's own __init__"):
+            g(i32(1))

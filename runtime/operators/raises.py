@@ -184,7 +184,8 @@ def _stage(exc, cause):
         raise TracingError(
             f"the message of {where} formats a symbolic tensor while tracing ({formatted[0]!r}), which shows "
             "no value. Pass the tensor itself as an argument of the exception, e.g. "
-            "ValueError('n must be >= 0, got', n): its value is filled in when the graph runs."
+            "ValueError('n must be >= 0, got', n), or keep it in an attribute if the exception's own "
+            "__init__ formats it: its value is filled in when the graph runs."
         )
     state = dict(getattr(exc, "__dict__", {}))
     tensors = [v for v in [*args, *state.values()] if isinstance(v, Tensor)]
