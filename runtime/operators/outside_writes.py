@@ -73,6 +73,8 @@ class Snapshot:
     def _record(self, value, path, depth, covered, seen):
         if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
             return
+        if id(value) in _library_state():
+            return  # autograph's own (a trace counter the user's module imported): not the user's state
         seen.add(id(value))
         kind, items = _contents(value)
         if kind is None:
@@ -283,6 +285,19 @@ def _contents(value):
 
 def _step(path, kind, key):
     return f"{path}.{key}" if kind == "attr" else f"{path}[{key!r}]"
+
+
+_LIBRARY_STATE = [-1, frozenset()]  # (len(sys.modules) when computed, ids of autograph's module-level values)
+
+
+def _library_state() -> frozenset:
+    """Ids of the values bound at the top level of autograph's own modules (recomputed when a
+    module has been imported since): tracing changes some of them (``active_traces``)."""
+    if len(sys.modules) != _LIBRARY_STATE[0]:
+        modules = [m for name, m in list(sys.modules.items()) if name.startswith("autograph.") and m is not None]
+        ids = {id(v) for m in modules for v in list(vars(m).values()) if not isinstance(v, _OPAQUE)}
+        _LIBRARY_STATE[:] = [len(sys.modules), frozenset(ids)]
+    return _LIBRARY_STATE[1]
 
 
 def _converted_frames():
