@@ -21,21 +21,21 @@ branch (``runtime/operators/raises.py``), and ends the branch.
 ``raise E from C`` becomes ``raise ag__.raise_(E, C)`` (``raise_`` sets the
 cause).  A ``raise`` at the top of a function is lowered too: the function
 may be a helper called in a tensor branch (``if n < 0: fail(n)``).  Left as
-written: a bare ``raise``, and any ``raise`` inside a ``with`` block (its
-context manager may suppress it, which a staged raise could not honour).
+written: a bare ``raise``.
 
 A ``try`` with ``except`` clauses tells the runtime which exceptions its
 handlers catch, and each handler first checks what it caught::
 
     try:
-        with ag__.python_try(lambda: (ValueError,)):
+        with ag__.python_try(lambda: (ValueError,), 'try'):
             y = helper(x)
     except ValueError:
         ag__.caught()
         y = -1
 
-A raise under a tensor condition that a handler around the condition would
-catch cannot be staged (the handler ran while tracing): it is a
+A ``with`` block may suppress anything (``with cm, ag__.python_try(None,
+'with'):``).  A raise under a tensor condition that a handler (or context
+manager) around the condition would catch cannot be staged (the handler ran while tracing): it is a
 ``TracingError``, as is any exception raised while tracing a tensor branch
 or loop body that reaches such a handler (``caught``).
 """
@@ -46,8 +46,8 @@ import gast
 
 from autograph import ast_util, templates
 
-# The statements whose blocks are searched (not with: a raise there stays Python).
-_NESTING = (gast.If, gast.While, gast.For, gast.Try)
+# The statements whose blocks are searched.
+_NESTING = (gast.If, gast.While, gast.For, gast.Try, gast.With)
 
 
 def _lower(node):
@@ -68,7 +68,7 @@ def _handled(node):
         elts=[templates.copy_tree(t) for t in types], ctx=gast.Load())
     node.body = templates.replace(
         """
-        with ag__.python_try(types):
+        with ag__.python_try(types, 'try'):
             body
         """,
         origin=node, types=templates.constant(None) if caught is None else
@@ -88,10 +88,13 @@ def _visit(statements):
                 _visit(getattr(owner, field))
             if kind is gast.Try and statement.handlers:
                 _handled(statement)
+            elif kind is gast.With:  # its context manager may suppress what the body raises
+                marker = templates.replace_as_expression("ag__.python_try(None, 'with')", origin=statement)
+                statement.items.append(gast.withitem(context_expr=marker, optional_vars=None))
 
 
 def transform(node, ctx):
-    if ctx.lacks(gast.Raise, gast.Try):
+    if ctx.lacks(gast.Raise, gast.Try, gast.With):
         return node
     if ctx.kinds is not None:
         ctx.kinds |= {gast.Call, gast.Attribute, gast.Name, gast.With, gast.Lambda, gast.Tuple, gast.Expr,

@@ -7,6 +7,7 @@ plain Python's, in every execution mode: the interpreter, ``optimize=False`` and
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -373,3 +374,33 @@ def test_an_exception_formatting_a_tensor_in_its_init_is_refused_with_advice():
                                                   r".*test_review_converters.py:\d+ formats a symbolic tensor.*"
                                                   r"keep it in an attribute if the exception's own __init__"):
             g(i32(1))
+
+
+# -- a with block around a tensor condition: its context manager runs only while tracing ----------
+
+def raise_in_suppressing_with(x):
+    y = 0
+    with contextlib.suppress(ValueError):
+        if x < 0:
+            raise ValueError("neg")
+        y = x
+    return y
+
+
+def raise_in_plain_with(x):
+    y = 0
+    with contextlib.nullcontext():
+        if x < 0:
+            raise ValueError("neg")
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("f", [raise_in_suppressing_with, raise_in_plain_with])
+def test_a_raise_under_a_tensor_condition_inside_a_with_is_refused(f):
+    check(f, 3)  # Python values: Python's with
+    for x in (-2, 3):
+        for _, g in modes(f):
+            with pytest.raises(ag.TracingError, match=r"the `raise ValueError\(...\)` at .*test_review_converters.py:"
+                                                      r"\d+ is under a tensor condition inside a with block"):
+                g(i32(x))

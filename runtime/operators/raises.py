@@ -71,11 +71,12 @@ def branch():
 
 
 @contextlib.contextmanager
-def python_try(types):
+def python_try(types, statement):
     """Around the body of a ``try`` of converted code whose handlers catch ``types()`` (a tuple of
-    exception types; ``None``: everything)."""
+    exception types; ``None``: everything), or of a ``with`` (``statement``), which may suppress
+    anything."""
     tries = _tries()
-    tries.append(types)
+    tries.append((types, statement))
     try:
         yield
     finally:
@@ -100,13 +101,24 @@ def caught():
     raise refusal from None
 
 
-def _catches(types, exc) -> bool:
+def _catches(entry, exc) -> bool:
+    types = entry[0]
     if types is None:
         return True
     try:
         return isinstance(exc, types())
     except Exception:  # a handler type we cannot evaluate now: assume it catches
         return True
+
+
+# How a staged raise's refusal names the statement around the tensor condition.
+_ENCLOSING = {
+    "try": "a try whose handler catches it: a raise staged in the graph cannot reach a handler, which runs "
+           "only while tracing. Move the try/except inside the tensor if or loop, or test the condition "
+           "before the try.",
+    "with": "a with block, whose context manager may suppress it only while tracing, not when the graph "
+            "runs. Move the with inside the tensor if or loop, or the raise out of the with block.",
+}
 
 
 def _text(error) -> str:
@@ -165,12 +177,11 @@ def raise_(exc, cause=_NO_CAUSE):
     tries, outer = _tries(), _staging.outer_tries
     if any(_catches(t, exc) for t in tries[outer:]):
         return exc  # a handler traced with the branch catches it, as Python does
-    if any(_catches(t, exc) for t in tries[:outer]):
+    catching = [t for t in tries[:outer] if _catches(t, exc)]
+    if catching:
         raise TracingError(
-            f"{construct_at(f'the `raise {type(exc).__name__}(...)`')} is under a tensor condition inside a "
-            "try whose handler catches it: a raise staged in the graph cannot reach a handler, which runs "
-            "only while tracing. Move the try/except inside the tensor if or loop, or test the "
-            "condition before the try."
+            f"{construct_at(f'the `raise {type(exc).__name__}(...)`')} is under a tensor condition inside "
+            + _ENCLOSING[catching[-1][1]]
         )
     _stage(exc, cause)
     raise DeadBranch()
