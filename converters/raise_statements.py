@@ -35,9 +35,10 @@ handlers catch, and each handler first checks what it caught::
 
 A ``with`` block may suppress anything (``with cm, ag__.python_try(None,
 'with'):``).  A raise under a tensor condition that a handler (or context
-manager) around the condition would catch cannot be staged (the handler ran while tracing): it is a
-``TracingError``, as is any exception raised while tracing a tensor branch
-or loop body that reaches such a handler (``caught``).
+manager) around the condition would catch cannot be staged (the handler
+runs only while tracing): it is a ``TracingError``, as is any exception
+raised while tracing a tensor branch or loop body that reaches such a
+handler (``caught``).
 """
 
 from __future__ import annotations
