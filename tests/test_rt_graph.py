@@ -369,3 +369,10 @@ def test_verify_catches_subgraph_signature_mismatch():
     body.outputs = body.outputs[::-1]
     message = verification_message(graph)
     assert "While" in message and ">>> %while:0" in message
+
+
+def test_unique_names_never_repeat_a_name_given_out():
+    graph = rt.Graph("g")
+    names = [graph.unique_name(base) for base in ("const", "const_1", "const", "const", "const_1", "x_1", "x", "x")]
+    assert len(set(names)) == len(names), names
+    assert names[:4] == ["const", "const_1", "const_2", "const_3"]

@@ -96,10 +96,20 @@ class Graph:
     # -- naming -----------------------------------------------------------
 
     def unique_name(self, base: str) -> str:
-        """``base`` the first time, then ``base_1``, ``base_2``, ..."""
+        """``base`` the first time, then ``base_1``, ``base_2``, ... -- never a name given out before
+        (``const_1`` asked for as a base of its own, then ``const`` twice: ``const_2`` the second time).
+        ``_name_counts`` holds, for every name given out, the next suffix to try with it as a base."""
         n = self._name_counts.get(base)
-        self._name_counts[base] = 1 if n is None else n + 1
-        return base if n is None else f"{base}_{n}"
+        if n is None:
+            self._name_counts[base] = 1
+            return base
+        name = f"{base}_{n}"
+        while name in self._name_counts:
+            n += 1
+            name = f"{base}_{n}"
+        self._name_counts[base] = n + 1
+        self._name_counts[name] = 1
+        return name
 
     def recount_names(self) -> None:
         """Rebuilds the ``unique_name`` counters from the op names (after ops were added under
