@@ -7,8 +7,9 @@ graph under fresh names, in order; functional ops among them keep their own
 sub-graphs, which now hang off the calling graph.  Stateful operations of the
 branch join the caller's chain where the ``If`` was.
 
-Also ``substitute(graph, mapping)``: replaces uses of tensors in one graph
-(op inputs, outputs, the captures of the sub-graphs it calls).
+``copy_in`` copies operations instead (their sub-graph stays as it is, for
+its other callers); ``substitute(graph, mapping)`` replaces uses of tensors
+in one graph (op inputs, outputs, the captures of the sub-graphs it calls).
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ def inline(rw, call_op, sub, args) -> list:
             inner._capture_map = {id(o): i for o, i in inner.captures}
     rw.replace_control(call_op, [chain[-1]] if chain else call_op.control_inputs)
     return [local.get(id(t), t) for t in sub.outputs]
+
+
+def copy_in(rw, ops, local: dict) -> None:
+    """Emits a copy of each of ``ops`` (stateless, without sub-graphs) into ``rw.graph``, in order;
+    ``local`` maps the id of each tensor they read to the caller's tensor, and gains their outputs."""
+    for inner in ops:
+        copy = graph_util.new_op(
+            rw.graph, inner.type, [local[id(t)] for t in inner.inputs], inner.attrs,
+            [(t.dtype, t.shape, t.weak) for t in inner.outputs], location=inner.location,
+            name=graph_util.base_name(inner.name),
+        )
+        rw.emit(copy)
+        local.update((id(old), new) for old, new in zip(inner.outputs, copy.outputs))
 
 
 def substitute(graph, mapping: dict) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 
 from autograph.runtime.core import shapes
 from autograph.runtime.core.graph import Graph
-from autograph.runtime.optimizer import graph_util, hazards
+from autograph.runtime.optimizer import graph_util, hazards, inline
 
 
 def applies(op, cond, body) -> bool:
@@ -104,14 +104,5 @@ def _condition(rw, cond, args):
     """Copies ``cond``'s ops (total, no sub-graphs: ``applies``) before the loop, applied to
     the loop's initial values ``args``; returns the copy of its output."""
     local = {id(p): a for p, a in zip(cond.all_inputs, args)}
-    for inner in cond.operations:
-        if inner.type == "Placeholder":
-            continue
-        copy = graph_util.new_op(
-            rw.graph, inner.type, [local[id(t)] for t in inner.inputs], inner.attrs,
-            [(t.dtype, t.shape, t.weak) for t in inner.outputs], location=inner.location,
-            name=graph_util.base_name(inner.name),
-        )
-        rw.emit(copy)
-        local.update((id(old), new) for old, new in zip(inner.outputs, copy.outputs))
+    inline.copy_in(rw, [inner for inner in cond.operations if inner.type != "Placeholder"], local)
     return local[id(cond.outputs[0])]

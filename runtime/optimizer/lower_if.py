@@ -55,7 +55,7 @@ import numpy as np
 from autograph.runtime.core import backend, dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.exec import interpreter, parallel
-from autograph.runtime.optimizer import graph_util, hazards
+from autograph.runtime.optimizer import graph_util, hazards, inline
 from autograph.runtime.optimizer.rewrite import rewrite
 
 MAX_ELEMENTS = 1024
@@ -231,14 +231,7 @@ def _inline(rw, op, branch, ops, stand_ins, taken):
         stand_in = const.outputs[0]
         pair = (arg, stand_in) if taken else (stand_in, arg)
         local[id(placeholder)] = _choose(rw, pred, *pair, arg, op.location)
-    for inner in ops:
-        copy = graph_util.new_op(
-            rw.graph, inner.type, [local[id(t)] for t in inner.inputs], inner.attrs,
-            [(t.dtype, t.shape, t.weak) for t in inner.outputs], location=inner.location,
-            name=graph_util.base_name(inner.name),
-        )
-        rw.emit(copy)
-        local.update((id(old), new) for old, new in zip(inner.outputs, copy.outputs))
+    inline.copy_in(rw, ops, local)
     return [local[id(t)] for t in branch.outputs]
 
 
