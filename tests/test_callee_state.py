@@ -306,3 +306,33 @@ def test_places_a_call_changes_in_nested_statements_become_state(make, mode):
     for n in (np.int32(3), np.int32(7)):
         expected = make(Counter(1))(n)
         assert traced(make(Counter(1)), mode, n) == expected
+
+
+class _Holder:
+    pass
+
+
+def _assigned_in_a_body_that_does_not_hold_it(n, u):
+    """``o.v`` assigned directly in a tensor if, inside a Python ``while True``, inside a tensor for:
+    the if's body function does not itself hold ``o`` (only the code around it does)."""
+    o = _Holder()
+    o.v = u
+    for _ in range(n):
+        c = 0
+        while True:
+            c += 1
+            if c > 1:
+                break
+            if u > 0:
+                o.v = u // 5
+            else:
+                o.v = o.v + 1
+    return o.v
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_direct_assignment_in_a_nested_body_is_state_not_a_call(mode):
+    for n, u in ((2, np.float32(3.0)), (3, np.float32(-2.0)), (0, np.float32(7.0))):
+        want = _assigned_in_a_body_that_does_not_hold_it(n, u)
+        got = ag.function(_assigned_in_a_body_that_does_not_hold_it, **MODES[mode])(np.int32(n), u)
+        assert got == want and np.asarray(got).dtype == np.asarray(want).dtype, (n, u, got, want)

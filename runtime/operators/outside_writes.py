@@ -58,7 +58,7 @@ class Snapshot:
         for body in bodies:
             if getattr(body, "__code__", None) is not None:
                 assigned |= _stored_names(body.__code__)
-        covered = _covered(symbols, frames[0].f_locals, frames[0].f_globals)
+        covered = _covered(symbols, frames)
         seen = set()
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
@@ -326,7 +326,20 @@ def _stored_names(code) -> frozenset:
     return frozenset(names)
 
 
-def _covered(symbols, variables, module) -> dict:
+_MISSING = object()
+
+
+def _variable(name, frames):
+    """The value of ``name`` seen from the statement: in the innermost converted frame that holds it
+    (a body function need not hold a variable only the code around it uses), else a global."""
+    for frame in frames:
+        value = frame.f_locals.get(name, _MISSING)
+        if value is not _MISSING:
+            return value
+    return frames[0].f_globals.get(name, _MISSING)
+
+
+def _covered(symbols, frames) -> dict:
     """id(holder) -> the keys the statement's state covers (``self.n``: ``self``'s ``'n'``)."""
     covered = {}
     for symbol in symbols:
@@ -347,7 +360,9 @@ def _covered(symbols, variables, module) -> dict:
             node = node.value
         if not isinstance(node, ast.Name) or not steps:
             continue
-        holder = variables.get(node.id, module.get(node.id))
+        holder = _variable(node.id, frames)
+        if holder is _MISSING:
+            continue
         try:
             for key in reversed(steps[1:]):
                 holder = holder[key] if type(holder) in (dict, list) else getattr(holder, key)
