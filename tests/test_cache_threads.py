@@ -12,8 +12,8 @@ cache fails some runs, not every run.
 from __future__ import annotations
 
 import itertools
+import os
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -21,35 +21,11 @@ import pytest
 import autograph as ag
 from autograph import runtime as rt
 
-THREADS = 8
+sys.path.insert(0, os.path.dirname(__file__))
+from thread_util import THREADS, frequent_switches, run_threads  # noqa: E402,F401 - the fixture
+
 CALLS = 24
-
-
-@pytest.fixture(autouse=True)
-def frequent_switches():
-    saved = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(saved)
-
-
-def run_threads(work):
-    barrier = threading.Barrier(THREADS)
-    errors = []
-
-    def run(t):
-        try:
-            barrier.wait()
-            work(t)
-        except BaseException as e:  # noqa: BLE001 - reported by the test
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(t,)) for t in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors[:3]
+pytestmark = pytest.mark.usefixtures("frequent_switches")
 
 
 class Scale:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -12,34 +12,14 @@ import autograph as ag
 from autograph import api, loading
 from autograph import runtime as rt
 
-THREADS = 8
+sys.path.insert(0, os.path.dirname(__file__))
+from thread_util import THREADS, frequent_switches, run_threads  # noqa: E402,F401 - the fixture
 
-
-@pytest.fixture(autouse=True)
-def frequent_switches():
-    saved = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(saved)
+pytestmark = pytest.mark.usefixtures("frequent_switches")
 
 
 def in_threads(work):
-    barrier = threading.Barrier(THREADS)
-    errors = []
-
-    def run():
-        try:
-            barrier.wait()
-            work()
-        except BaseException as e:  # noqa: BLE001 - reported by the test
-            errors.append(e)
-
-    threads = [threading.Thread(target=run) for _ in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(lambda _: work())
 
 
 def test_assign_add_in_a_graph_from_8_threads_loses_nothing():
