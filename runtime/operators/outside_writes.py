@@ -59,6 +59,7 @@ class Snapshot:
             if getattr(body, "__code__", None) is not None:
                 assigned |= _stored_names(body.__code__)
         covered = _covered(symbols, frames)
+        self._library = _library_state()
         seen = set()
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
@@ -73,7 +74,7 @@ class Snapshot:
     def _record(self, value, path, depth, covered, seen):
         if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
             return
-        if id(value) in _library_state():
+        if id(value) in self._library:
             return  # autograph's own (a trace counter the user's module imported): not the user's state
         seen.add(id(value))
         kind, items = _contents(value)
