@@ -17,7 +17,8 @@ import threading
 import types
 import weakref
 
-from autograph import callees, compiling, context, loading, pipeline
+from autograph import callees, compiling, loading, pipeline
+from autograph.pyct import context
 from autograph.runtime import errors
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.operators import calls

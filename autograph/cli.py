@@ -26,7 +26,8 @@ import sys
 
 import gast
 
-from autograph import api, cli_graph, compiling, context, loading, pipeline
+from autograph import api, cli_graph, compiling, loading, pipeline
+from autograph.pyct import context
 from autograph.check import cli as cli_check
 from autograph.runtime import errors
 

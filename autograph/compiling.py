@@ -28,8 +28,8 @@ import types
 import gast
 
 import autograph.runtime.operators as operators
-from autograph import gast_conversion, templates
-from autograph.context import AG_NAME
+from autograph.pyct import gast_conversion, templates
+from autograph.pyct.context import AG_NAME
 
 _AG_CELL = types.CellType(operators)
 _FUTURE_FLAGS = 0

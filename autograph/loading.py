@@ -17,7 +17,7 @@ import ast
 import collections
 import linecache
 
-from autograph import gast_conversion
+from autograph.pyct import gast_conversion
 from autograph.runtime import errors
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import activity, liveness, reaching_definitions
+from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 from autograph.converters import (
     asserts,
     break_statements,

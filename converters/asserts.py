@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import ast_util, templates
+from autograph.pyct import ast_util, templates
 
 
 def _lower(node):

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
 from autograph.converters import lowering
+from autograph.pyct import anno, ast_util, templates
 
 
 class _BreakLowering(lowering.Lowering):

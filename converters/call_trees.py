@@ -36,8 +36,8 @@ import types
 
 import gast
 
-from autograph import anno, ast_util, templates
-from autograph.context import AG_NAME
+from autograph.pyct import anno, ast_util, templates
+from autograph.pyct.context import AG_NAME
 
 _MISSING = object()
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)

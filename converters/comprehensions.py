@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
 _OPERATORS = {gast.ListComp: "list_comp", gast.GeneratorExp: "generator_exp"}
 _CONSTRUCTS = {gast.ListComp: "the list comprehension", gast.GeneratorExp: "the generator expression",

@@ -20,9 +20,9 @@ import builtins
 
 import gast
 
-from autograph import ast_util, templates
 from autograph.converters import logical_expressions
-from autograph.context import AG_NAME
+from autograph.pyct import ast_util, templates
+from autograph.pyct.context import AG_NAME
 
 
 class _AsWritten(ast.NodeTransformer):

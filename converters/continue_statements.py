@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph import ast_util, templates
 from autograph.converters import lowering
+from autograph.pyct import ast_util, templates
 
 
 class _ContinueLowering(lowering.Lowering):

@@ -77,7 +77,7 @@ import ast
 
 import gast
 
-from autograph import anno, ast_util, qual_names, templates
+from autograph.pyct import anno, ast_util, qual_names, templates
 
 _BODY = """
 def name():

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
 
 METHODS = ("append", "extend", "pop")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
 
 # comparison node -> the operator as written, the key of ``ag__.compare_chain``'s table

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
 NEVER, MAYBE, ALWAYS = 0, 1, 2
 

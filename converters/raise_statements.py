@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import ast_util, templates
+from autograph.pyct import ast_util, templates
 
 # The statements whose blocks are searched.
 _NESTING = (gast.If, gast.While, gast.For, gast.Try, gast.With)

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
 from autograph.converters import break_statements, lowering
+from autograph.pyct import anno, ast_util, templates
 
 
 class _ReturnLowering(lowering.Lowering):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
 _SYMBOLS = {
     gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.MatMult: "@=", gast.Div: "/=",

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, naming, templates
-from autograph.context import AG_NAME
 from autograph.converters import lists
+from autograph.pyct import anno, ast_util, naming, templates
+from autograph.pyct.context import AG_NAME
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
 # The node types _check_function refuses (or looks into): a function with none of them, and

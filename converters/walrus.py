@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, templates
 from autograph.converters import lowering
+from autograph.pyct import anno, ast_util, templates
 
 # Statements whose expression runs first (hoisting it before the statement keeps the order).
 _VALUE_FIELDS = {gast.Assign: "value", gast.AugAssign: "value", gast.AnnAssign: "value", gast.Expr: "value",

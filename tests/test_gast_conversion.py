@@ -9,7 +9,8 @@ import pathlib
 import gast
 import pytest
 
-from autograph import api, context, gast_conversion
+from autograph import api
+from autograph.pyct import context, gast_conversion
 
 FIXTURES = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("fixtures").rglob("*.py"))
 

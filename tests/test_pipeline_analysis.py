@@ -4,7 +4,8 @@ import textwrap
 
 import gast
 
-from autograph import activity, anno, liveness, qual_names, reaching_definitions
+from autograph.pyct import anno, qual_names
+from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
 
 def _parse(source):

@@ -10,7 +10,8 @@ import textwrap
 import gast
 import pytest
 
-from autograph import api, compiling, context, pipeline
+from autograph import api, compiling, pipeline
+from autograph.pyct import context
 
 
 def show(source, after=None):

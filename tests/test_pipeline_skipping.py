@@ -17,7 +17,8 @@ from pathlib import Path
 import gast
 import pytest
 
-from autograph import api, compiling, context, loading
+from autograph import api, compiling, loading
+from autograph.pyct import context
 from fuzz_programs import FEATURES, ProgramWriter
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ import dataclasses
 
 import gast
 
-from autograph import naming
+from autograph.pyct import naming
 
 AG_NAME = "ag__"
 """The one name generated code reaches the operators through."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno
+from autograph.pyct import anno
 
 _PARSED: dict = {}
 _LOCATION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")

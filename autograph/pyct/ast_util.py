@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno
+from autograph.pyct import anno
 
 BLOCK_FIELDS = ("body", "orelse", "finalbody")
 FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)

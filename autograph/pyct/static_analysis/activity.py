@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, ast_util, qual_names, walrus_reads
+from autograph.pyct import anno, ast_util, qual_names
+from autograph.pyct.static_analysis import walrus_reads
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno
+from autograph.pyct import anno
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 

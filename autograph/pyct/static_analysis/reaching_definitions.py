@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, qual_names
+from autograph.pyct import anno, qual_names
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import ast_util
+from autograph.pyct import ast_util
 
 
 def add_names(node, found: set) -> None:
