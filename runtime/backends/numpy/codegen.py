@@ -68,7 +68,7 @@ from autograph.runtime.backends.numpy import compiled, expressions, kernels
 from autograph.runtime.backends.numpy.compiled import JitUnsupported
 from autograph.runtime.backends.numpy.identifiers import Namer
 from autograph.runtime.backends.numpy.kernels import KERNELS
-from autograph.runtime.core import opdef
+from autograph.runtime.core import opdef, shapes
 from autograph.runtime.exec import limits, memory, plan
 
 def compile_graph(graph):
@@ -289,6 +289,40 @@ def _call(gen, op, depth, reuse):
     _assign(gen, op, depth, call)
 
 
+def _stack_push(gen, op, depth, reuse):
+    """``StackPush`` (a gradient's accumulator): the kernel's common case inline -- an entry within
+    the buffer, for an item of the entries' shape (stated by the static shapes, else checked) -- and
+    the kernel for the rest (the first push, growing: an ``IndexError`` inline, ragged items)."""
+    if op.attrs["ragged"]:
+        _call(gen, op, depth, reuse)
+        return
+    buffer, index, item = op.inputs
+    b, i, v = (gen.var(t) for t in op.inputs)
+    out = gen.define(op.outputs[0])
+    kernel = gen.bind(functools.partial(KERNELS["StackPush"], **op.attrs), "k_" + op.name)
+    static = (buffer.shape is not None and item.shape is not None and buffer.shape[1:] == item.shape
+              and shapes.is_fully_defined(item.shape))
+    if not static:  # the kernel's own test, then
+        gen.emit(depth, f"if {i} < len({b}) and {b}.shape[1:] == {gen.bind(np.shape, 'shape_of')}({v}):", op)
+    else:  # the entries have the item's shape: only an index past the end (IndexError) needs the kernel
+        gen.emit(depth, "try:", op)
+    gen.emit(depth + 1, f"{b}[{i}] = {v}", op)
+    gen.emit(depth + 1, f"{out} = {b}", op)
+    gen.emit(depth, "else:" if not static else "except IndexError:", op)
+    gen.emit(depth + 1, f"{out} = {kernel}({b}, {i}, {v})", op)
+
+
+def _stack_read(gen, op, depth, reuse):
+    """``StackRead``: an entry of the buffer, copied as the kernel copies it (a 0-d entry is read
+    as a numpy scalar, a copy already)."""
+    buffer, index = op.inputs
+    if buffer.shape is None:
+        _call(gen, op, depth, reuse)
+        return
+    copy = "" if len(buffer.shape) == 1 else ".copy()"
+    _assign(gen, op, depth, f"{gen.var(buffer)}[{gen.var(index)}]{copy}")
+
+
 def _assign(gen, op, depth, expr):
     outs = [gen.define(t) for t in op.outputs]
     if not outs:
@@ -408,4 +442,6 @@ RULES = {
     "PyFunc": _pyfunc,
     "If": _if,
     "While": _while,
+    "StackPush": _stack_push,
+    "StackRead": _stack_read,
 }
