@@ -108,7 +108,7 @@ def _instrument():
     _timed(optimizer, "optimize", "optimize")
     _timed(plan.Plan, "__init__", "plan")
     _timed(parallel.Dataflow, "__init__", "plan")
-    _timed(concrete.ConcreteFunction, "_call_flat", "run")
+    _timed(concrete.ConcreteFunction, "call_flat", "run")
 
 
 def _fresh_function(folder, index, source):

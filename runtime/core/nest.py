@@ -1,17 +1,40 @@
-"""Nested structures of control-flow values: flatten, pack, compare.
+"""Nested structures of control-flow values: flatten, pack, map, compare.
 
-Loop variables, branch outputs and the results of ``rt.cond`` /
-``rt.while_loop`` are nests of tuples, lists, dicts and namedtuples whose
-leaves are tensors or Python values.  Control flow works on the flat list
-of leaves and rebuilds the nest afterwards:
+Loop variables, branch outputs, the results of ``rt.cond`` /
+``rt.while_loop`` and the arguments and results of traced functions are
+nests of tuples, lists, dicts and namedtuples whose leaves are tensors or
+Python values.  Control flow works on the flat list of leaves and rebuilds
+the nest afterwards; other walks map the leaves in place:
 
-    flatten(({"a": x}, [y, 2]))          -> [x, y, 2]
-    pack_as(({"a": 0}, [0, 0]), [p, q, r]) -> ({"a": p}, [q, r])
+    flatten(({"a": x}, [y, 2]))            -> [x, y, 2]
+    pack_as(({"a": 0}, [0, 0]), [p, q, r])  -> ({"a": p}, [q, r])
+    map_structure(f, ({"a": x}, [y]))       -> ({"a": f(x)}, [f(y)])
 
-Dict entries are visited in sorted key order (insertion order when keys do
-not sort), so two dicts with the same keys flatten alike.  ``mismatch(a,
-b)`` describes the first difference between two structures, for error
-messages; ``leaf_paths`` spells where each leaf sits (``[0]['a']``).
+How values are treated, decided here once:
+
+* Containers are exactly ``tuple``, ``list``, ``dict`` and namedtuples
+  (tuple subclasses with ``_fields``, rebuilt by their type).  Everything
+  else is a leaf: ``None`` (a value, not an empty structure), dataclasses
+  (their fields are not looked into), strings, arrays, tensors, and other
+  subclasses of tuple, list or dict, which a rebuild could not give back
+  with their type and attributes (the boundary of ``rt.function`` takes
+  those as their base type: ``as_base_containers``).
+* A flat list of leaves (``flatten``, ``leaf_paths``, ``pack_as``,
+  ``flatten_up_to``) visits a dict's entries in sorted key order (insertion
+  order when the keys do not sort): the order depends on the keys alone,
+  so the flat lists of two dicts built apart (a loop variable before and
+  after the body) line up.
+* A walk over whole trees (``map_structure``, ``mismatch``) matches dict
+  entries by key, and follows the insertion order of the structure it
+  rebuilds: ``fn`` is called in that order.  Every rebuilt dict (``pack_as``
+  too) keeps the insertion order of its structure.
+* The trace-cache key is not a nest walk: ``runtime/tracing/signature.py``
+  keeps a dict argument's insertion order in the key, because the traced
+  code sees it (``for k in d``); ``tests/test_cache_keys*.py`` pin it.
+
+``mismatch(a, b)`` describes the first difference between two structures,
+for error messages; ``leaf_paths`` spells where each leaf sits
+(``[0]['a']``, ``.field``).
 """
 
 from __future__ import annotations
@@ -209,3 +232,77 @@ def flatten_up_to(structure, other) -> list:
     for child, sub in zip(children(structure), subs):
         out.extend(flatten_up_to(child, sub))
     return out
+
+
+def map_structure(fn, *trees, up_to=None):
+    """``fn(*leaves)`` at each leaf position of ``trees``, rebuilt in their structure.
+
+    The trees must have one structure (``ValueError`` naming where they
+    differ).  With ``up_to``, a shallower structure, the trees are walked
+    only down to its leaves: ``fn`` gets the sub-trees found there, and the
+    result has ``up_to``'s structure.  ``fn`` is called in the insertion
+    order of the structure walked (see the module docstring).
+    """
+    return _map(lambda path, *leaves: fn(*leaves), trees, up_to)
+
+
+def map_structure_with_paths(fn, *trees, up_to=None):
+    """``map_structure`` whose ``fn`` also gets where the leaf sits: ``fn(path, *leaves)``,
+    ``path`` spelled as in ``leaf_paths`` (``''`` for a tree that is one leaf)."""
+    return _map(fn, trees, up_to)
+
+
+def _map(fn, trees, up_to):
+    if not trees:
+        raise TypeError("map_structure needs at least one tree")
+    shape = trees[0] if up_to is None else up_to
+    return _map_at(fn, shape, trees, "", up_to is None)
+
+
+def _map_at(fn, shape, trees, path, exact):
+    if not is_nested(shape):
+        if exact:
+            for tree in trees:
+                if is_nested(tree):
+                    raise ValueError(f"map_structure: a single value vs {describe(tree)}{_at(path)}")
+        return fn(path, *trees)
+    for tree in trees:
+        if tree is not shape:
+            _check_level(shape, tree, path)
+    if isinstance(shape, dict):
+        return {k: _map_at(fn, shape[k], [t[k] for t in trees], f"{path}[{k!r}]", exact) for k in shape}
+    steps = leaf_steps(shape)
+    items = [_map_at(fn, child, [t[i] for t in trees], path + steps[i], exact) for i, child in enumerate(shape)]
+    if is_namedtuple(shape):
+        return type(shape)(*items)
+    return type(shape)(items)
+
+
+def _check_level(shape, tree, path):
+    """Raises ``ValueError`` unless ``tree`` is a container of ``shape``'s type and keys or length."""
+    if type(tree) is type(shape):
+        same = tree.keys() == shape.keys() if isinstance(shape, dict) else len(tree) == len(shape)
+        if same:
+            return
+    raise ValueError(f"map_structure: {describe(shape)} vs {describe(tree)}{_at(path)}")
+
+
+def _at(path):
+    return f" at {path}" if path else ""
+
+
+def as_base_containers(value):
+    """``value`` with each subclass of tuple, list or dict in it (an ``OrderedDict``, a
+    ``defaultdict``) made a plain tuple, list or dict, at any depth; namedtuples kept.
+
+    What ``rt.function`` does to the containers of the results it returns
+    and of the input signature it reports.
+    """
+    if isinstance(value, tuple):
+        items = [as_base_containers(v) for v in value]
+        return type(value)(*items) if is_namedtuple(value) else tuple(items)
+    if isinstance(value, list):
+        return [as_base_containers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_base_containers(v) for k, v in value.items()}
+    return value

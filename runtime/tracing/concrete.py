@@ -13,7 +13,7 @@ variable argument (``trace.py``); ``on_variables`` makes (once per
 combination of variables) the copy whose ops use the variables passed in.
 
 Outputs: the traced function's result is flattened into ``graph.outputs``
-plus a *template* of its structure, in which ``_Out(i)`` marks output
+plus a *template* of its structure, in which ``OutputSlot(i)`` marks output
 ``i`` (``trace.py`` builds it); a run turns the flat output values back
 into that structure (``_make_packer``), as numpy values -- 0-d results as
 numpy scalars -- with Python constants passed through.  Outputs that are
@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from autograph.runtime import errors, optimizer
-from autograph.runtime.core import backend
+from autograph.runtime.core import backend, nest
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import AutoGraphWarning
 from autograph.runtime.exec import parallel
@@ -36,8 +36,8 @@ from autograph.runtime.ops import variables
 from autograph.runtime.optimizer import graph_util
 from autograph.runtime.tracing import signature
 
-class _Out:
-    """Marks output number ``index`` in a structure template."""
+class OutputSlot:
+    """Marks output number ``index`` in a structure template (``trace.py`` builds templates)."""
 
     __slots__ = ("index",)
 
@@ -55,29 +55,14 @@ def _to_numpy(value, dtype):
     return array[()] if array.ndim == 0 else array
 
 
-def _map_leaves(value, leaf_type, fn):
-    """``value`` with each ``leaf_type`` leaf inside tuples, namedtuples, lists and dicts
-    replaced by ``fn(leaf)``; other values kept."""
-    if isinstance(value, leaf_type):
-        return fn(value)
-    if isinstance(value, tuple):
-        items = [_map_leaves(v, leaf_type, fn) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list):
-        return [_map_leaves(v, leaf_type, fn) for v in value]
-    if isinstance(value, dict):
-        return {k: _map_leaves(v, leaf_type, fn) for k, v in value.items()}
-    return value
-
-
 def _fill(template, leaf):
-    """``template`` with each ``_Out`` marker replaced by ``leaf(index)``; other values kept."""
-    return _map_leaves(template, _Out, lambda out: leaf(out.index))
+    """``template`` with each ``OutputSlot`` replaced by ``leaf(index)``; other values kept."""
+    return nest.map_structure(lambda v: leaf(v.index) if type(v) is OutputSlot else v, template)
 
 
 def _make_packer(template, out_dtypes):
     """A function turning the flat list of output values into the returned structure."""
-    if isinstance(template, _Out):  # the common case of one returned tensor: no walk
+    if type(template) is OutputSlot:  # the common case of one returned tensor: no walk
         index = template.index
         dtype = out_dtypes[index]
         return lambda values: _to_numpy(values[index], dtype)
@@ -94,7 +79,7 @@ class ConcreteFunction:
     """
 
     def __init__(self, function, key, graph, template, structured_input_signature, arg_variables=(),
-                 *, execution_graph=None, keep=None):
+                 *, execution_graph=None, keep=None, created=()):
         self._function = function
         self._key = key
         self.graph = graph
@@ -103,7 +88,7 @@ class ConcreteFunction:
         self.structured_input_signature = structured_input_signature
         self.execution_graph = graph
         self._compiled = None
-        self._variables = _variables_used(graph) if keep is None else keep
+        self._variables = (_variables_used(graph) if keep is None else keep) + tuple(created)
         self._arg_variables = tuple(arg_variables)  # the stand-ins traced for variable arguments
         self._specialized: dict = {}  # handle ids of argument variables -> ConcreteFunction running on them
         self._argument_refs = ()  # a specialized one: weak references to its argument variables
@@ -146,7 +131,7 @@ class ConcreteFunction:
 
         self._run = run_copying
 
-    def _call_flat(self, leaves):
+    def call_flat(self, leaves):
         """Runs the graph on the array leaves; returns the structured numpy result."""
         return self._pack(self._run(leaves))
 
@@ -164,7 +149,7 @@ class ConcreteFunction:
         ids = tuple(v.handle.id for v in arguments)
         found = self._specialized.get(ids)
         if found is None:
-            with self._function._lock:
+            with self._function.lock:
                 found = self._specialized.get(ids)
                 if found is None:
                     found = self._specialize(arguments)
@@ -190,14 +175,14 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         function = self._function
-        key, leaves, _, arg_variables = function._key_of(args, kwargs)
+        key, leaves, _, arg_variables = function.key_of(args, kwargs)
         if not signature.keys_match(self._key, key):
             raise TypeError(
                 f"{function.binding.label}: this concrete function was traced for "
                 f"{function.binding.describe_key(self._key)}, but got {function.binding.describe_key(key)}; call the "
                 "Function itself to trace for new arguments"
             )
-        return self.on_variables(arg_variables)._call_flat(leaves)
+        return self.on_variables(arg_variables).call_flat(leaves)
 
     def compiled_source(self) -> str:
         """The Python source of the graph compiled by ``jit_compile`` (compiled now if needed)."""

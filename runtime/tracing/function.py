@@ -124,8 +124,8 @@ class Function:
         self._name = options.name or getattr(python_function, "__name__", type(python_function).__name__)
         self._instance_ref = _instance
         self.binding = Binding(python_function, self._name, method=_instance is not None)
-        self._lock = threading.RLock()
-        self._traces = TraceCache(self._lock)
+        self.lock = threading.RLock()
+        self._traces = TraceCache(self.lock)
         self._fast = self._traces.fast  # the hot path's table, one attribute away
         self._traced_callable = None
         self._tracing_count = 0
@@ -162,7 +162,7 @@ class Function:
             return None
         return ref() if isinstance(ref, weakref.ref) else ref
 
-    def _key_of(self, args, kwargs, allow_specs=False):
+    def key_of(self, args, kwargs, allow_specs=False):
         """(key, array leaves, bound arguments, variable arguments) of a call."""
         return self.binding.key_of(args, kwargs, self._instance(), allow_specs)
 
@@ -181,8 +181,8 @@ class Function:
                 if entry is not None:
                     cf, index = entry
                     if index is None:
-                        return cf._call_flat(args)
-                    return cf._call_flat([args[i] for i in index])
+                        return cf.call_flat(args)
+                    return cf.call_flat([args[i] for i in index])
             return self._call_slow(args, kwargs)
         except Exception as error:  # leaving the library: show the user's frames
             without_library_frames(error)
@@ -194,17 +194,17 @@ class Function:
     def _call_slow(self, args, kwargs):
         if self._traces.stale:
             self._traces.purge()
-        key, leaves, bound, arg_variables = self._key_of(args, kwargs)
+        key, leaves, bound, arg_variables = self.key_of(args, kwargs)
         cf = self._concrete(key, bound, leaves, arg_variables)
         if not kwargs and not arg_variables and self.binding.defaults_immutable(bound, len(args)):
             self._traces.remember_fast(args, leaves, cf)
-        return cf.on_variables(arg_variables)._call_flat(leaves)
+        return cf.on_variables(arg_variables).call_flat(leaves)
 
     def _concrete(self, key, bound, leaves, arg_variables=()):
         """The concrete function cached for ``key``, traced (once, under the lock) if there is none."""
         cf = self._lookup(key)
         if cf is None:
-            with self._lock:
+            with self.lock:
                 cf = self._lookup(key, remember=True)
                 if cf is None:
                     cf = self._trace(key, bound, leaves, arg_variables)
@@ -235,13 +235,14 @@ class Function:
 
     def _inline(self, args, kwargs):
         """Traces the Python body into the current graph (a call from inside another trace)."""
-        fn = self._callable()
+        fn = self.traced_callable()
         instance = self._instance()
         if instance is not None:
             return fn(instance, *args, **kwargs)
         return fn(*args, **kwargs)
 
-    def _callable(self):
+    def traced_callable(self):
+        """What a trace runs: ``trace_transform(f)``, or ``f`` without one (made once)."""
         if self._traced_callable is None:
             fn = self._python_function
             transform = self.options.trace_transform
@@ -300,7 +301,7 @@ class Function:
 
         ``TensorSpec`` values stand for arrays, as in ``get_concrete_function``.
         """
-        self._key_of(args, kwargs, allow_specs=True)
+        self.key_of(args, kwargs, allow_specs=True)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The concrete function for these arguments (``TensorSpec``s allowed), tracing it if needed.
@@ -310,7 +311,7 @@ class Function:
         """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        key, leaves, bound, arg_variables = self._key_of(args, kwargs, allow_specs=True)
+        key, leaves, bound, arg_variables = self.key_of(args, kwargs, allow_specs=True)
         return self._concrete(key, bound, leaves, arg_variables).on_variables(arg_variables)
 
     # -- methods -------------------------------------------------------------

@@ -24,12 +24,13 @@ import weakref
 
 import numpy as np
 
+from autograph.runtime.core import nest
 from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, variables
 from autograph.runtime.tracing import deferred_raise, escapes, signature
-from autograph.runtime.tracing.concrete import ConcreteFunction, _Out
+from autograph.runtime.tracing.concrete import ConcreteFunction, OutputSlot
 
 
 def trace(function, key, bound, arg_variables=()):
@@ -61,8 +62,8 @@ def trace(function, key, bound, arg_variables=()):
         graph, template, _ = _trace_graph(function, specs, bound, stand_ins, _refusal(binding.label, "call"))
         traces = 2
     structure = _input_structure(bound, binding.method)
-    cf = ConcreteFunction(function, key, graph, template, structure, [stand_ins[id(v)] for v in arg_variables])
-    cf._variables += tuple(created)
+    cf = ConcreteFunction(function, key, graph, template, structure, [stand_ins[id(v)] for v in arg_variables],
+                          created=created)
     return cf, specs, traces
 
 
@@ -89,7 +90,7 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
         for name, value in traced_values.items():
             bound.arguments[name] = value
         try:
-            result = function._callable()(*bound.args, **bound.kwargs)
+            result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
                 raise
@@ -136,19 +137,15 @@ def _input_structure(bound, method):
     def spec_of(value):
         if isinstance(value, Tensor):
             return TensorSpec(value.shape, value.dtype, name=value.op.name)
-        if isinstance(value, tuple):
-            items = [spec_of(v) for v in value]
-            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-        if isinstance(value, list):
-            return [spec_of(v) for v in value]
-        if isinstance(value, dict):
-            return {k: spec_of(v) for k, v in value.items()}
         return _held_weakly(value)
 
-    args = tuple(spec_of(v) for v in bound.args)
+    def specs(value):
+        return nest.map_structure(spec_of, nest.as_base_containers(value))
+
+    args = tuple(specs(v) for v in bound.args)
     if method:
         args = args[1:]
-    return args, {k: spec_of(v) for k, v in bound.kwargs.items()}
+    return args, {k: specs(v) for k, v in bound.kwargs.items()}
 
 
 def _held_weakly(value):
@@ -164,6 +161,16 @@ def _held_weakly(value):
 
 def _flatten_output(label, value, outputs, graph, path):
     """The structure template of a returned value; appends its tensors to ``outputs``."""
+
+    def output(where, leaf):
+        return _output_leaf(label, leaf, outputs, graph, path + where)
+
+    return nest.map_structure_with_paths(output, nest.as_base_containers(value))
+
+
+def _output_leaf(label, value, outputs, graph, path):
+    """The template entry of one returned leaf: an ``OutputSlot`` for a tensor (appended to
+    ``outputs``), the value itself for a Python constant."""
     if isinstance(value, Tensor):
         if value.op.graph is not graph:
             raise TracingError(
@@ -172,27 +179,19 @@ def _flatten_output(label, value, outputs, graph, path):
                 "it (e.g. kept in a global or an attribute). Compute it inside this function."
             )
         outputs.append(value)
-        return _Out(len(outputs) - 1)
-    if isinstance(value, (np.ndarray, np.generic)):
+    elif isinstance(value, (np.ndarray, np.generic)):
         outputs.append(apply.constant(value))
-        return _Out(len(outputs) - 1)
-    if isinstance(value, variables.Variable):
+    elif isinstance(value, variables.Variable):
         outputs.append(value.read_value())
-        return _Out(len(outputs) - 1)
-    if isinstance(value, tuple):
-        items = [_flatten_output(label, v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list):
-        return [_flatten_output(label, v, outputs, graph, f"{path}[{i}]") for i, v in enumerate(value)]
-    if isinstance(value, dict):
-        return {k: _flatten_output(label, v, outputs, graph, f"{path}[{k!r}]") for k, v in value.items()}
-    if type(value) in signature.FAST_SCALARS or isinstance(value, _RETURNED_AS_IS):
+    elif type(value) in signature.FAST_SCALARS or isinstance(value, _RETURNED_AS_IS):
         return value
-    raise TypeError(
-        f"{label} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
-        "may return tensors, numpy values, Python scalars/strings/None and tuples/lists/dicts/namedtuples "
-        "of those"
-    )
+    else:
+        raise TypeError(
+            f"{label} returned a {type(value).__name__} as {path} ({value!r:.60}): a traced function "
+            "may return tensors, numpy values, Python scalars/strings/None and tuples/lists/dicts/namedtuples "
+            "of those"
+        )
+    return OutputSlot(len(outputs) - 1)
 
 
 # objects a traced function may return as they are (besides Python scalars)
