@@ -4,18 +4,26 @@ The state model itself (what is state, and what cannot be represented) is
 stated once, in ``autograph.runtime.operators``' docstring; these are its
 mechanics for the graph paths of ``if_stmt``, ``while_stmt`` and
 ``for_stmt``.
+
+Retracing is not decided here: ``tracing/retrace.py`` owns it (the rounds
+of a loop body's traces, and ``restaging``, the loop over the state's
+structure).  This module only asks for it: ``flatten_like`` raises
+``Restage`` when a body changed what the flattening of an entry must be (a
+top-level list that grows is staged whole; an unset return value became
+nested).  Tracing owns it because ``data/staged_loop.py`` needs the same
+rounds, and the data layer should not depend on the operators' internals.
 """
 
 from __future__ import annotations
 
 from autograph.runtime.core import nest
-from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
+from autograph.runtime.tracing.retrace import Restage, StageFirst, restaging
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 
 
@@ -51,20 +59,6 @@ def read_state(get_state, where):
 def is_state_leaf(value, staged: bool) -> bool:
     """Top-level state entries that are one loop value: a staged list, or a non-container."""
     return (staged and type(value) is list) or is_undefined(value) or not nest.is_nested(value)
-
-
-class Restage(Exception):
-    """A loop body changed the kind of state entry ``index``: trace the loop again.
-
-    Either a top-level list changed its length (it is staged next time), or
-    an unset return value became a nested value (``entry``: the unset value
-    in that structure).
-    """
-
-    def __init__(self, index, entry=None):
-        super().__init__(index)
-        self.index = index
-        self.entry = entry
 
 
 def flatten_state(state, names, staged):
@@ -137,28 +131,17 @@ def flatten_like(init, new, names, where, staged):
     return flat
 
 
-class _StageFirst:
-    """In a ``Restage`` entry: a list of the state to stage before the loop (``trace_loop`` stacks
-    it in the enclosing graph)."""
-
-    def __init__(self, items, label, where):
-        self.items, self.label, self.where = items, label, where
-
-    def staged(self):
-        return staged_list.stack(self.items, label=self.label, where=self.where)
-
-
 def _lists_as_leaves(before, after, label, where):
     """``before`` (the return value before the body) with each list that ``after`` holds as a
     staged list, or as a list of another length, made one leaf: an unset one if it is empty or
-    unset (an empty staged list), else its items to stage (``_StageFirst``); None if there is none."""
+    unset (an empty staged list), else its items to stage (``StageFirst``); None if there is none."""
     if type(before) is list:
         grown = (isinstance(after, Tensor) and after.list_label) or (type(after) is list and len(after) != len(before))
         if not grown:
             return None
         if all(is_return_placeholder(v) for v in before):
             return UndefinedReturnValue()
-        return _StageFirst(before, label, where)
+        return StageFirst(before, label, where)
     if type(before) is tuple and type(after) is tuple and len(before) == len(after) and not nest.is_namedtuple(before):
         parts = [_lists_as_leaves(b, a, f"{label}[{i}]", where) for i, (b, a) in enumerate(zip(before, after))]
         if all(p is None for p in parts):
@@ -202,32 +185,8 @@ def pack_state(init, flat, staged):
     return tuple(out)
 
 
-def trace_loop(trace, init):
-    """``trace(init, staged)`` with no list staged first, then again as each ``Restage`` says.
-
-    Lists are loop state item by item (a list that keeps its length stays a
-    list); only a list the body grows or shrinks becomes a staged list.
-    Returns ``(final values, init, staged)``.
-    """
-    outer = current_graph()
-    staged = frozenset()
-    # Each restage stages one more entry or gives an unset return value more structure: a bound
-    # on them only guards against a bug making two of them undo each other.
-    for _ in range(4 * len(init) + 4):
-        before = set(outer.library)
-        try:
-            return trace(init, staged), init, staged
-        except Restage as restage:
-            for name in [n for n in outer.library if n not in before]:
-                del outer.library[name]
-            if restage.entry is None:
-                staged = staged | {restage.index}
-            else:
-                leaves = [v.staged() if type(v) is _StageFirst else v for v in nest.flatten(restage.entry)]
-                entry = nest.pack_as(restage.entry, leaves)  # lists to stage first: in this graph
-                init = init[:restage.index] + (entry,) + init[restage.index + 1:]
-    raise RuntimeError("autograph bug: the state of a tensor loop did not settle (restaged too often); "
-                       "please report it with the function's source")
+# The loop over the state's structure (``retrace.restaging``), under the name the graph paths call.
+trace_loop = restaging
 
 
 def fresh(state):

@@ -1,0 +1,106 @@
+"""The dtype of a loop variable that starts as a Python number and stays one (NEP 50 for loops).
+
+``settle`` states the rule; ``watching`` collects its evidence while the
+condition and body are traced (the dtypes ops give the variable's
+placeholders when they combine them with strongly typed operands), and
+``guess`` applies the rule to the condition alone, so that most counters
+are traced in their final dtype from the body's first trace.  Both answer
+True when a dtype changed (``tracing/retrace.py``: trace again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from autograph.runtime.ops import _common
+
+__all__ = ["watching", "settle", "guess"]
+
+
+@contextlib.contextmanager
+def watching(slots, values):
+    """Records, while tracing, into each unsettled weak slot's ``evidence`` the dtypes that ops
+    combining its placeholder with strongly typed operands give it (``_common.promote``)."""
+    watched = [(s, v) for s, v in zip(slots, values) if s.unsettled]
+    for s, v in watched:
+        _common.watch_promotions(v, s.evidence)
+    try:
+        yield
+    finally:
+        for _, v in watched:
+            _common.unwatch_promotions(v)
+
+
+def settle(slots, traced) -> bool:
+    """Gives each weakly typed loop variable the dtype the loop gives it; True if one changed.
+
+    The rule (NEP 50, applied to loop variables) for a variable that starts
+    as a Python number and stays one (``steps = 0; ... steps += 1``): it
+    takes, among the dtypes of its own kind (integer, floating),
+
+    1. the dtype of the strongly typed tensors it is combined with (or cast
+       to) in the condition or the body, if that is one dtype (``i = 0;
+       while i < n`` with an int32 ``n``: int32);
+    2. else, if it is combined with none, the dtype of the strongly typed
+       tensors the loop condition computes with, if that is one dtype (a
+       counter in ``while n > 1`` or ``for _ in range(n)`` with an int32
+       ``n``: int32), whatever else the body does;
+    3. else numpy's default for its Python type (int64, float64).
+
+    The evidence is what the ops recorded (``watching``), not the graph's
+    casts, so it is the same whatever dtype the variable was traced with:
+    ``guess`` may trace the body with the dtype the condition alone gives,
+    and a guess the rule confirms needs no other trace.  ``traced`` is
+    ``[(cond graph, its loop placeholders), (body graph, ...)]``.
+    """
+    changed = False
+    loop_vars = [s for s in slots if s.is_loop_var]
+    cond_graph = traced[0][0]
+    for index, s in enumerate(loop_vars):
+        if not s.unsettled:
+            continue
+        s.settled = True
+        target = _target(s, [(graph, inputs[index]) for graph, inputs in traced], cond_graph)
+        if target != s.dtype:
+            s.dtype = target
+            changed = True
+    return changed
+
+
+def guess(slots, cond_graph) -> bool:
+    """Gives each unsettled weak loop variable the dtype ``settle``'s rule gives it from the
+    condition alone, to trace the body with; True if one changed (trace the condition again)."""
+    changed = False
+    loop_vars = [s for s in slots if s.is_loop_var]
+    for index, s in enumerate(loop_vars):
+        if not s.unsettled:
+            continue
+        target = _target(s, [(cond_graph, cond_graph.inputs[index])], cond_graph)
+        if target != s.dtype:
+            s.dtype = target
+            changed = True
+    return changed
+
+
+def _target(s, traced, cond_graph):
+    """The dtype the rule of ``settle`` gives slot ``s`` from its evidence and the
+    ``(graph, placeholder)`` pairs it was traced as."""
+    if s.unsettled_dtype is None:
+        s.unsettled_dtype = s.dtype
+    kind = np.dtype(s.unsettled_dtype).kind
+    targets = set(s.evidence)
+    targets.update(
+        op.attrs["dtype"] for graph, placeholder in traced for op in graph.operations
+        if op.type == "Cast" and op.inputs[0] is placeholder
+    )
+    targets = {t for t in targets if np.dtype(t).kind == kind}
+    if not targets:
+        targets = {
+            t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
+            if not t.weak and np.dtype(t.dtype).kind == kind
+        }
+    if len(targets) == 1:
+        return np.dtype(next(iter(targets)))
+    return s.unsettled_dtype
