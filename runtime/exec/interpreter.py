@@ -19,7 +19,8 @@ Python operator (``Backend.operator_kernels``), that operator
 (``operator.add`` is ``np.add`` on numpy values, without the ufunc call's
 overhead on scalars).  The functional ops have no kernel:
 their rules are the interpreter's own -- ``If`` runs the taken branch's
-plan, ``While`` the tiered loop (``tiering.run_loop``); both get
+plan, ``While`` the tiered loop (``tiering.run_loop``, whose rule ``tiering``
+adds to ``RULES``); both get
 ``library=graph.library``, the shared ``{name: Graph}`` function library,
 and resolve sub-graphs by name when they run.
 
@@ -144,21 +145,14 @@ def _if_rule(builder, op):
     return functools.partial(_run_if, **op.attrs, library=builder.graph.library)
 
 
-def _while_rule(builder, op):
-    """``While``: the loop itself (interpreted, then compiled once hot) is ``tiering.run_loop``."""
-    from autograph.runtime.exec import tiering  # tiering builds on this module's plans
-
-    run_loop = tiering.run_loop
-
-    def run_while(*args, cond, body, library, maximum_iterations=None):
-        loop_vars = run_loop(library[cond], library[body], args, maximum_iterations, loop=op.name)
-        return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
-
-    # a loaded graph's While runs inside its run's iteration budget (one of its own if called alone)
-    return limits.scoped(functools.partial(run_while, **op.attrs, library=builder.graph.library), op.graph)
+# ``While``'s rule is the tiered loop's (``exec/tiering.py`` adds it, with ``add_rule``, when the
+# ``exec`` package is imported): tiering runs this module's plans, so this module does not import it.
+RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule, "If": _if_rule}
 
 
-RULES = {"Placeholder": _placeholder_rule, "Const": _const_rule, "If": _if_rule, "While": _while_rule}
+def add_rule(op_type, rule) -> None:
+    """Makes ``rule(builder, op)`` the rule of ``op_type``'s steps (plans built from now on)."""
+    RULES[op_type] = rule
 
 
 

@@ -1,6 +1,8 @@
 """Loop tiering: a ``While`` loop interpreted first, compiled once it runs hot.
 
-``run_loop`` is the ``While`` rule's loop (``exec/interpreter.py``): it
+``run_loop`` is the ``While`` rule's loop (``while_rule``, which this module
+adds to the interpreter's rules, ``exec/interpreter.py``: the interpreter
+does not import this module, which runs its plans): it
 runs ``cond``/``body`` through their plans, and a loop that has run hot
 continues in code compiled by the default backend's ``compile_loop``
 (numpy: ``backends/numpy/codegen.py``; same results by construction, a
@@ -21,6 +23,7 @@ iteration past it.
 
 from __future__ import annotations
 
+import functools
 import time
 
 from autograph.runtime.core import backend
@@ -73,6 +76,21 @@ def run_loop(cond, body, args, maximum_iterations=None, loop=None) -> list:
     finally:
         body._interpreted_seconds = interpreted + ((time.perf_counter() if stop is None else stop) - start)
     return loop_vars
+
+
+def while_rule(builder, op):
+    """The interpreter's rule for ``While``: ``run_loop`` over the op's cond/body, resolved by name
+    when the step runs (the library's graphs may be replaced)."""
+
+    def run_while(*args, cond, body, library, maximum_iterations=None):
+        loop_vars = run_loop(library[cond], library[body], args, maximum_iterations, loop=op.name)
+        return loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars)
+
+    # a loaded graph's While runs inside its run's iteration budget (one of its own if called alone)
+    return limits.scoped(functools.partial(run_while, **op.attrs, library=builder.graph.library), op.graph)
+
+
+executor.add_rule("While", while_rule)
 
 
 def _compiled_loop(cond, body, bounded: bool):
