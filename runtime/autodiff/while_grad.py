@@ -4,7 +4,8 @@ iterations backwards.
 The forward loop is extended once per differentiation (its op, ``cond`` and
 ``body`` get more loop variables; nothing else changes what it computes):
 
-* a counter, 0 before the loop, +1 per iteration: the number of iterations;
+* a counter, 0 before the loop, +1 per iteration: the number of iterations
+  (a loop variable that counts already, ``i = 0 ... i += 1``, is that counter);
 * one *accumulator* per forward value the gradient body reads: the body
   pushes the value of each iteration (``StackPush``, ``ops/nn.py``), so
   after ``n`` iterations it holds ``n`` entries (in a buffer that grows by
@@ -54,7 +55,11 @@ class _Accumulators:
     def __init__(self, op, cond, body):
         self.op, self.cond, self.body = op, cond, body
         self.index = None  # the forward iteration the gradient body is at (set by while_gradient)
-        self.count, self.iteration = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
+        found = _counter(op, body)
+        if found is None:
+            self.count, self.iteration = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
+        else:  # the loop counts its iterations already (``i = 0 ... i += 1``)
+            self.count, self.iteration = op.outputs[found], body.inputs[found]
         self._invariants: dict = {}  # id of a body value -> is it loop-invariant
 
     def _add_loop_var(self, init, shape, step):
@@ -123,6 +128,22 @@ class _Accumulators:
         return outputs[t.value_index] if isinstance(outputs, tuple) else outputs
 
 
+def _counter(op, body):
+    """The index of a loop variable of ``op`` that counts its iterations (an int32 starting from a
+    constant 0, plus a constant 1 in every iteration), or None."""
+    for j, (init, out) in enumerate(zip(op.inputs, body.outputs)):
+        if (init.dtype == dtypes.int32 and init.shape == () and _is_constant(init, 0)
+                and out.op.type == "Add" and out.op.graph is body):
+            a, b = out.op.inputs
+            if (a is body.inputs[j] and _is_constant(b, 1)) or (b is body.inputs[j] and _is_constant(a, 1)):
+                return j
+    return None
+
+
+def _is_constant(t, value) -> bool:
+    return t.op.type == "Const" and t.op.attrs["value"].shape == () and t.op.attrs["value"] == value
+
+
 # op types whose result, a view of a loop invariant at an index that varies, is recomputed from the
 # invariant and the (stacked) index rather than stacked itself: as cheap as reading an entry back
 _VIEWS = frozenset({"StridedSlice", "GatherV2"})
@@ -161,7 +182,7 @@ def while_gradient(fwd, grads):
     captured_inputs = list(op.inputs[n_vars:])
     accumulators = _Accumulators(op, cond, body)
     outer = current_graph()
-    inits = [accumulators.count] + [backprop.zeros_for(op.outputs[j]) if grads[j] is None else grads[j]
+    inits = [backprop.value(accumulators.count)] + [backprop.zeros_for(op.outputs[j]) if grads[j] is None else grads[j]
                                     for j in loop_vars] + [
         backprop.zeros_for(captured_inputs[k]) for k in captured_wanted]
     specs = [(dtypes.int32, ())] + [(body.inputs[j].dtype, body.inputs[j].shape) for j in loop_vars] + [
