@@ -115,10 +115,6 @@ def test_a_dataset_holds_the_values_it_was_built_from(make):
     assert first_sum(ds) == sum(before)
 
 
-@pytest.mark.xfail(strict=True, reason="a dataset argument is keyed by identity and held weakly, but the trace's "
-                                       "DatasetReduce holds the pipeline strongly, so the cache keeps every dataset "
-                                       "passed in alive and retraces for each new one (tf.function keys a dataset "
-                                       "by its element spec); fixing it means tracing a stand-in, as for variables")
 def test_a_dataset_passed_to_a_function_is_not_kept_alive_by_its_trace():
     import gc
     import weakref
@@ -167,7 +163,8 @@ def _graph_def_float(pipeline):
             s += x
         return s
 
-    return float_total.get_concrete_function(pipeline(lambda x: x * 2.0)).graph.as_graph_def()
+    ds = pipeline(lambda x: x * 2.0)  # alive while its graph is saved: the trace holds it weakly
+    return float_total.get_concrete_function(ds).graph.as_graph_def()
 
 
 @pytest.mark.parametrize("limits", [{"max_elements": 1000, "max_iterations": 7}, {"max_iterations": None}])

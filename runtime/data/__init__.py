@@ -17,8 +17,9 @@ run before a pipeline is first iterated: ``options.py`` (``rt.data.Options``,
 ``ds.with_options``), ``rewrites.py`` (the walker and rule table,
 ``ds.explain()``), ``fusion.py`` (fused functions), ``vectorize.py``
 (map+batch vectorization); ``staged_loop.py`` and ``reduce_op.py``: ``for x
-in ds`` inside ``ag.function`` as one ``DatasetReduce`` op; ``saving.py``: the
-pipeline in graph files.
+in ds`` inside ``ag.function`` as one ``DatasetReduce`` op; ``argument.py``: a
+dataset passed to a traced function, held weakly by its trace; ``saving.py``:
+the pipeline in graph files.
 """
 
 from autograph.runtime.data.checks import AUTOTUNE

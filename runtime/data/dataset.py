@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.tensor import TensorSpec
-from autograph.runtime.data import checks, execution, printing, sources, staged_loop, state_functions, structure
-from autograph.runtime.data import rewrites
+from autograph.runtime.data import argument, checks, execution, printing, sources, staged_loop, state_functions
+from autograph.runtime.data import rewrites, structure
 from autograph.runtime.data.functions import trace
 from autograph.runtime.data.options import Options
 from autograph.runtime.errors import TracingError
@@ -181,6 +181,10 @@ class Dataset:
     def __ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
         """``for x in ds`` in converted code while tracing: one ``DatasetReduce`` op."""
         staged_loop.for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
+
+    def __autograph_stand_in__(self):
+        """What a trace of an ``rt.function`` uses in place of this argument (``argument.py``)."""
+        return argument.stand_in(self)
 
     def __bool__(self):
         return True

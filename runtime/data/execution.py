@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from autograph.runtime.data import sources, threads
+from autograph.runtime.data import argument, sources, threads
 from autograph.runtime.exec import limits
 
 
@@ -63,6 +63,11 @@ def _spend(budget, count, kind):
     if budget is not None:
         for _ in range(count):
             budget.spend(f"the {kind} of a loaded pipeline")
+
+
+def _argument(ds):
+    """A trace's stand-in for a dataset argument: the elements of that dataset (``argument.py``)."""
+    return argument.referent(ds).flat_elements()
 
 
 def _from_tensor_slices(ds):
@@ -331,6 +336,7 @@ def _prefetch(ds):
 
 
 RULES = {
+    "argument": _argument,
     "from_tensor_slices": _from_tensor_slices,
     "range": _range,
     "from_generator": _from_generator,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from autograph.runtime.data import structure
 
 _FUNCTION_ATTRS = ("fn", "predicate", "scan")
-_HIDDEN_ATTRS = ("leaves", "epochs", "store", "structure", "generator", "parts")
+_HIDDEN_ATTRS = ("leaves", "epochs", "store", "structure", "generator", "parts", "dataset")
 
 
 def describe_node(ds) -> str:
@@ -21,6 +21,8 @@ def describe_node(ds) -> str:
     parts = []
     if ds.kind == "from_tensor_slices":
         parts.append(f"rows={len(ds.attrs['leaves'][0])}")
+    if ds.kind == "argument":
+        parts.append("the dataset passed to the function")
     if ds.kind == "from_generator":
         parts.append(f"generator={getattr(ds.attrs['generator'], '__qualname__', '?')!r}, not portable")
     for key, value in ds.attrs.items():

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 
-from autograph.runtime.data import fusion, options as options_module, printing, vectorize
+from autograph.runtime.data import argument, fusion, options as options_module, printing, vectorize
 from autograph.runtime.data.checks import AUTOTUNE
 
 _LOCK = threading.Lock()
@@ -178,6 +178,8 @@ def has_effects(ds) -> bool:
         if node.kind == "from_generator" or any(f.graph.is_stateful() for f in _functions(node)):
             return True
         stack.extend(node.inputs)
+        if node.kind == argument.KIND:
+            stack.append(argument.referent(node))
     return False
 
 

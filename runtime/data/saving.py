@@ -28,7 +28,7 @@ import warnings
 from autograph.runtime.core import graph_def_schema, serialize, shapes
 from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.tensor import TensorSpec
-from autograph.runtime.data import execution, node_specs, rewrites, structure
+from autograph.runtime.data import argument, execution, node_specs, rewrites, structure
 from autograph.runtime.data.functions import DataFunction
 from autograph.runtime.data.reduce_op import PipelineAttr
 from autograph.runtime.data.state_functions import StateFunction
@@ -148,6 +148,8 @@ def encode(attr: PipelineAttr) -> dict:
     nodes, index = [], {}
 
     def visit(node):
+        if node.kind == argument.KIND:  # a dataset argument's stand-in: the dataset passed in is saved
+            return visit(rewrites.optimized(argument.referent(node)))
         if id(node) not in index:
             inputs = [visit(i) for i in node.inputs]
             index[id(node)] = len(nodes)

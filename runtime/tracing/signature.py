@@ -54,6 +54,7 @@ _SUPPORTED = frozenset(dtypes.SUPPORTED)
 _PY_CONSTANTS = (bool, int, str, bytes, type(None))
 FAST_SCALARS = frozenset((bool, int, float, str, type(None)))
 TRACE_KEY_METHOD = "__autograph_trace_key__"
+STAND_IN_METHOD = "__autograph_stand_in__"  # what the trace uses in place of such an argument
 _CONTAINER_TAGS = ("T", "L", "D")
 
 
@@ -359,8 +360,9 @@ def weak_parts(key, out):
 
 
 def rebuild(value, make_leaf, path, stand_in=None):
-    """``value`` with each array/spec leaf replaced by ``make_leaf(path)`` and each
-    variable by ``stand_in(variable)``; containers keep their type."""
+    """``value`` with each array/spec leaf replaced by ``make_leaf(path)``, each
+    variable by ``stand_in(variable)`` and each object whose type defines
+    ``STAND_IN_METHOD`` by what that returns; containers keep their type."""
     if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
         return make_leaf(path)
     if stand_in is not None and isinstance(value, variables.Variable):
@@ -384,6 +386,9 @@ def rebuild(value, make_leaf, path, stand_in=None):
         for k, v in value.items():  # leaf order is insertion order
             rebuilt[k] = rebuild(v, make_leaf, f"{path}_{k}", stand_in)
         return rebuilt
+    own_stand_in = getattr(type(value), STAND_IN_METHOD, None)
+    if own_stand_in is not None:  # an object the trace must hold weakly (a dataset: runtime/data/argument.py)
+        return own_stand_in(value)
     return value
 
 
