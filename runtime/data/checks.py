@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograph.runtime.core import dtypes
+
 AUTOTUNE = -1
 """``num_parallel_calls=AUTOTUNE`` / ``prefetch(AUTOTUNE)``: let the runtime choose."""
 
@@ -69,3 +71,26 @@ def seed(value, what: str) -> int | None:
     if n < 0:
         raise ValueError(f"{what} must not be negative, got {n}")
     return n
+
+
+def plain_array(value, what: str, copy: bool = False) -> np.ndarray:
+    """``value`` as a plain numpy array of a dtype the runtime supports (a copy if ``copy``); a
+    ``TypeError`` naming ``what`` for a value that would lose something on the way -- a masked
+    array's mask, an ``np.matrix``'s 2-d rows -- or that is not numbers or bools."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{what} is a masked array; a dataset holds plain arrays, so its mask would be lost. Pass "
+            "x.filled(fill_value), or x.data and x.mask as two components (x.compressed() drops the masked items)"
+        )
+    if isinstance(value, np.matrix):
+        raise TypeError(f"{what} is an np.matrix, whose rows are 2-d matrices and whose * is a matrix product; "
+                        "pass np.asarray(x)")
+    try:
+        array = np.array(value) if copy else np.asarray(value)
+    except ValueError as error:  # a ragged nest of lists
+        raise ValueError(f"{what} is not a rectangular array: {error}") from None
+    if array.dtype not in dtypes.SUPPORTED:
+        names = ", ".join(d.name for d in dtypes.SUPPORTED)
+        raise TypeError(f"{what} is not an array of numbers or bools the runtime supports ({names}): it has "
+                        f"dtype {array.dtype}: {value!r:.60}")
+    return array

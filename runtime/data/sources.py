@@ -17,7 +17,10 @@ def slices(tensors):
     As in tf.data, a Python list is one array (``[1, 2, 3]``: three scalar elements); tuples,
     dicts and namedtuples are structure.
     """
-    tensors = lists_as_arrays(tensors)
+    try:
+        tensors = lists_as_arrays(tensors)
+    except ValueError as error:  # numpy's message for a ragged nest of lists
+        raise ValueError(f"from_tensor_slices: a list in tensors is not rectangular: {error}") from None
     flat = nest.flatten(tensors)
     paths = nest.leaf_paths(tensors)
     arrays = []
@@ -29,9 +32,8 @@ def slices(tensors):
                 "concrete values. Build the dataset from numpy arrays outside the traced function and "
                 "pass it in, or loop over the tensor itself."
             )
-        array = np.array(value)  # a copy: the dataset holds the values it was built from, as tf.data does
-        if array.dtype == object or array.dtype.kind not in "biufc":
-            raise TypeError(f"from_tensor_slices: {where} is not an array of numbers or bools: {value!r:.60}")
+        # a copy: the dataset holds the values it was built from, as tf.data does
+        array = checks.plain_array(value, f"from_tensor_slices: {where}", copy=True)
         if array.ndim == 0:
             raise ValueError(f"from_tensor_slices: {where} is a scalar; every component needs a first dimension")
         arrays.append(array)
@@ -90,6 +92,8 @@ def generated_leaves(value, spec, generator, index):
                         f"{problem}")
     out = []
     for leaf, s, path in zip(found, structure.flat(spec), nest.leaf_paths(spec)):
+        if isinstance(leaf, (np.ma.MaskedArray, np.matrix)):
+            checks.plain_array(leaf, f"from_generator: value {index}{path} of {_name(generator)}")
         array = np.asarray(leaf)
         if array.dtype != s.dtype:
             if array.dtype == object or not np.can_cast(array.dtype, s.dtype, "same_kind"):

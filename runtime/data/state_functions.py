@@ -15,7 +15,7 @@ import numpy as np
 
 from autograph.runtime.core import nest, shapes
 from autograph.runtime.core.tensor import Tensor, TensorSpec
-from autograph.runtime.data import structure
+from autograph.runtime.data import checks, structure
 from autograph.runtime.data.functions import trace
 from autograph.runtime.errors import TracingError
 
@@ -62,10 +62,7 @@ def _initial_leaves(initial_state, role):
         if isinstance(value, Tensor):
             raise TracingError(f"the initial state{path} of {role} is the symbolic tensor {value.name}; "
                                "give a numpy value or a Python number")
-        array = np.asarray(value)
-        if array.dtype == object or array.dtype.kind not in "biufc":
-            raise TypeError(f"the initial state{path} of {role} is {type(value).__name__} {value!r:.40}, "
-                            "not a number, bool or numeric array")
+        array = checks.plain_array(value, f"the initial state{path} of {role}")
         if type(value) in (int, float):
             weak.append(i)
         arrays.append(array)
