@@ -27,7 +27,7 @@ After::
 
         def set_state(vars_):
             nonlocal y
-            (y,) = vars_
+            y, = vars_
         y = ag__.Undefined('y')
         ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',), 1)
         return y
@@ -69,381 +69,40 @@ same state share the ``get_state``/``set_state`` pair defined first (and
 loops the ``extra_test`` closure of their lowered ``break``/``return``
 flags).  Finally the generated closures are renumbered in textual order
 (``if_body``, ``if_body_1``, ... from the top).
+
+The pass is this module (the walk over each function's blocks, the checked
+reads, the renumbering) and four beside it: ``control_flow_if`` and
+``control_flow_loops`` lower each statement, ``control_flow_closures`` builds
+the closures they share (bodies, state functions, placeholders, placement),
+``control_flow_symbols`` reads what a statement binds and changes from the
+activity annotations.
 """
 
 from __future__ import annotations
 
-import ast
-
 import gast
 
-from autograph.pyct import anno, ast_util, qual_names, templates
-
-_BODY = """
-def name():
-    nonlocal nonlocals
-    body
-"""
-
-_FOR_BODY = """
-def name(param):
-    nonlocal nonlocals
-    body
-"""
-
-_TEST = """
-def name():
-    nonlocal nonlocals
-    return test
-"""
-
-_GET_STATE = """
-def get_state():
-    return state
-"""
-
-_SET_STATE = """
-def set_state(vars_):
-    nonlocal nonlocals
-    body
-"""
-
-_UNDEFINED = "name = ag__.Undefined(symbol)"
+from autograph.converters import control_flow_closures as closures
+from autograph.converters import control_flow_if, control_flow_loops
+from autograph.converters import control_flow_symbols as symbols
+from autograph.pyct import anno, ast_util, templates
 
 # Expressions whose names are not read where they stand.
 _OPAQUE_EXPRESSIONS = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
-
-class _Summaries:
-    """Names bound / referenced by statements, from the activity annotations.
-
-    Memoized per statement: the converter asks about the same statements
-    at every level of nesting.
-    """
-
-    __slots__ = ("_bound", "_referenced")
-
-    def __init__(self):
-        self._bound = {}
-        self._referenced = {}
-
-    def bound(self, statements) -> set:
-        """Names bound anywhere in ``statements``."""
-        names = set()
-        for statement in statements:
-            cached = self._bound.get(id(statement))
-            if cached is None:
-                cached = self._bound[id(statement)] = self._bound_by(statement)
-            names |= cached
-        return names
-
-    def _bound_by(self, statement) -> frozenset:
-        modified = anno.get(statement, anno.MODIFIED, None)
-        if modified is not None:
-            return frozenset(m for m in modified if not qual_names.is_composite(m))
-        names = set(anno.get(statement, anno.DEFS, ()))
-        if type(statement) not in ast_util.SCOPES:
-            for owner, field in ast_util.child_blocks(statement):
-                names |= self.bound(getattr(owner, field))
-            for handler in getattr(statement, "handlers", ()):
-                names.update(anno.get(handler, anno.DEFS, ()))
-        return frozenset(names)
-
-    def referenced(self, statements) -> set:
-        """Names ``statements`` read or bind anywhere."""
-        names = set()
-        for statement in statements:
-            cached = self._referenced.get(id(statement))
-            if cached is None:
-                cached = self._referenced[id(statement)] = self._referenced_by(statement)
-            names |= cached
-        return names
-
-    def _referenced_by(self, statement) -> frozenset:
-        names = set(anno.get(statement, anno.USES, ())) | set(anno.get(statement, anno.DEFS, ()))
-        if type(statement) not in ast_util.SCOPES:
-            for owner, field in ast_util.child_blocks(statement):
-                names |= self.referenced(getattr(owner, field))
-            for handler in getattr(statement, "handlers", ()):
-                names.update(anno.get(handler, anno.USES, ()))
-                names.update(anno.get(handler, anno.DEFS, ()))
-        return frozenset(names)
+# The statements lowered to operator calls, each with its lowering: (converter, node) -> (definitions, call).
+_LOWERINGS = {
+    gast.If: control_flow_if.if_stmt,
+    gast.While: control_flow_loops.while_stmt,
+    gast.For: control_flow_loops.for_stmt,
+}
 
 
-def _directly_bound(statements) -> set:
-    """Names the statements themselves assign: not inside the if/while/for
-    that become closures, nor inside nested functions."""
-    bound = set()
-    for statement in statements:
-        kind = type(statement)
-        if kind in (gast.While, gast.For):
-            continue  # their test (walrus) and target are bound in closures
-        bound.update(anno.get(statement, anno.DEFS, ()))
-        if kind is gast.If or kind in ast_util.SCOPES:
-            continue
-        for owner, field in ast_util.child_blocks(statement):
-            bound |= _directly_bound(getattr(owner, field))
-        for handler in getattr(statement, "handlers", ()):
-            bound.update(anno.get(handler, anno.DEFS, ()))
-    return bound
+class _FunctionConverter(closures.ClosureBuilder):
+    """Converts the blocks of one function: its ``if``/``while``/``for`` statements become closures
+    and operator calls; the other statements stay, their nested blocks converted."""
 
-
-class _Frame:
-    """A function being generated (the converted function or a body closure).
-
-    ``owned``: the names local to it; ``bound``: the names its own
-    statements assign (so a ``nonlocal`` in a closure nested in it finds a
-    binding); ``states``: the get_state/set_state pairs (and extra loop
-    tests) already defined in it, by key; ``placeholders``: the names it
-    gave an ``Undefined`` placeholder; ``preloop`` (loop bodies only): the
-    closures of its statements hoisted before the loop.
-    """
-
-    __slots__ = ("owned", "bound", "states", "placeholders", "is_loop", "preloop")
-
-    def __init__(self, owned, bound, is_loop=False):
-        self.owned = frozenset(owned)
-        self.bound = set(bound)
-        self.states = {}
-        self.placeholders = set()
-        self.is_loop = is_loop
-        self.preloop = []
-
-
-class _FunctionConverter:
-    __slots__ = (
-        "ctx", "scope", "vars_name", "itr_name", "frames", "unbound_reads", "top_level_inits", "summaries", "generated",
-    )
-
-    def __init__(self, ctx, scope):
-        self.ctx = ctx
-        self.scope = scope
-        self.vars_name = None
-        self.itr_name = None
-        self.frames = []
-        self.unbound_reads = set()
-        # Undefined placeholders emitted directly in the converted function, by name.
-        self.top_level_inits = {}
-        self.summaries = _Summaries()
-        # Names of the generated closures -> their base name (`if_body_2` -> `if_body`).
-        self.generated = {}
-
-    # -- helpers ----------------------------------------------------------------
-
-    def _new_def(self, base):
-        """A fresh name for a generated closure (renumbered in textual order at the end)."""
-        name = self.ctx.namer.new(base)
-        self.generated[name] = base
-        return name
-
-    def _vars(self):
-        if self.vars_name is None:
-            self.vars_name = self.ctx.namer.new("vars_")
-        return self.vars_name
-
-    def _target_loop(self, referenced):
-        """The loop frame before which closures of the statement now converted may go, or None.
-
-        That is the nearest enclosing loop body, if neither it nor the
-        closures between it and the statement own a name of ``referenced``.
-        """
-        for frame in reversed(self.frames):
-            if referenced & frame.owned:
-                return None
-            if frame.is_loop:
-                return frame
-        return None
-
-    def _place(self, definitions, referenced):
-        """Where closure ``definitions`` go: before the enclosing loop if possible, else here.
-
-        Returns what to emit right before the statement's operator call.
-        """
-        loop = self._target_loop(referenced)
-        if loop is not None:
-            loop.preloop.extend(definitions)
-            return []
-        return definitions
-
-    def _shared(self, key, roots, define):
-        """``(names, definitions)`` of the closure(s) identified by ``key`` over the variables ``roots``.
-
-        Reused if already defined in this scope (or, when they can go
-        before the enclosing loop, in the loop's scope); else ``define()``
-        gives ``(names, definitions)``, placed like any closure of the
-        statement.
-        """
-        frame = self.frames[-1]
-        names = frame.states.get(key)
-        if names is not None:
-            return names, []
-        loop = self._target_loop(roots)
-        if loop is not None:
-            outer = self.frames[self.frames.index(loop) - 1]
-            names = outer.states.get(key)
-            if names is not None:
-                return names, []
-        names, definitions = define()
-        if loop is not None:
-            loop.preloop.extend(definitions)
-            outer.states[key] = names
-            return names, []
-        frame.states[key] = names
-        return names, definitions
-
-    def _body_function(
-        self, base, statements, bound, visible, origin, param=None, referenced=None, assigns=(), placeholders=frozenset()
-    ):
-        """Defines the closure ``base`` running ``statements``.
-
-        ``bound``: the names the statements assign; those in ``visible`` are
-        declared ``nonlocal``, the others are the closure's own.  ``param``:
-        the parameter of a for loop body; ``assigns``: names bound by
-        generated statements among ``statements`` (``k, v = itr``);
-        ``placeholders``: the names the statement initialised to ``Undefined``.
-        Returns ``(name, definitions)``: for a loop body, the definitions are
-        the closures hoisted before it, then its own ``def``.
-        """
-        name = self._new_def(base)
-        nonlocals = sorted(bound & visible)
-        owned = bound - visible
-        if param is not None:
-            owned = owned | {param}
-        if referenced is None:  # before converting: conversion replaces nested blocks
-            referenced = self.summaries.referenced(statements)
-        direct = _directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
-        frame = _Frame(owned, direct, is_loop=base == "loop_body")
-        frame.placeholders = (self.frames[-1].placeholders | placeholders) - owned
-        self.frames.append(frame)
-        body = self.block(statements)
-        self.frames.pop()
-        template = _BODY if param is None else _FOR_BODY
-        extra = {} if param is None else {"param": param}
-        code = templates.replace(
-            template, origin=origin, name=name, nonlocals=nonlocals, body=body, **extra,
-        )
-        if frame.preloop:
-            # Its hoisted closures stay one level up: the loop body stays with them.
-            return name, frame.preloop + code
-        return name, self._place(code, referenced - owned)
-
-    def _state_functions(self, state, origin):
-        """``(get_state, set_state, definitions)`` for ``state`` (``ag__.no_state`` if none)."""
-        if not state:
-            none = templates.replace_as_expression("ag__.no_state")
-            return none, templates.copy_tree(none), []
-        roots = {qual_names.root(symbol) for symbol in state}
-
-        def define():
-            definitions, get_name, set_name = self._define_state_functions(state, origin)
-            return (get_name, set_name), definitions
-
-        names, definitions = self._shared(tuple(state), roots, define)
-        return templates.name(names[0]), templates.name(names[1]), definitions
-
-    def _extra_test(self, test, origin):
-        """``(name, definitions)`` of the closure testing a for loop's jump flags (``not break_``)."""
-        flags = frozenset(n.id for n in gast.walk(test) if type(n) is gast.Name)
-        key = ("extra_test", ast.dump(gast.gast_to_ast(test)))
-
-        def define():
-            name = self._new_def("extra_test")
-            return name, templates.replace(_TEST, origin=origin, name=name, nonlocals=[], test=test)
-
-        return self._shared(key, flags, define)
-
-    def _define_state_functions(self, state, origin):
-        get_name = self._new_def("get_state")
-        set_name = self._new_def("set_state")
-        plain = {s for s in state if not qual_names.is_composite(s)}
-        nonlocals = sorted(plain)
-        getter = templates.replace(_GET_STATE, origin=origin, get_state=get_name, state=_state_tuple(state))
-        vars_ = self._vars()
-        setter = templates.replace(
-            _SET_STATE, origin=origin, set_state=set_name, vars_=vars_, nonlocals=nonlocals,
-            body=_set_state_body(state, vars_),
-        )
-        return getter + setter, get_name, set_name
-
-    def _roles(self, state):
-        """The ``opts`` entries naming the state variables that have a role (the return lowering's
-        value and flag: ``('return_value', 'retval_')``): the runtime reads roles only from these."""
-        return [(role, templates.constant(n)) for n in state if (role := self.ctx.roles.get(n)) is not None]
-
-    def _is_bound(self, name) -> bool:
-        """True if some frame gives ``name`` the binding a ``nonlocal name`` needs."""
-        for frame in reversed(self.frames):
-            if name in frame.bound:
-                return True
-            if name in frame.owned:
-                return False
-        return False
-
-    def _owned_by_loop_body(self, name) -> bool:
-        """True if the innermost closure where ``name`` is local is a loop body."""
-        for frame in reversed(self.frames):
-            if name in frame.owned:
-                return frame.is_loop
-        return False
-
-    def _undefined_inits(self, node, visible, live_in):
-        """``x = ag__.Undefined('x')`` for the names a closure of ``node`` declares nonlocal
-        that no definition reaches (the placeholder is their value), or that
-        have no binding yet in the function (the ``nonlocal`` needs one; their
-        value is then dead: every path assigns before reading).  Not for a
-        name that still holds the placeholder an enclosing statement gave it.
-        Returns ``(statements, names)``."""
-        defined = anno.get(node, anno.DEFINED_IN)
-        inits = []
-        placeholders = set()
-        frame = self.frames[-1]
-        for name in sorted(visible):
-            if name in self.scope.nonlocals:
-                continue
-            if name in defined and self._is_bound(name) and not (
-                self._owned_by_loop_body(name) and name not in anno.get(node, anno.MUST_DEFINED, defined)
-            ):
-                # Bound here already -- unless it is local to a loop body and only a
-                # previous iteration may have defined it: each call of the body starts unbound.
-                continue
-            if name not in defined and name in frame.placeholders:
-                continue  # still the placeholder an enclosing statement gave it
-            frame.bound.add(name)
-            init = templates.replace(_UNDEFINED, origin=node, name=name, symbol=templates.constant(name))
-            if len(self.frames) == 1:
-                self.top_level_inits.setdefault(name, []).extend(init)
-            inits += init
-            placeholders.add(name)
-        return inits, frozenset(placeholders)
-
-    def _symbols(self, node):
-        """``(names, composites)`` a statement changes: the names it binds, and the
-        attribute chains and containers it changes without rebinding their root.
-
-        A container (``x[]`` in ``MODIFIED``) is state as the chain that holds it:
-        ``x`` for a local ``x`` (a global cannot be rebound from a closure; its
-        mutations stay Python side effects), ``self.d`` for ``self.d[k] = v``.
-        """
-        modified = anno.get(node, anno.MODIFIED)
-        names = {m for m in modified if not qual_names.is_composite(m)}
-        visible = anno.get(node, anno.LIVE_IN) | anno.get(node, anno.LIVE_OUT) | self.scope.always_live
-        rebindable = self.scope.locals | self.scope.nonlocals
-        composites = set()
-        for m in modified:
-            if not qual_names.is_composite(m):
-                continue
-            if qual_names.root(m) in names:
-                if m.endswith("[]") and m[:-2] in names and m[:-2] in visible:
-                    composites.add(m[:-2])  # x = ag__.aug_setitem(x, ...): an alias may see x's items
-                continue
-            if m.endswith("[]"):
-                m = m[:-2]
-                if not qual_names.is_composite(m) and m not in rebindable:
-                    continue
-            composites.add(m)
-        return names, composites
-
-    # -- statements -------------------------------------------------------------
+    __slots__ = ()
 
     def block(self, statements):
         """Converts ``statements``, a block of the current frame.
@@ -458,13 +117,9 @@ class _FunctionConverter:
         for statement in statements:
             kind = type(statement)
             out.extend(self._check_reads(statement))
-            if kind in (gast.If, gast.While, gast.For):
-                if kind is gast.If:
-                    definitions, call = self.if_stmt(statement)
-                elif kind is gast.While:
-                    definitions, call = self.while_stmt(statement)
-                else:
-                    definitions, call = self.for_stmt(statement)
+            lowering = _LOWERINGS.get(kind)
+            if lowering is not None:
+                definitions, call = lowering(self, statement)
                 out.extend(definitions)
                 out.extend(call)
             else:
@@ -521,170 +176,6 @@ class _FunctionConverter:
         elif kind not in (gast.Try, gast.ClassDef) and kind not in ast_util.FUNCTIONS:
             check(statement)
         return []
-
-    def if_stmt(self, node):
-        names, composites = self._symbols(node)
-        live_out = anno.get(node, anno.LIVE_OUT)
-        live_in = anno.get(node, anno.LIVE_IN)
-        always = self.scope.always_live
-        outputs = _ordered_state(names & live_out, composites)
-        visible = names & (live_out | live_in | always)
-        # The names a branch reads or writes in the enclosing scope but that are dead
-        # after the if: state too (not outputs), so each branch starts from the same values.
-        state = outputs + sorted(visible - set(outputs))
-        inits, placeholders = self._undefined_inits(node, visible, live_in)
-        body_name, code = self._body_function(
-            "if_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
-        )
-        if node.orelse:
-            else_name, orelse = self._body_function(
-                "else_body", node.orelse, self.summaries.bound(node.orelse), visible, node, placeholders=placeholders
-            )
-            code += orelse
-            else_ref = templates.name(else_name)
-        else:
-            else_ref = templates.replace_as_expression("ag__.no_op")
-        getter, setter, definitions = self._state_functions(state, node)
-        code += definitions
-        template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)"
-        roles = self._roles(state)
-        if roles:
-            template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts, opts)"
-        call = inits + templates.replace(
-            template, origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
-            set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(outputs)),
-            opts=_opts_dict(roles),
-        )
-        return code, call
-
-    def while_stmt(self, node):
-        if node.orelse:
-            raise AssertionError("loop else clauses are lowered by break_statements")
-        names, composites = self._symbols(node)
-        live_in = anno.get(node, anno.LIVE_IN)
-        live_out = anno.get(node, anno.LIVE_OUT)
-        state = _ordered_state(names & live_in, composites)
-        visible = names & (live_in | live_out | self.scope.always_live)
-        inits, placeholders = self._undefined_inits(node, visible, live_in)
-        code = []
-        extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
-        if extra_test is not None:
-            extra_name, code = self._extra_test(extra_test, node)
-        test_name = self._new_def("loop_test")
-        test_nonlocals = sorted(anno.get(node, anno.DEFS))
-        test_code = templates.replace(_TEST, origin=node, name=test_name, nonlocals=test_nonlocals, test=node.test)
-        code += self._place(test_code, set(anno.get(node, anno.USES)) | set(anno.get(node, anno.DEFS)))
-        body_name, body = self._body_function(
-            "loop_body", node.body, self.summaries.bound(node.body), visible, node, placeholders=placeholders
-        )
-        code += body
-        getter, setter, definitions = self._state_functions(state, node)
-        code += definitions
-        opts = [("extra_test", templates.name(extra_name))] if extra_test is not None else []
-        call = inits + templates.replace(
-            "ag__.while_stmt(test, body, get_state, set_state, symbol_names, opts)", origin=node, test=test_name,
-            body=body_name, get_state=getter, set_state=setter, symbol_names=templates.str_tuple(state),
-            opts=_opts_dict(opts + self._roles(state)),
-        )
-        return code, call
-
-    def for_stmt(self, node):
-        if node.orelse:
-            raise AssertionError("loop else clauses are lowered by break_statements")
-        names, composites = self._symbols(node)
-        live_in = anno.get(node, anno.LIVE_IN)
-        live_out = anno.get(node, anno.LIVE_OUT)
-        always = self.scope.always_live
-        target = node.target
-        state = _ordered_state(names & live_in, composites)
-        visible = names & (live_in | live_out | always)
-        inits, placeholders = self._undefined_inits(node, visible, live_in)
-        body_statements = node.body
-        bound = self.summaries.bound(body_statements)
-        if (
-            type(target) is gast.Name
-            and target.id not in visible
-            and target.id not in self.scope.nonlocals
-        ):
-            param = target.id
-            iterate_names = target.id
-        else:
-            if self.itr_name is None:
-                self.itr_name = self.ctx.namer.new("itr")
-            param = self.itr_name
-            if type(target) is gast.Tuple and all(type(e) is gast.Name for e in target.elts):
-                iterate_names = ", ".join(e.id for e in target.elts)
-            else:
-                iterate_names = ast.unparse(gast.gast_to_ast(target))
-            body_statements = templates.replace("target = itr", origin=node, target=target, itr=param) + body_statements
-            bound |= anno.get(node, anno.DEFS)
-        code = []
-        extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
-        if extra_test is not None:
-            extra_name, code = self._extra_test(extra_test, node)
-            extra_ref = templates.name(extra_name)
-        else:
-            extra_ref = templates.constant(None)
-        body_name, body = self._body_function(
-            "loop_body", body_statements, bound, visible, node, param=param,
-            referenced=self.summaries.referenced(node.body) | anno.get(node, anno.DEFS),
-            assigns=anno.get(node, anno.DEFS) if param == self.itr_name else (),
-            placeholders=placeholders,
-        )
-        code += body
-        getter, setter, definitions = self._state_functions(state, node)
-        code += definitions
-        opts = [("iterate_names", templates.constant(iterate_names))] + self._roles(state)
-        call = inits + templates.replace(
-            "ag__.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)",
-            origin=node, iter_=node.iter, extra_test=extra_ref, body=body_name, get_state=getter,
-            set_state=setter, symbol_names=templates.str_tuple(state), opts=_opts_dict(opts),
-        )
-        return code, call
-
-
-def _opts_dict(entries):
-    """``{'key': value, ...}`` of an operator call's ``opts`` (keys as given, values AST nodes)."""
-    return gast.Dict(keys=[templates.constant(k) for k, _ in entries], values=[v for _, v in entries])
-
-
-def _ordered_state(names, composites) -> list:
-    """Plain names first (sorted), then attribute chains: ``['i', 'x', 'self.total']``."""
-    plain = {c for c in composites if not qual_names.is_composite(c)}
-    return sorted(set(names) | plain) + sorted(set(composites) - plain)
-
-
-def _state_tuple(state):
-    """``(x, ag__.getattr_(self, 'total'))``: attribute chains read as ``Undefined`` when unset."""
-    elements = []
-    for symbol in state:
-        if qual_names.is_composite(symbol):
-            owner, _, attr = symbol.rpartition(".")
-            elements.append(templates.replace_as_expression(
-                "ag__.getattr_(owner, attr)", owner=templates.replace_as_expression(owner),
-                attr=templates.constant(attr),
-            ))
-        else:
-            elements.append(symbol)
-    return templates.name_tuple(elements)
-
-
-def _set_state_body(state, vars_):
-    """``x, y = vars_``; with attribute chains ``x = vars_[0]`` and ``ag__.setattr_(self, 'total', vars_[1])``."""
-    if not any(qual_names.is_composite(symbol) for symbol in state):
-        return templates.replace("state = vars_", state=templates.name_tuple(state, store=True), vars_=vars_)
-    statements = []
-    for index, symbol in enumerate(state):
-        value = templates.replace_as_expression("vars_[index]", vars_=vars_, index=templates.constant(index))
-        if qual_names.is_composite(symbol):
-            owner, _, attr = symbol.rpartition(".")
-            statements += templates.replace(
-                "ag__.setattr_(owner, attr, value)", owner=templates.replace_as_expression(owner),
-                attr=templates.constant(attr), value=value,
-            )
-        else:
-            statements += templates.replace("name = value", name=templates.name(symbol, store=True), value=value)
-    return statements
 
 
 def _hoist_declarations(function):
@@ -776,7 +267,7 @@ def transform(node, ctx):
         scope = anno.get(function, anno.SCOPE)
         _hoist_declarations(function)
         converter = _FunctionConverter(ctx, scope)
-        converter.frames.append(_Frame(scope.locals, set(scope.params) | _directly_bound(function.body)))
+        converter.frames.append(closures.Frame(scope.locals, set(scope.params) | symbols.directly_bound(function.body)))
         converter.frames[0].placeholders = frozenset()
         body = converter.block(function.body)
         start = ast_util.body_start(function)
@@ -789,7 +280,7 @@ def transform(node, ctx):
             body = [s for s in body if id(s) not in redundant]
         inits = []
         for name in sorted(converter.unbound_reads):
-            inits += templates.replace(_UNDEFINED, origin=function, name=name, symbol=templates.constant(name))
+            inits += templates.replace(closures.UNDEFINED, origin=function, name=name, symbol=templates.constant(name))
         body[start:start] = inits
         function.body = body
         _renumber(function, converter.generated, ctx.namer.used)
