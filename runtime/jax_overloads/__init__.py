@@ -1,0 +1,91 @@
+"""AutoGraph for JAX: converted code on JAX tracers under ``jax.jit``, ``jax.grad``, ``jax.vmap``.
+
+The operators generated code calls dispatch a value that is not plain
+Python through ``operators.dispatch``; this package registers the handlers
+of backend ``"jax"`` for JAX tracers:
+
+* ``branches.py`` -- ``if`` and ``a if c else b`` as ``lax.cond`` over the state;
+* ``loops.py`` -- ``while`` as ``lax.while_loop``; ``for`` over an array
+  (and ``enumerate``/``zip`` of arrays) as ``lax.scan``, over a traced
+  ``range`` as a ``lax.while_loop`` over the counter;
+* ``carry.py`` -- which state leaves a loop carries, stacked lists;
+* ``logic.py`` -- ``and``/``or``/``not``, ``assert``, builtins;
+* ``values.py`` -- what a state leaf is to JAX, and the messages refusing
+  what ``lax`` cannot merge (the numpy runtime's rules: a variable defined on
+  one path only, dtype or shape changes), naming the variable and file:line.
+
+Importing this package does not import JAX.  ``install()`` (called when
+``autograph``'s API loads) registers ``probe`` with
+``operators.calls.register_trace_probe``: an ``ag.convert``-ed function runs
+its generated code while JAX traces.  The probe loads the handlers
+(``load()``) the first time it runs with JAX imported, so
+``jax.jit(ag.convert(f))`` needs nothing from the user.  Until JAX is
+imported the probe costs one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_state = {"loaded": False, "trace_ctx": None, "eval_trace": None}
+
+
+def probe() -> bool:
+    """True while JAX traces (a ``jax.jit``/``grad``/``vmap`` trace is current)."""
+    ctx = _state["trace_ctx"]
+    if ctx is None:
+        if "jax" not in sys.modules:
+            return False
+        load()
+        ctx = _state["trace_ctx"]
+    return type(ctx.trace) is not _state["eval_trace"]
+
+
+def install() -> None:
+    """Registers ``probe`` (idempotent); JAX stays unimported until the user imports it."""
+    from autograph.runtime.operators import calls
+
+    calls.register_trace_probe(probe)
+
+
+def _is_traced(value) -> bool:
+    from jax.core import Tracer
+
+    return isinstance(value, Tracer)
+
+
+def load() -> None:
+    """Imports JAX and registers the handlers (once)."""
+    if _state["loaded"]:
+        return
+    from jax._src import core
+
+    from autograph.runtime.jax_overloads import branches, logic, loops
+    from autograph.runtime.operators import dispatch
+
+    def staged(value):
+        return _is_traced(value) or isinstance(value, (loops.TracedRange, loops.Scanned))
+
+    handlers = {
+        "if_stmt": (_is_traced, branches.if_stmt),
+        "if_exp": (_is_traced, branches.if_exp),
+        "while_stmt": (_is_traced, loops.while_stmt),
+        "for_stmt": (staged, loops.for_stmt),
+        "and_": (_is_traced, logic.and_),
+        "or_": (_is_traced, logic.or_),
+        "not_": (_is_traced, logic.not_),
+        "assert_": (_is_traced, logic.assert_),
+        "range": (_is_traced, loops.range_),
+        "enumerate": (_is_traced, loops.enumerate_),
+        "zip": (_is_traced, loops.zip_),
+        "len": (_is_traced, logic.len_),
+        "print": (_is_traced, logic.print_),
+        "abs": (_is_traced, logic.abs_),
+        "int": (_is_traced, logic.int_),
+        "float": (_is_traced, logic.float_),
+        "bool": (_is_traced, logic.bool_),
+    }
+    for operator, (detect, handler) in handlers.items():
+        dispatch.register(operator, detect, handler, backend="jax")
+    _state.update(loaded=True, eval_trace=core.EvalTrace, trace_ctx=core.trace_ctx)
+    install()

@@ -1,0 +1,154 @@
+"""``if`` and ``a if c else b`` on a traced condition: ``lax.cond`` over the state.
+
+Each branch starts from a fresh copy of the state (``operators.state.fresh``),
+runs, and gives the state's leaves.  The operands of ``lax.cond`` are the
+leaves a *plan* makes outputs: the ones whose values differ between the
+branches (Python values both branches agree on stay Python; a variable set
+to the same Python number on both paths stays that number).  ``lax.cond``
+traces the true branch first, so the plan is guessed from it and checked
+when the false branch is traced; a wrong guess (say the false branch gives a
+float32 where the true one left a Python number) traces both again with the
+plan the two branches fixed, which happens at most once per ``if``.
+"""
+
+from __future__ import annotations
+
+from jax import lax
+
+from autograph.runtime.core import nest
+from autograph.runtime.core.location import construct_at
+from autograph.runtime.errors import TracingError
+from autograph.runtime.jax_overloads import carry, values
+from autograph.runtime.operators import state
+from autograph.runtime.tracing.branches import expand_return_placeholder
+
+
+class _Replan(Exception):
+    """The false branch found the guessed plan wrong: trace again with ``plan``."""
+
+    def __init__(self, plan):
+        super().__init__("replan")
+        self.plan = plan
+
+
+def _structure_check(labels, a, b, where):
+    for label, x, y in zip(labels, a, b):
+        if values.kind(x) == values.UNSET or values.kind(y) == values.UNSET:
+            continue
+        if type(x) is list and type(y) is list and len(x) != len(y):
+            raise TracingError(
+                f"the list '{label}' has {len(x)} items after the true branch but {len(y)} after the false "
+                f"branch of {where}; under JAX a list can grow only in a loop with a static trip count "
+                "(stacked into an array). Append on both paths, or select the item with jnp.where."
+            )
+        diff = nest.mismatch(x, y)
+        if diff is not None:
+            raise TracingError(
+                f"'{label}' has a different structure in the two branches of {where}: {diff} (true branch "
+                "vs false branch). Make both branches give it the same structure."
+            )
+
+
+def _leaves(entries):
+    """The state entries' leaves, an unset return value expanded like the other path's structure."""
+    return [leaf for entry in entries for leaf in nest.flatten(entry)]
+
+
+def _fix(labels, true_out, false_out, where):
+    """From both branches: the entries' structure (an unset return value takes the other path's)
+    and the plan, one entry per leaf: its ``values.Aval`` when it is an output of the cond, else None."""
+    _structure_check(labels, true_out, false_out, where)
+    like = tuple(expand_return_placeholder(b, a) if values.kind(b) == values.UNSET else a
+                 for a, b in zip(true_out, false_out))
+    plan = []
+    for label, structure, a, b in zip(labels, like, true_out, false_out):
+        a, b = expand_return_placeholder(a, structure), expand_return_placeholder(b, structure)
+        for path, x, y in zip(nest.leaf_paths(structure), nest.flatten(a), nest.flatten(b)):
+            plan.append(values.join(label + path, x, y, where))
+    return like, plan
+
+
+def _guess(entries, init):
+    """The plan guessed from the first branch traced: every leaf it changed to a number is an output."""
+    plan = []
+    before = _leaves(init)
+    for i, leaf in enumerate(_leaves(entries)):
+        same = i < len(before) and before[i] is leaf
+        plan.append(values.aval_of(leaf) if values.is_numeric(leaf) and not same else None)
+    return plan
+
+
+def _operands(entries, like, plan):
+    expanded = tuple(expand_return_placeholder(e, l) for e, l in zip(entries, like))
+    return tuple(values.as_array(v, aval) for v, aval in zip(_leaves(expanded), plan) if aval is not None)
+
+
+def cond(pred, true_fn, false_fn, labels, where, init=()):
+    """``lax.cond`` of two functions returning state entries (one per label); returns the merged entries.
+
+    ``init`` is the state before the branches, to guess which leaves they change.
+    """
+    traced = {}
+    fixed = None  # (structure, plan) both branches fixed in an earlier attempt
+    guessed = None
+
+    def branch(fn, name, other_name):
+        def run():
+            nonlocal guessed
+            entries = tuple(fn())
+            traced[name] = entries
+            other = traced.get(other_name)
+            if other is not None:
+                like, plan = _fix(labels, *((entries, other) if name == "true" else (other, entries)), where)
+                if (fixed is not None and plan != fixed[1]) or (guessed is not None and plan != guessed):
+                    raise _Replan((like, plan))
+            elif fixed is not None:
+                like, plan = fixed
+            else:
+                like, plan = entries, _guess(entries, init)
+                guessed = plan
+            return _operands(entries, like, plan)
+
+        return run
+
+    for _ in range(3):
+        traced.clear()
+        guessed = None
+        try:
+            outputs = lax.cond(pred, branch(true_fn, "true", "false"), branch(false_fn, "false", "true"))
+            break
+        except _Replan as replan:
+            fixed = replan.plan
+    else:  # pragma: no cover - a plan both branches fixed is the one they are traced with
+        raise TracingError(f"the branches of {where} gave no stable plan; please report it with the source")
+    like, plan = _fix(labels, traced["true"], traced["false"], where)
+    results = iter(outputs)
+    merged = [next(results) if aval is not None else leaf for leaf, aval in zip(_leaves(like), plan)]
+    return tuple(nest.pack_as(like, merged))
+
+
+def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
+    """``if`` on a traced value: ``lax.cond``; the first ``nouts`` state variables are its outputs."""
+    where = construct_at("the if")
+    pred = values.predicate(cond_value, where)
+    init = state.read_state(get_state, where)
+    labels = state.labels(symbol_names, init, opts)[:nouts]
+    carry.refuse_staged(init, labels, f"a traced if ({where})")
+
+    def branch(fn):
+        def run():
+            set_state(state.fresh(init))
+            fn()
+            return state.read_state(get_state, where)[:nouts]
+        return run
+
+    outputs = cond(pred, branch(body), branch(orelse), labels, where, init[:nouts])
+    set_state(state.write_back(init, outputs + tuple(init[nouts:])))
+
+
+def if_exp(cond_value, if_true, if_false, expr_repr):
+    """``if_true() if cond else if_false()`` on a traced condition: ``lax.cond`` of the two values."""
+    where = construct_at(f"the conditional expression `... if {expr_repr} else ...`")
+    pred = values.predicate(cond_value, where)
+    (value,) = cond(pred, lambda: (if_true(),), lambda: (if_false(),), ["the value"], where)
+    return value

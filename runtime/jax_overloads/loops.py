@@ -1,0 +1,231 @@
+"""``while`` and ``for`` on traced values: ``lax.while_loop`` and ``lax.scan`` over the state.
+
+* ``while test(): body()`` with a traced test is a ``lax.while_loop`` whose
+  carry is the state (``carry.py`` decides which leaves); the lowered
+  ``break``/``return`` flags (``opts['extra_test']``) join the test.
+* ``for row in x`` over a traced array (and ``enumerate``/``zip`` of arrays)
+  has a static trip count: a ``lax.scan`` over the first axis, so
+  ``jax.grad`` differentiates through it; a list the body appends to comes
+  out stacked (the scan's outputs).  An ``extra_test`` that is traced guards
+  each iteration with a ``lax.cond``.
+* ``for i in range(n)`` with a traced bound (``range_`` gives a
+  ``TracedRange``) has a dynamic trip count: a ``lax.while_loop`` over a
+  counter (what ``lax.fori_loop`` does for traced bounds).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+from autograph.runtime.core.location import construct_at
+from autograph.runtime.errors import TracingError
+from autograph.runtime.jax_overloads import branches, carry, logic, values
+from autograph.runtime.operators import state
+
+
+class TracedRange:
+    """``range(start, stop, step)`` with a traced bound."""
+
+    __ag_staged_iterable__ = True
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, *args):
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if type(step) is int and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+
+    def more(self, i):
+        if type(self.step) is int:
+            return i < self.stop if self.step > 0 else i > self.stop
+        return jnp.where(self.step > 0, i < self.stop, i > self.stop)
+
+
+class Scanned:
+    """What ``enumerate``/``zip`` of traced arrays iterate: arrays scanned together, and how an item
+    is made from their rows (``enumerate`` adds the position)."""
+
+    __ag_staged_iterable__ = True
+    __slots__ = ("arrays", "counted", "start")
+
+    def __init__(self, arrays, counted=False, start=0):
+        self.arrays, self.counted, self.start = tuple(arrays), counted, start
+
+
+def range_(*args):
+    return TracedRange(*args)
+
+
+def enumerate_(iterable, start=0):
+    if values.kind(iterable) != values.ARRAY:
+        return enumerate(iterable, start)
+    return Scanned([iterable], counted=True, start=start)
+
+
+def zip_(*iterables):
+    if not all(values.kind(v) == values.ARRAY for v in iterables):
+        raise TracingError(f"{construct_at('the zip()')} mixes traced arrays with other iterables; "
+                           "under JAX zip only arrays (or convert the others with jnp.asarray).")
+    return Scanned(iterables)
+
+
+def _combined(extra_test, test):
+    if extra_test is None:
+        return test
+
+    def both():
+        keep = extra_test()
+        if values.kind(keep) != values.ARRAY:
+            return test() if keep else False
+        return logic.and_(keep, test)
+
+    return both
+
+
+def _traced(where, get_state, set_state, symbol_names, opts, run):
+    """Runs ``run(init, names, plan)`` until the plan holds; binds the final state."""
+    init = state.read_state(get_state, where)
+    names = state.labels(symbol_names, init, opts)
+    state.refuse_shared(init, names, where)
+    plan = carry.guess(init)
+    for _ in range(len(init) * 3 + 3):
+        try:
+            final = run(init, names, plan)
+            break
+        except carry.Replan as replan:
+            plan = replan.plan
+    else:  # pragma: no cover - each replan fixes one more leaf
+        raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
+    set_state(state.write_back(init, final))
+
+
+def while_stmt(test, body, get_state, set_state, symbol_names, opts):
+    """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter)."""
+    where = construct_at("the while loop")
+    opts = opts or {}
+    test = _combined(opts.get("extra_test"), test)
+    maximum = opts.get("maximum_iterations")
+
+    def step(_):
+        body()
+        return ()
+
+    _traced(where, get_state, set_state, symbol_names, opts,
+            lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, lambda _: test(),
+                                             step, (), maximum))
+
+
+def _while(where, init, names, plan, get_state, set_state, test, step, lead, maximum):
+    start = carry.initial_carry(init, plan)
+    plan = carry.settle(plan, start)
+    k = len(lead) + (maximum is not None)
+    lead = list(lead) + ([jnp.asarray(0, jnp.int32)] if maximum is not None else [])
+
+    def cond_fun(values_):
+        set_state(carry.state_of(init, plan, values_[k:], names, where))
+        more = values.predicate(test(values_[:len(lead) - (maximum is not None)]), where)
+        return more if maximum is None else jnp.logical_and(more, values_[k - 1] < maximum)
+
+    def body_fun(values_):
+        set_state(carry.state_of(init, plan, values_[k:], names, where))
+        new_lead = list(step(values_[:k - (maximum is not None)]))
+        new, _ = carry.body_outputs(init, plan, state.read_state(get_state, where), names, where, False)
+        return (*new_lead, *([values_[k - 1] + 1] if maximum is not None else []), *new)
+
+    final = lax.while_loop(cond_fun, body_fun, (*lead, *start))
+    return carry.final_state(init, plan, final[k:], [None] * sum(p is carry.STAGED for p in plan))
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+    """``for`` over a traced array, ``enumerate``/``zip`` of arrays (``lax.scan``) or a traced range."""
+    where = construct_at("the for loop")
+    if isinstance(iter_, TracedRange):
+        return _range_loop(where, iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+    scanned = iter_ if isinstance(iter_, Scanned) else Scanned([iter_])
+    lengths = set()
+    for array in scanned.arrays:
+        shape = values.aval_of(array).shape
+        if not shape:
+            raise TracingError(f"{where} iterates over a 0-d array; iterate over an array of at least one axis.")
+        lengths.add(shape[0])
+    if len(lengths) > 1:
+        raise TracingError(f"{where} zips arrays of lengths {sorted(lengths)}; under JAX they must have one length.")
+    (length,) = lengths
+    _traced(where, get_state, set_state, symbol_names, opts,
+            lambda init, names, plan: _scan(where, init, names, plan, get_state, set_state, scanned, length,
+                                            extra_test, body))
+
+
+def _item(scanned, rows, index):
+    item = rows[0] if len(rows) == 1 else tuple(rows)
+    return (index + scanned.start, item) if scanned.counted else item
+
+
+def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra_test, body):
+    start = carry.initial_carry(init, plan)
+    plan = carry.settle(plan, start)
+    xs = scanned.arrays + ((jnp.arange(length, dtype=jnp.int32),) if scanned.counted else ())
+
+    def step(values_, rows):
+        current = carry.state_of(init, plan, values_, names, where)
+        set_state(current)
+        index = rows[-1] if scanned.counted else None
+        rows = rows[:len(scanned.arrays)]
+        keep = True if extra_test is None else extra_test()
+        if values.kind(keep) == values.ARRAY:
+            _guarded(where, keep, lambda: body(_item(scanned, rows, index)), current, get_state, set_state, names)
+        elif keep:
+            body(_item(scanned, rows, index))
+        new, appended = carry.body_outputs(init, plan, state.read_state(get_state, where), names, where, True)
+        return tuple(new), tuple(tuple(items) for items in appended)
+
+    final, ys = lax.scan(step, tuple(start), xs, length=length)
+    return carry.final_state(init, plan, final, [_stacked(items) for items in ys])
+
+
+def _stacked(per_item):
+    """The items appended in each iteration, stacked in order: ``(n, ...)`` for one append per iteration."""
+    if not per_item:
+        return None
+    if len(per_item) == 1:
+        return per_item[0]
+    together = jnp.stack(per_item, axis=1)
+    return together.reshape((-1, *together.shape[2:]))
+
+
+def _guarded(where, keep, run_body, current, get_state, set_state, names):
+    """One iteration under ``lax.cond(keep, body, nothing)`` (a ``break`` or ``return`` flag is traced)."""
+    carry.refuse_staged(current, names, "a break, continue or return decided by a traced value")
+    def taken():
+        set_state(state.fresh(current))
+        run_body()
+        return state.read_state(get_state, where)
+
+    def skipped():
+        return tuple(current)
+
+    outputs = branches.cond(values.predicate(keep, where), taken, skipped, names, where, current)
+    set_state(outputs)
+
+
+def _range_loop(where, rng, extra_test, body, get_state, set_state, symbol_names, opts):
+    """``for i in range(traced)``: a ``lax.while_loop`` over the counter ``i``."""
+    start = rng.start if values.kind(rng.start) == values.ARRAY else jnp.asarray(rng.start)
+
+    def test(lead):
+        more = rng.more(lead[0])
+        if extra_test is None:
+            return more
+        keep = extra_test()
+        if values.kind(keep) != values.ARRAY:
+            return more if keep else jnp.asarray(False)
+        return jnp.logical_and(more, values.predicate(keep, where))
+
+    def step(lead):
+        body(lead[0])
+        return (lead[0] + rng.step,)
+
+    _traced(where, get_state, set_state, symbol_names, opts,
+            lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, test, step, (start,),
+                                             (opts or {}).get("maximum_iterations")))
