@@ -121,3 +121,50 @@ def test_as_base_containers_makes_subclasses_plain_and_keeps_namedtuples():
     assert plain == {"b": [1, Point(2, {"k": 3})], "a": ()} and list(plain) == ["b", "a"]
     assert type(plain) is dict and type(plain["b"]) is list and type(plain["b"][1]) is Point
     assert type(plain["b"][1].y) is dict
+
+
+# -- the boundary of rt.function (tracing/trace.py, signature.py, binding.py) -----------------
+
+
+def test_results_in_subclassed_containers_come_back_as_their_base_type():
+    import numpy as np
+
+    from autograph import runtime as rt
+
+    @rt.function
+    def f(x):
+        return collections.OrderedDict(b=Point(x, [x + 1]), a=type("Row", (tuple,), {})((x,)))
+
+    result = f(np.float32(1.0))
+    assert type(result) is dict and list(result) == ["b", "a"] and type(result["a"]) is tuple
+    assert type(result["b"]) is Point and result["b"].y == [np.float32(2.0)]
+    assert f.get_concrete_function(np.float32(1.0)).structured_input_signature[0][0].dtype == np.float32
+
+
+def test_a_namedtuple_in_an_input_signature_reaches_the_function_as_that_namedtuple():
+    import numpy as np
+
+    from autograph import runtime as rt
+
+    @rt.function(input_signature=[Point(rt.TensorSpec((), "float32"), {"k": rt.TensorSpec((2,), "int32")})])
+    def f(p):
+        assert type(p) is Point
+        return p.x + rt.cast(rt.reduce_sum(p.y["k"]), "float32")
+
+    assert f(Point(np.float32(1.0), {"k": np.array([2, 3], np.int32)})) == np.float32(6.0)
+    assert [t.name for t in f.get_concrete_function().graph.inputs] == ["p_0:0", "p_1_k:0"]
+    with pytest.raises(TypeError, match=r"input_signature entries must be rt.TensorSpec .*got 3"):
+        rt.function(input_signature=[Point(rt.TensorSpec(()), [3])])(lambda p: p)
+
+
+def test_a_returned_leaf_that_cannot_be_an_output_is_named_by_its_path():
+    import numpy as np
+
+    from autograph import runtime as rt
+
+    @rt.function
+    def f(x):
+        return {"a": Point(x, object())}
+
+    with pytest.raises(TypeError, match=r"returned a object as result\['a'\]\.y"):
+        f(np.float32(1.0))

@@ -188,6 +188,12 @@ class Graph:
         self._capture_map[id(tensor)] = inner
         return inner
 
+    def add_capture(self, outer: Tensor, inner: Tensor) -> None:
+        """Records ``inner``, a placeholder of this graph, as the capture of ``outer`` (a loader
+        rebuilding a graph's captures; ``capture`` makes them while tracing)."""
+        self.captures.append((outer, inner))
+        self._capture_map[id(outer)] = inner
+
     def _encloses(self, graph) -> bool:
         g = self.outer
         while g is not None:

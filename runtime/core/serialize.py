@@ -321,8 +321,7 @@ def from_graph_def(graph_def: dict, options=None, **limits) -> Graph:
             if outer_graph not in built or outer_tensor not in built[outer_graph][1] or inner not in tensors:
                 raise GraphDefError(f"graph {name!r} captures {outer_graph}/{outer_tensor} as {inner} (field "
                                     "'captures'), which is not defined")
-            graph.captures.append((built[outer_graph][1][outer_tensor], tensors[inner]))
-            graph._capture_map[id(built[outer_graph][1][outer_tensor])] = tensors[inner]
+            graph.add_capture(built[outer_graph][1][outer_tensor], tensors[inner])
         graph.load_options = options
     main.loaded_objects = session.owned  # the loaded graph owns the state its records created
     graph_def_checks.check_graphs(main, options)

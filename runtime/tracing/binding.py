@@ -25,7 +25,7 @@ import inspect
 import numpy as np
 
 from autograph.runtime import errors
-from autograph.runtime.core import shapes
+from autograph.runtime.core import nest, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import TensorSpec
 from autograph.runtime.tracing import signature
@@ -94,22 +94,14 @@ class Binding:
             )
 
         def check(spec):
-            if isinstance(spec, TensorSpec):
-                return
-            if isinstance(spec, (list, tuple)):
-                for s in spec:
-                    check(s)
-            elif isinstance(spec, dict):
-                for s in spec.values():
-                    check(s)
-            else:
+            if not isinstance(spec, TensorSpec):
                 raise TypeError(
                     f"{self.label}: input_signature entries must be rt.TensorSpec (or nested "
                     f"lists/dicts of them), got {spec!r}"
                 )
 
         for spec in input_signature:
-            check(spec)
+            nest.map_structure(check, nest.as_base_containers(spec))
         params = list(self.signature().parameters.values())[1 if self.method else 0:]
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if len(input_signature) > len(positional) and not any(p.kind == p.VAR_POSITIONAL for p in params):

@@ -44,7 +44,7 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core import dtypes, nest, shapes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.ops import variables
@@ -373,7 +373,7 @@ def rebuild(value, make_leaf, path, stand_in=None):
         items = [rebuild(v, make_leaf, f"{path}_{i}", stand_in) for i, v in enumerate(value)]
         if type(value) is tuple:
             return tuple(items)
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        return type(value)(*items) if nest.is_namedtuple(value) else type(value)(items)
     if isinstance(value, list):
         items = [rebuild(v, make_leaf, f"{path}_{i}", stand_in) for i, v in enumerate(value)]
         if type(value) is list:
@@ -397,5 +397,6 @@ def rebuild_spec(spec, make_leaf, path):
     if isinstance(spec, TensorSpec):
         return make_leaf(path)
     if isinstance(spec, (list, tuple)):
-        return type(spec)(rebuild_spec(s, make_leaf, f"{path}_{i}") for i, s in enumerate(spec))
+        items = [rebuild_spec(s, make_leaf, f"{path}_{i}") for i, s in enumerate(spec)]
+        return type(spec)(*items) if nest.is_namedtuple(spec) else type(spec)(items)
     return {k: rebuild_spec(s, make_leaf, f"{path}_{k}") for k, s in spec.items()}
