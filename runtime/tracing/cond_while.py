@@ -75,8 +75,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
             result = type(loop_vars)(result)
         return result
 
-    outer = current_graph()
-    if outer is None:
+    if current_graph() is None:
         values, count = loop_vars, 0
         while maximum_iterations is None or count < maximum_iterations:
             if not call(cond, values):
@@ -87,12 +86,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
 
     where = construct_at("rt.while_loop")
     labels = ["loop_vars" + p for p in nest.leaf_paths(loop_vars)]
-    invariants = None
-    if shape_invariants is not None:
-        try:
-            invariants = nest.flatten_up_to(loop_vars, shape_invariants)
-        except ValueError as e:
-            raise TracingError(f"shape_invariants of {where} does not match loop_vars: {e}") from None
+    invariants = _flat_invariants(loop_vars, shape_invariants, where)
 
     def cond_fn(values):
         return call(cond, nest.pack_as(loop_vars, values))
@@ -110,3 +104,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     final = build_while(cond_fn, body_fn, nest.flatten(loop_vars), labels=labels, where=where,
                         invariants=invariants, maximum_iterations=maximum_iterations)
     return nest.pack_as(loop_vars, final)
+
+
+def _flat_invariants(loop_vars, shape_invariants, where):
+    """``shape_invariants`` flattened to one per flat loop value (None if not given)."""
+    if shape_invariants is None:
+        return None
+    try:
+        return nest.flatten_up_to(loop_vars, shape_invariants)
+    except ValueError as e:
+        raise TracingError(f"shape_invariants of {where} does not match loop_vars: {e}") from None

@@ -26,7 +26,8 @@ from autograph.runtime.tracing.values import (
     weak_dtype,
 )
 
-__all__ = ["Slot", "as_invariant", "loop_inputs", "classify", "body_output", "initial_tensor", "strong_dtype"]
+__all__ = ["Slot", "as_invariant", "loop_inputs", "classify", "body_output", "initial_tensor", "strong_dtype",
+           "refute_speculation"]
 
 
 class Slot:
@@ -119,6 +120,22 @@ def loop_inputs(graph, slots, where, name="loop_var"):
         else:
             values.append(s.init)
     return values
+
+
+def refute_speculation(slots, values, results) -> bool:
+    """Checks the speculated slots (``Slot.speculate``) against the first trace: each must come
+    out a tensor other than its placeholder (not a Python value).  True if one does not: then all
+    go back to their Python values and the body is traced again."""
+    speculated = [(s, before, after) for s, before, after in zip(slots, values, results) if s.speculative]
+    if not speculated:
+        return False
+    refuted = any(after is before or not isinstance(after, Tensor) for _, before, after in speculated)
+    for s, _, _ in speculated:
+        if refuted:
+            s.unspeculate()
+        else:
+            s.speculative = False
+    return refuted
 
 
 def classify(s, before, after, where, stage_lists, zero_trips="a tensor loop may run zero times") -> bool:

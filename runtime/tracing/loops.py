@@ -17,7 +17,9 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
 from autograph.runtime.tracing import retrace, weak_loop_vars
-from autograph.runtime.tracing.loop_slots import Slot, as_invariant, body_output, classify, initial_tensor, loop_inputs
+from autograph.runtime.tracing.loop_slots import (
+    Slot, as_invariant, body_output, classify, initial_tensor, loop_inputs, refute_speculation,
+)
 from autograph.runtime.tracing.values import (
     as_predicate, drop_new_functions, emit, trace_subgraph, unify_captures,
 )
@@ -124,7 +126,7 @@ def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
             f"the body of {where} returns {len(results)} loop values but the loop has {len(slots)}; "
             "return the same structure as the loop variables."
         )
-    if _refuted(slots, values, results):
+    if refute_speculation(slots, values, results):
         return True
     # Python values the body turned into something else become loop variables;
     # the outputs of this trace are then meaningless (they were computed from
@@ -159,22 +161,6 @@ def _classify_all(pending, where, stage_lists) -> bool:
     for s, before, after in pending:
         reclassified |= classify(s, before, after, where, stage_lists)
     return reclassified
-
-
-def _refuted(slots, values, results) -> bool:
-    """Checks the speculated slots (``Slot.speculate``) against the first trace: each must come
-    out a tensor other than its placeholder (not a Python value).  True if one does not: then all
-    go back to their Python values and the body is traced again."""
-    speculated = [(s, before, after) for s, before, after in zip(slots, values, results) if s.speculative]
-    if not speculated:
-        return False
-    refuted = any(after is before or not isinstance(after, Tensor) for _, before, after in speculated)
-    for s, _, _ in speculated:
-        if refuted:
-            s.unspeculate()
-        else:
-            s.speculative = False
-    return refuted
 
 
 def _while_with_counter(cond_fn, body_fn, init, *, labels, where, invariants, maximum_iterations, stage_lists):
