@@ -8,7 +8,7 @@ are live afterwards -- is the reduction state.  The state rules are the
 tensor loops', with their code: each flat state value is a
 ``tracing.loop_slots.Slot``, classified and checked as a ``While``'s, and
 the rounds of traces are ``tracing.retrace``'s (``settle``, and
-``restaging`` through ``operators.state.trace_loop``):
+and ``restaging``):
 
 * a tensor keeps its dtype (a change is a ``TracingError`` naming the
   variable); a dimension that changes is relaxed to unknown and the body
@@ -63,7 +63,7 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
                 s.speculate()
         return _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where)
 
-    final, init, staged = state.trace_loop(trace, init)
+    final, init, staged = retrace.restaging(trace, init)
     state.bind(set_state, init, state.pack_state(init, final, staged), names, where)
 
 

@@ -8,7 +8,7 @@
   and in a graph.
 * ``watch_promotions(tensor)`` records the dtypes ``promote`` gives a weak
   tensor next to strongly typed operands: the evidence a weakly typed loop
-  variable's dtype is settled from (``tracing/loops.py``), the same whatever
+  variable's dtype is settled from (``tracing/weak_loop_vars.py``), the same whatever
   dtype the variable is traced with.
 * ``ufunc_dtype(ufunc, dtypes)`` is the result dtype numpy's type tables
   give an elementwise op (``ufunc.resolve_dtypes``): no kernel runs, and
@@ -98,8 +98,8 @@ def _check_fits(value, cast, dtype):
     )})
 
 
-# id of a watched weak tensor -> (the tensor, the dtypes promote gave it); loops.py watches the
-# placeholders of a loop's weakly typed variables while it traces the loop.
+# id of a watched weak tensor -> (the tensor, the dtypes promote gave it); tracing/weak_loop_vars.py
+# watches the placeholders of a loop's weakly typed variables while it traces the loop.
 _WATCHED: dict = {}
 
 

@@ -2,8 +2,11 @@ r"""Tracing: Python functions, branches and loop bodies recorded into graphs.
 
 ``rt.function`` (``function``: options, binding, cache keys in
 ``signature``, the trace step, concrete functions), tensor ``if``\ s
-(``branches.build_cond``) and loops (``loops.build_while``) over the
-values and sub-graph bookkeeping of ``values``, staged lists, and
+(``branches.build_cond``) and loops (``loops.build_while``; each loop
+value is a ``loop_slots.Slot``, a weak counter's dtype ``weak_loop_vars``,
+and ``retrace`` owns retracing: the rounds of a body's traces and the
+restaging of the state's structure, which the operators only ask for) over
+the values and sub-graph bookkeeping of ``values``, staged lists, and
 ``rt.cond``/``rt.while_loop`` (``cond_while``).
 
 The rules of traced control flow
