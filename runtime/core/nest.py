@@ -243,7 +243,22 @@ def map_structure(fn, *trees, up_to=None):
     result has ``up_to``'s structure.  ``fn`` is called in the insertion
     order of the structure walked (see the module docstring).
     """
+    if len(trees) == 1 and up_to is None:  # the common case (a packer on every call): no checks, no paths
+        return _map_one(fn, trees[0])
     return _map(lambda path, *leaves: fn(*leaves), trees, up_to)
+
+
+def _map_one(fn, value):
+    kind = type(value)
+    if kind is tuple:
+        return tuple([_map_one(fn, v) for v in value])
+    if kind is list:
+        return [_map_one(fn, v) for v in value]
+    if kind is dict:
+        return {k: _map_one(fn, v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(kind, "_fields"):
+        return kind(*[_map_one(fn, v) for v in value])
+    return fn(value)
 
 
 def map_structure_with_paths(fn, *trees, up_to=None):

@@ -66,7 +66,16 @@ def _make_packer(template, out_dtypes):
         index = template.index
         dtype = out_dtypes[index]
         return lambda values: _to_numpy(values[index], dtype)
-    return lambda values: _fill(template, lambda i: _to_numpy(values[i], out_dtypes[i]))
+
+    def pack(values):
+        def leaf(value):
+            if type(value) is OutputSlot:
+                return _to_numpy(values[value.index], out_dtypes[value.index])
+            return value
+
+        return nest.map_structure(leaf, template)
+
+    return pack
 
 
 class ConcreteFunction:
