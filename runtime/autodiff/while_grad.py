@@ -55,6 +55,8 @@ class _Accumulators:
     def __init__(self, op, cond, body):
         self.op, self.cond, self.body = op, cond, body
         self.index = None  # the forward iteration the gradient body is at (set by while_gradient)
+        self.n_vars = len(body.outputs)  # the loop's own variables (the counter and accumulators come after)
+        self.carried: list = []  # (loop variable, its placeholder in the gradient body): ``_carried``
         found = _counter(op, body)
         if found is None:
             self.count, self.iteration = self._add_loop_var(np.int32(0), (), lambda p: ops.add(p, np.int32(1)))
@@ -81,8 +83,20 @@ class _Accumulators:
         for k, (_, inner) in enumerate(self.body.captures):
             if inner is t:  # a loop invariant
                 return self.op.inputs[len(self.body.inputs) + k]
+        if t is self.iteration:
+            return self.index
+        if t.op.type == "CheckIndex":  # its index, checked already by the forward loop
+            return self._grad_body().capture(t.op.inputs[1])
         if self._recomputable(t):
-            return self._recompute(t)
+            found = self._recompute(t)
+            if found.dtype == t.dtype and found.shape == t.shape:
+                return found
+        for j in range(self.n_vars):
+            if self.body.outputs[j] is t and t.op.type != "Placeholder":
+                return self._carried(j)
+        return self._stacked(t)
+
+    def _stacked(self, t):
         dims = () if t.shape is None else tuple(0 if d is None else d for d in t.shape)
         shape = None if t.shape is None else (None, *t.shape)
         label = f"the accumulator of {t.name} in the gradient of the loop at {self.op.location or '<unknown>'}"
@@ -90,6 +104,16 @@ class _Accumulators:
         stacked, _ = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape, push)
         with self._grad_body().as_default():
             return nn.stack_read(stacked, self.index)
+
+    def _carried(self, j):
+        """The value of loop variable ``j`` after this iteration: its value before the next one, which the
+        gradient loop read in its previous iteration -- carried by it from the forward loop's result,
+        never stacked twice."""
+        grad_body = self._grad_body()
+        t = self.body.inputs[j]  # (its shape: the loop variable's, relaxed over the iterations)
+        placeholder = grad_body.add_placeholder(t.dtype, t.shape, name="carried")
+        self.carried.append((j, placeholder))
+        return placeholder
 
     def _grad_body(self):
         graph = current_graph()
@@ -110,15 +134,29 @@ class _Accumulators:
         return found
 
     def _recomputable(self, t) -> bool:
-        """Recomputed in the gradient body rather than stacked: a loop-invariant value, or a view of one
-        (``_VIEWS``) at indices that vary (only those are stacked: integer scalars)."""
+        """Recomputed in the gradient body rather than stacked: a loop-invariant value, a view of one
+        (``_VIEWS``) at indices that vary (only those are stacked, integer scalars, unless they are
+        computed from the iteration: ``_of_iteration``), index arithmetic on the iteration."""
         op = t.op
         if op.type == "Placeholder" or not _pure(op):
             return False
         if self._invariant(t):
             return True
-        return (op.type in _VIEWS and self._invariant(op.inputs[0])
-                and all(x.dtype.kind in "iu" and x.shape == () for x in op.inputs[1:]))
+        if op.type in _VIEWS:
+            return self._invariant(op.inputs[0]) and all(_int_scalar(x) for x in op.inputs[1:])
+        return _int_scalar(t) and all(self._invariant(x) or self._of_iteration(x) for x in op.inputs)
+
+    def _of_iteration(self, t) -> bool:
+        """True for an integer scalar the gradient body has without stacking: the iteration, a checked
+        index of it, index arithmetic on it and on invariants."""
+        if not _int_scalar(t):
+            return False
+        if t is self.iteration:
+            return True
+        if t.op.type == "CheckIndex":
+            return self._of_iteration(t.op.inputs[1])
+        return t.op.type != "Placeholder" and _pure(t.op) and all(
+            self._invariant(x) or self._of_iteration(x) for x in t.op.inputs)
 
     def _recompute(self, t):
         grad_body = self._grad_body()
@@ -147,6 +185,10 @@ def _is_constant(t, value) -> bool:
 # op types whose result, a view of a loop invariant at an index that varies, is recomputed from the
 # invariant and the (stacked) index rather than stacked itself: as cheap as reading an entry back
 _VIEWS = frozenset({"StridedSlice", "GatherV2"})
+
+
+def _int_scalar(t) -> bool:
+    return t.dtype.kind in "iu" and t.shape == ()
 
 
 def _pure(op) -> bool:
@@ -197,7 +239,10 @@ def while_gradient(fwd, grads):
                    for r, x in zip(results[:len(loop_vars)], xs)]
         for r, total in zip(results[len(loop_vars):], cotangents[len(loop_vars):]):
             outputs.append(total if r is None else ops.add(total, r))
+        outputs += [backprop.value(body.inputs[j]) for j, _ in accumulators.carried]
         grad_body.outputs = [accumulators.index, *outputs]
+    inits += [backprop.value(op.outputs[j]) for j, _ in accumulators.carried]
+    specs += [(p.dtype, p.shape) for _, p in accumulators.carried]
     cond_g = _cond_graph(outer, specs)
     captured = unify_captures([cond_g, grad_body])
     attrs = {"cond": outer.add_function(cond_g, "while_cond_grad"),
