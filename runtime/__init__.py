@@ -129,6 +129,9 @@ def _install() -> None:
     backend.register(numpy_backend.BACKEND, default=True)
     spellings.install()
     array_methods.install()
+    from autograph.runtime import jax_overloads
+
+    jax_overloads.install()  # a trace probe: JAX's handlers load once JAX is imported (JAX stays optional)
 
 
 _install()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 from autograph.runtime.core.location import construct_at
@@ -52,7 +53,10 @@ def _logical(a, b, construct, combine, take_right_when):
             "the left operand is; Python runs it only when it decides the result. Write it as an if statement."
         )
     if _is_bool(a) and _is_bool(right) and values.aval_of(a).shape == ():
-        return combine(a, right)
+        if type(right) is bool:  # a and True is a, a and False is False; a or True is True, a or False is a
+            return (a if right else right) if take_right_when else (right if right else a)
+        if values.aval_of(right).shape == ():
+            return combine(a, right)
     pred = values.predicate(a, where)
     (value,) = branches.cond(pred, lambda: (right if take_right_when else a,),
                              lambda: (a if take_right_when else right,), ["the value"], where)
@@ -61,17 +65,17 @@ def _logical(a, b, construct, combine, take_right_when):
 
 def and_(a, b):
     """``a and b()`` for a traced ``a``."""
-    return _logical(a, b, "the `and`", jnp.logical_and, True)
+    return _logical(a, b, "the `and`", lax.bitwise_and, True)
 
 
 def or_(a, b):
     """``a or b()`` for a traced ``a``."""
-    return _logical(a, b, "the `or`", jnp.logical_or, False)
+    return _logical(a, b, "the `or`", lax.bitwise_or, False)
 
 
 def not_(a):
     """``not a`` for a traced ``a`` (a scalar: Python's ``not`` gives one truth value)."""
-    return jnp.logical_not(values.predicate(a, construct_at("the `not`")))
+    return lax.bitwise_not(values.predicate(a, construct_at("the `not`")))
 
 
 def assert_(cond, message=None):

@@ -27,7 +27,6 @@ from autograph.runtime.operators import state
 class TracedRange:
     """``range(start, stop, step)`` with a traced bound."""
 
-    __ag_staged_iterable__ = True
     __slots__ = ("start", "stop", "step")
 
     def __init__(self, *args):
@@ -46,7 +45,6 @@ class Scanned:
     """What ``enumerate``/``zip`` of traced arrays iterate: arrays scanned together, and how an item
     is made from their rows (``enumerate`` adds the position)."""
 
-    __ag_staged_iterable__ = True
     __slots__ = ("arrays", "counted", "start")
 
     def __init__(self, arrays, counted=False, start=0):

@@ -54,6 +54,8 @@ class Aval:
         self.shape, self.dtype, self.weak = tuple(shape), np.dtype(dtype), bool(weak)
 
     def __eq__(self, other):
+        if not isinstance(other, Aval):
+            return NotImplemented
         return (self.shape, self.dtype, self.weak) == (other.shape, other.dtype, other.weak)
 
     def __repr__(self):
