@@ -185,18 +185,9 @@ def _convert(node, location):
         else:
             d["end_col_offset"] = end_col_offset = value
         location = (lineno, col_offset, end_lineno, end_col_offset)
-    if kind is gast.arguments:
-        for field in ("posonlyargs", "args", "kwonlyargs"):
-            d[field] = [_arg(a, location) for a in old[field]]
-        for field in ("vararg", "kwarg"):
-            d[field] = _arg(old[field], location)
-        d["kw_defaults"] = _value(old["kw_defaults"], location)
-        d["defaults"] = _value(old["defaults"], location)
-        return new
-    if kind is gast.ExceptHandler and node.name:
-        d["type"] = _value(node.type, location)
-        d["name"] = node.name.id
-        d["body"] = _value(node.body, location)
+    rule = _FIELD_RULES.get(kind)
+    if rule is not None:
+        rule(old, d, fields, location)
         return new
     for field in fields:
         value = old.get(field, _MISSING)
@@ -210,6 +201,32 @@ def _convert(node, location):
             d[field] = value
     return new
 
+
+def _arguments_fields(old, d, fields, location):
+    """``gast.arguments``: its parameters are ``Name``s in gast and ``arg``s in ast."""
+    for field in ("posonlyargs", "args", "kwonlyargs"):
+        d[field] = [_arg(a, location) for a in old[field]]
+    for field in ("vararg", "kwarg"):
+        d[field] = _arg(old[field], location)
+    d["kw_defaults"] = _value(old["kw_defaults"], location)
+    d["defaults"] = _value(old["defaults"], location)
+
+
+def _handler_fields(old, d, fields, location):
+    """``except ... as e`` names ``e`` with a ``Name`` in gast and a string in ast."""
+    name = old.get("name")
+    if not name:
+        for field in fields:
+            if field in old:
+                d[field] = _value(old[field], location)
+        return
+    d["type"] = _value(old["type"], location)
+    d["name"] = name.id
+    d["body"] = _value(old["body"], location)
+
+
+# The node classes whose fields _convert does not copy one for one: class -> rule(old, d, fields, location).
+_FIELD_RULES = {gast.arguments: _arguments_fields, gast.ExceptHandler: _handler_fields}
 
 
 def _value(value, location):

@@ -32,8 +32,6 @@ import gast
 from autograph.pyct import anno, ast_util, qual_names
 from autograph.pyct.static_analysis import walrus_reads
 
-_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-
 # Methods of Python's containers that change them in place.
 MUTATING_METHODS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
@@ -82,6 +80,8 @@ def _mutations(node) -> set:
             if container is not None:
                 found.add(container)
     return found
+
+
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp)
 
 
@@ -232,94 +232,8 @@ class _ScopeWalker:
         """Annotates ``node``; returns the symbols bound anywhere in it."""
         uses, defs, modified = set(), set(), set()
         kind = type(node)
-        if kind is gast.Assign:
-            self.expr(node.value, uses, defs)
-            for target in node.targets:
-                self.target(target, uses, defs, modified)
-        elif kind is gast.AugAssign:
-            self.expr(node.value, uses, defs)
-            self.target(node.target, uses, defs, modified)
-            if type(node.target) is gast.Name:
-                uses.add(node.target.id)
-        elif kind is gast.AnnAssign:
-            if node.value is not None:
-                self.expr(node.value, uses, defs)
-                self.target(node.target, uses, defs, modified)
-            elif type(node.target) is not gast.Name:
-                self.expr(node.target, uses, set())
-        elif kind in (gast.If, gast.While):
-            self.expr(node.test, uses, defs)
-            extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None) if kind is gast.While else None
-            if extra_test is not None:
-                self.expr(extra_test, uses, set())
-            modified |= self.block(node.body) | self.block(node.orelse)
-            anno.set(node, anno.MODIFIED, frozenset(modified | defs))
-        elif kind in (gast.For, gast.AsyncFor):
-            self.expr(node.iter, uses, set())
-            extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
-            if extra_test is not None:
-                self.expr(extra_test, uses, set())
-            self.target(node.target, uses, defs, modified)
-            modified |= self.block(node.body) | self.block(node.orelse)
-            anno.set(node, anno.MODIFIED, frozenset(modified | defs))
-        elif kind in (gast.With, gast.AsyncWith):
-            for item in node.items:
-                self.expr(item.context_expr, uses, defs)
-                if item.optional_vars is not None:
-                    self.target(item.optional_vars, uses, defs, modified)
-            modified |= self.block(node.body)
-        elif kind in (gast.Try, getattr(gast, "TryStar", gast.Try)):
-            modified |= self.block(node.body) | self.block(node.orelse) | self.block(node.finalbody)
-            for handler in node.handlers:
-                h_uses, h_defs = set(), set()
-                if handler.type is not None:
-                    self.expr(handler.type, h_uses, h_defs)
-                if handler.name is not None:
-                    self.target(handler.name, h_uses, h_defs, modified)
-                anno.set(handler, anno.USES, frozenset(h_uses))
-                anno.set(handler, anno.DEFS, frozenset(h_defs))
-                self.reads |= h_uses
-                self.scope.bound |= h_defs
-                modified |= h_defs | self.block(handler.body)
-        elif kind in _FUNCTIONS or kind is gast.ClassDef:
-            for decorator in node.decorator_list:
-                self.expr(decorator, uses, defs)
-            if kind is gast.ClassDef:
-                for base in node.bases + [k.value for k in node.keywords]:
-                    self.expr(base, uses, defs)
-                free = _class_free(node)
-                uses |= free
-                self.nested_free |= free
-            else:
-                for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-                    self.expr(default, uses, defs)
-                self._nested(node, uses)
-            defs.add(node.name)
-        elif kind in (gast.Import, gast.ImportFrom):
-            for alias in node.names:
-                if alias.name != "*":
-                    defs.add((alias.asname or alias.name).partition(".")[0])
-        elif kind is gast.Global:
-            self.scope.globals.update(node.names)
-        elif kind is gast.Nonlocal:
-            self.scope.nonlocals.update(node.names)
-        elif kind is gast.Match:
-            self.expr(node.subject, uses, defs)
-            for case in node.cases:
-                self.expr(case.pattern, uses, defs)
-                _pattern_names(case.pattern, defs)
-                if case.guard is not None:
-                    self.expr(case.guard, uses, defs)
-                modified |= self.block(case.body)
-        elif kind is gast.Delete:
-            for target in node.targets:
-                container = container_of(target) if type(target) is gast.Subscript else None
-                if container is not None:
-                    modified.add(container)
-            self.expr(node, uses, defs)
-        else:
-            self.expr(node, uses, defs)
-        if kind in (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return):
+        _STATEMENTS.get(kind, _ScopeWalker._expression_statement)(self, node, uses, defs, modified)
+        if kind in _VALUED:
             modified |= _mutations(node)
         value = node.test if kind is gast.If else getattr(node, "value", None) if kind in _VALUED else None
         if defs and value is not None:  # `c += (t := f(i)) * t` does not read t before it
@@ -330,6 +244,136 @@ class _ScopeWalker:
         self.scope.bound |= defs
         return modified | defs
 
+    # One rule per statement type: each adds what the statement itself reads to ``uses``, what it
+    # binds to ``defs``, and what it (or a block in it) binds or changes to ``modified``.
+
+    def _assign(self, node, uses, defs, modified):
+        self.expr(node.value, uses, defs)
+        for target in node.targets:
+            self.target(target, uses, defs, modified)
+
+    def _aug_assign(self, node, uses, defs, modified):
+        self.expr(node.value, uses, defs)
+        self.target(node.target, uses, defs, modified)
+        if type(node.target) is gast.Name:
+            uses.add(node.target.id)
+
+    def _ann_assign(self, node, uses, defs, modified):
+        if node.value is not None:
+            self.expr(node.value, uses, defs)
+            self.target(node.target, uses, defs, modified)
+        elif type(node.target) is not gast.Name:
+            self.expr(node.target, uses, set())
+
+    def _if_or_while(self, node, uses, defs, modified):
+        self.expr(node.test, uses, defs)
+        extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None) if type(node) is gast.While else None
+        if extra_test is not None:
+            self.expr(extra_test, uses, set())
+        modified |= self.block(node.body) | self.block(node.orelse)
+        anno.set(node, anno.MODIFIED, frozenset(modified | defs))
+
+    def _for(self, node, uses, defs, modified):
+        self.expr(node.iter, uses, set())
+        extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
+        if extra_test is not None:
+            self.expr(extra_test, uses, set())
+        self.target(node.target, uses, defs, modified)
+        modified |= self.block(node.body) | self.block(node.orelse)
+        anno.set(node, anno.MODIFIED, frozenset(modified | defs))
+
+    def _with(self, node, uses, defs, modified):
+        for item in node.items:
+            self.expr(item.context_expr, uses, defs)
+            if item.optional_vars is not None:
+                self.target(item.optional_vars, uses, defs, modified)
+        modified |= self.block(node.body)
+
+    def _try(self, node, uses, defs, modified):
+        modified |= self.block(node.body) | self.block(node.orelse) | self.block(node.finalbody)
+        for handler in node.handlers:
+            h_uses, h_defs = set(), set()
+            if handler.type is not None:
+                self.expr(handler.type, h_uses, h_defs)
+            if handler.name is not None:
+                self.target(handler.name, h_uses, h_defs, modified)
+            anno.set(handler, anno.USES, frozenset(h_uses))
+            anno.set(handler, anno.DEFS, frozenset(h_defs))
+            self.reads |= h_uses
+            self.scope.bound |= h_defs
+            modified |= h_defs | self.block(handler.body)
+
+    def _definition(self, node, uses, defs, modified):
+        """A nested ``def`` or ``class``: its decorators, defaults or bases, and its free names."""
+        for decorator in node.decorator_list:
+            self.expr(decorator, uses, defs)
+        if type(node) is gast.ClassDef:
+            for base in node.bases + [k.value for k in node.keywords]:
+                self.expr(base, uses, defs)
+            free = _class_free(node)
+            uses |= free
+            self.nested_free |= free
+        else:
+            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                self.expr(default, uses, defs)
+            self._nested(node, uses)
+        defs.add(node.name)
+
+    def _import(self, node, uses, defs, modified):
+        for alias in node.names:
+            if alias.name != "*":
+                defs.add((alias.asname or alias.name).partition(".")[0])
+
+    def _global(self, node, uses, defs, modified):
+        self.scope.globals.update(node.names)
+
+    def _nonlocal(self, node, uses, defs, modified):
+        self.scope.nonlocals.update(node.names)
+
+    def _match(self, node, uses, defs, modified):
+        self.expr(node.subject, uses, defs)
+        for case in node.cases:
+            self.expr(case.pattern, uses, defs)
+            _pattern_names(case.pattern, defs)
+            if case.guard is not None:
+                self.expr(case.guard, uses, defs)
+            modified |= self.block(case.body)
+
+    def _delete(self, node, uses, defs, modified):
+        for target in node.targets:
+            container = container_of(target) if type(target) is gast.Subscript else None
+            if container is not None:
+                modified.add(container)
+        self.expr(node, uses, defs)
+
+    def _expression_statement(self, node, uses, defs, modified):
+        """The default rule: every name the statement mentions, as an expression would."""
+        self.expr(node, uses, defs)
+
+
+_STATEMENTS = {
+    gast.Assign: _ScopeWalker._assign,
+    gast.AugAssign: _ScopeWalker._aug_assign,
+    gast.AnnAssign: _ScopeWalker._ann_assign,
+    gast.If: _ScopeWalker._if_or_while,
+    gast.While: _ScopeWalker._if_or_while,
+    gast.For: _ScopeWalker._for,
+    gast.AsyncFor: _ScopeWalker._for,
+    gast.With: _ScopeWalker._with,
+    gast.AsyncWith: _ScopeWalker._with,
+    gast.Try: _ScopeWalker._try,
+    gast.FunctionDef: _ScopeWalker._definition,
+    gast.AsyncFunctionDef: _ScopeWalker._definition,
+    gast.ClassDef: _ScopeWalker._definition,
+    gast.Import: _ScopeWalker._import,
+    gast.ImportFrom: _ScopeWalker._import,
+    gast.Global: _ScopeWalker._global,
+    gast.Nonlocal: _ScopeWalker._nonlocal,
+    gast.Match: _ScopeWalker._match,
+    gast.Delete: _ScopeWalker._delete,
+}
+if hasattr(gast, "TryStar"):
+    _STATEMENTS[gast.TryStar] = _ScopeWalker._try
 
 # Statements whose expression (``value``) Python evaluates before anything else of theirs.
 _VALUED = (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)
