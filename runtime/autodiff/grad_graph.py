@@ -33,6 +33,10 @@ class GradGraph(Graph):
         self.expose = expose
         self._exposed: dict = {}
 
+    def has_exposed(self, tensor) -> bool:
+        """True if forward tensor ``tensor`` has a value in this graph already."""
+        return id(tensor) in self._exposed
+
     def capture(self, tensor):
         if tensor.op.graph is self.forward and tensor.op.type == "Const":  # copied, never exposed
             found = self._exposed.get(id(tensor))

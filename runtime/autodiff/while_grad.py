@@ -136,7 +136,8 @@ class _Accumulators:
     def _recomputable(self, t) -> bool:
         """Recomputed in the gradient body rather than stacked: a loop-invariant value, a view of one
         (``_VIEWS``) at indices that vary (only those are stacked, integer scalars, unless they are
-        computed from the iteration: ``_of_iteration``), index arithmetic on the iteration."""
+        computed from the iteration: ``_of_iteration``), index arithmetic on the iteration, a bool (a
+        comparison) of values the gradient body reads already."""
         op = t.op
         if op.type == "Placeholder" or not _pure(op):
             return False
@@ -144,6 +145,9 @@ class _Accumulators:
             return True
         if op.type in _VIEWS:
             return self._invariant(op.inputs[0]) and all(_int_scalar(x) for x in op.inputs[1:])
+        if t.dtype.kind == "b":  # a comparison of values the gradient body reads anyway (a branch's predicate)
+            grad_body = self._grad_body()
+            return all(self._invariant(x) or self._of_iteration(x) or grad_body.has_exposed(x) for x in op.inputs)
         return _int_scalar(t) and all(self._invariant(x) or self._of_iteration(x) for x in op.inputs)
 
     def _of_iteration(self, t) -> bool:
