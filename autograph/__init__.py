@@ -43,6 +43,8 @@ __all__ = sorted(_PUBLIC)
 
 
 def __getattr__(name):
+    if name == "jax":  # ag.jax: AutoGraph for JAX (imports JAX, so only on first use)
+        return importlib.import_module("autograph.jax")
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'autograph' has no attribute {name!r}")
