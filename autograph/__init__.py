@@ -30,7 +30,7 @@ _PUBLIC = {
     "ExecutionError": "autograph.runtime.errors",
     "TracingError": "autograph.runtime.errors",
     "TracingWarning": "autograph.runtime.errors",
-    "set_unroll_warning_threshold": "autograph.runtime.operators.statements",
+    "set_unroll_warning_threshold": "autograph.runtime.operators.loop_statements",
     "convert": "autograph.api",
     "do_not_convert": "autograph.api",
     "function": "autograph.api",

@@ -6,13 +6,14 @@ import re
 import numpy as np
 import pytest
 
-from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime import operators as cf
 from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from autograph.runtime import operators
 from autograph.runtime.operators import Undefined
-from rt_control_util import traced
+from autograph.runtime import optimizer
+from rt_control_util import Traced, traced
 
 F32, I32, BOOL = "float32", "int32", "bool"
 HERE = re.escape(__file__.rsplit("/", 1)[-1])
@@ -256,7 +257,7 @@ def test_if_stmt_undefined_in_both_branches_stays_undefined():
 
 def test_if_stmt_without_state_keeps_side_effects(capsys):
     def fn(x):
-        cf.if_stmt(x > 0, lambda: cf.print_("positive", x), lambda: None, lambda: (), lambda v: None, (), 0)
+        cf.if_stmt(x > 0, lambda: cf.print("positive", x), lambda: None, lambda: (), lambda v: None, (), 0)
         return x
 
     f = traced(fn, (F32, ()))
@@ -319,8 +320,8 @@ def test_if_exp_error_names_the_expression():
 def test_and_or_short_circuit_in_the_graph():
     def fn(x, i):
         # x[i] is only read when i is in range: the right operand runs inside an If branch
-        in_range = cf.and_(lambda: i < 3, lambda: ops.gather(x, i) > 0)
-        either = cf.or_(lambda: i < 0, lambda: ops.gather(x, 0) > 0)
+        in_range = cf.and_(i < 3, lambda: ops.gather(x, i) > 0)
+        either = cf.or_(i < 0, lambda: ops.gather(x, 0) > 0)
         return in_range, either
 
     f = traced(fn, (F32, (3,)), (I32, ()))
@@ -333,18 +334,21 @@ def test_and_or_short_circuit_in_the_graph():
 
 def test_and_or_of_cheap_scalar_comparisons_need_no_if():
     def fn(x, y):
-        return cf.or_(lambda: cf.and_(lambda: x > 0, lambda: y > 0), lambda: cf.not_(x < -5))
+        return cf.or_(cf.and_(x > 0, lambda: y > 0), lambda: cf.not_(x < -5))
 
     f = traced(fn, (F32, ()), (F32, ()))
-    assert f.count("If") == 0
-    assert "LogicalAnd" in f.op_types() and "LogicalOr" in f.op_types()
-    assert f.graph.library == {}
+    assert f.count("If") == 2  # as traced: the optimizer removes the branching (optimizer/logical_if.py)
+    g = Traced(optimizer.optimize(f.graph, check=True), f.structure)
+    assert g.count("If") == 0
+    assert "LogicalAnd" in g.op_types() and "LogicalOr" in g.op_types()
+    assert g.graph.library == {}
     for x, y in [(1, 2), (-3, 2), (-7, 2), (3, -1)]:
-        assert f(np.float32(x), np.float32(y)) == ((x > 0 and y > 0) or not x < -5)
+        expected = (x > 0 and y > 0) or not x < -5
+        assert f(np.float32(x), np.float32(y)) == expected and g(np.float32(x), np.float32(y)) == expected
 
 
 def test_and_returns_the_falsy_operand_like_python():
-    f = traced(lambda x: cf.and_(lambda: x, lambda: x + 1), (I32, ()))
+    f = traced(lambda x: cf.and_(x, lambda: x + 1), (I32, ()))
     assert f(np.int32(0)) == 0 and f(np.int32(2)) == 3
 
 

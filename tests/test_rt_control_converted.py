@@ -144,7 +144,7 @@ def test_converted_loop_dtype_change_is_an_error():
 def test_return_value_placeholder_is_filled_in_tensor_loops():
     # What the return lowering produces for `for x in xs: if x > t: return x` + `return -1.0`
     # when every path returns: retval_ starts as an UndefinedReturnValue.
-    from autograph.runtime.operators import graph_paths as cf
+    from autograph.runtime import operators as cf
 
     def find(xs, t):
         do_return = False

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime import operators as cf
 from autograph.runtime.operators import tensor_builtins
 from autograph.runtime import operators, ops
 from autograph.runtime.errors import ExecutionError, TracingError
@@ -34,7 +34,7 @@ def _for(iterable, body_fn, state, names, extra_test=None, opts=None):
 
 def test_for_over_range_of_tensor_sums_indices():
     def fn(n):
-        state = _for(cf.range_(n), lambda s, i: s.update(total=s["total"] + i), {"total": 0}, ["total"])
+        state = _for(cf.range(n), lambda s, i: s.update(total=s["total"] + i), {"total": 0}, ["total"])
         return state["total"]
 
     f = traced(fn, (I32, ()))
@@ -46,7 +46,7 @@ def test_for_over_range_of_tensor_sums_indices():
 @pytest.mark.parametrize("start, stop, step", [(2, 11, 3), (10, 0, -3), (5, 5, 1), (0, 7, 2), (7, 0, -1), (3, 1, 1)])
 def test_range_with_start_stop_step(start, stop, step):
     def fn(a, b):
-        state = _for(cf.range_(a, b, step), lambda s, i: s.update(items=operators.list_append(s["items"], i)),
+        state = _for(cf.range(a, b, step), lambda s, i: s.update(items=operators.list_append(s["items"], i)),
                      {"items": [-1]}, ["items"])
         return state["items"]
 
@@ -56,7 +56,7 @@ def test_range_with_start_stop_step(start, stop, step):
 
 def test_range_with_tensor_step():
     def fn(a, b, c):
-        state = _for(cf.range_(a, b, c), lambda s, i: s.update(n=s["n"] + 1, last=i), {"n": 0, "last": -100},
+        state = _for(cf.range(a, b, c), lambda s, i: s.update(n=s["n"] + 1, last=i), {"n": 0, "last": -100},
                      ["n", "last"])
         return state["n"], state["last"]
 
@@ -69,7 +69,7 @@ def test_range_with_tensor_step():
 
 def test_range_rejects_float_tensor():
     with pytest.raises(TracingError, match=r"range\(\) at .* not an integer; cast it with int\(\)"):
-        traced(lambda x: cf.range_(x), (F32, ()))
+        traced(lambda x: cf.range(x), (F32, ()))
 
 
 def test_for_over_tensor_rows():
@@ -110,7 +110,7 @@ def test_for_with_enumerate_and_zip():
             i, (x, y) = item
             s.update(dot=s["dot"] + x * y * i)
 
-        state = _for(cf.enumerate_(cf.zip_(a, b)), body, {"dot": 0.0}, ["dot"])
+        state = _for(cf.enumerate(cf.zip(a, b)), body, {"dot": 0.0}, ["dot"])
         return state["dot"]
 
     f = traced(fn, (F32, (None,)), (F32, (None,)))
@@ -125,7 +125,7 @@ def test_enumerate_start_and_range_of_len():
             i, x = item
             s.update(total=s["total"] + i * x)
 
-        state = _for(cf.enumerate_(xs, 10), body, {"total": 0.0}, ["total"])
+        state = _for(cf.enumerate(xs, 10), body, {"total": 0.0}, ["total"])
         return state["total"]
 
     f = traced(fn, (F32, (None,)))
@@ -134,7 +134,7 @@ def test_enumerate_start_and_range_of_len():
 
 def test_for_variable_undefined_before_loop_is_an_error():
     with pytest.raises(TracingError) as info:
-        traced(lambda n: _for(cf.range_(n), lambda s, i: s.update(last=i), {"last": operators.Undefined("last")},
+        traced(lambda n: _for(cf.range(n), lambda s, i: s.update(last=i), {"last": operators.Undefined("last")},
                               ["last"]), (I32, ()))
     message = str(info.value)
     assert message.startswith("'last' is not defined before the for loop at ")
@@ -159,9 +159,9 @@ def test_staged_list_pop_and_len_inside_loop():
             items = operators.list_append(s["items"], i)
             items = operators.list_append(items, i * 10)
             items, popped = operators.list_pop(items)
-            s.update(items=items, popped=s["popped"] + popped, size=cf.len_(items))
+            s.update(items=items, popped=s["popped"] + popped, size=cf.len(items))
 
-        state = _for(cf.range_(n), body, {"items": [], "popped": 0, "size": 0}, ["items", "popped", "size"])
+        state = _for(cf.range(n), body, {"items": [], "popped": 0, "size": 0}, ["items", "popped", "size"])
         return state["items"], state["popped"], state["size"]
 
     f = traced(fn, (I32, ()))
@@ -172,7 +172,7 @@ def test_staged_list_pop_and_len_inside_loop():
 
 def test_staged_list_elements_promote_like_numpy():
     def fn(n, x):
-        state = _for(cf.range_(n), lambda s, i: s.update(items=operators.list_append(s["items"], x)),
+        state = _for(cf.range(n), lambda s, i: s.update(items=operators.list_append(s["items"], x)),
                      {"items": [np.int32(1)]}, ["items"])
         return state["items"]
 
@@ -189,7 +189,7 @@ def test_appending_a_wider_dtype_to_a_staged_list_is_an_error():
 def test_empty_staged_list_of_elements_of_an_unknown_shape():
     # the first append gives the list its element shape; elements of another shape fail at run time
     def fn(n, x):
-        state = _for(cf.range_(n), lambda s, i: s.update(items=operators.list_append(s["items"], x[:i])),
+        state = _for(cf.range(n), lambda s, i: s.update(items=operators.list_append(s["items"], x[:i])),
                      {"items": []}, ["items"])
         return state["items"]
 
@@ -206,16 +206,16 @@ def test_empty_staged_list_of_elements_of_an_unknown_shape():
 
 
 def test_len_static_and_dynamic():
-    f = traced(lambda x, y: (cf.len_(x), cf.len_(y)), (F32, (4, 2)), (F32, (None,)))
+    f = traced(lambda x, y: (cf.len(x), cf.len(y)), (F32, (4, 2)), (F32, (None,)))
     assert f(np.zeros((4, 2), np.float32), np.zeros(7, np.float32)) == (4, 7)
     # len(x) of the static shape is the Python 4; len(y) is the one graph output, computed when it runs
     assert [t.op.type for t in f.graph.outputs] == ["Cast"]
     with pytest.raises(TracingError, match="len\\(\\) of the scalar tensor"):
-        traced(lambda x: cf.len_(x), (F32, ()))
+        traced(lambda x: cf.len(x), (F32, ()))
 
 
 def test_int_float_abs_casts():
-    f = traced(lambda x, n: (tensor_builtins.int_(x), tensor_builtins.float_(n), cf.abs_(x), tensor_builtins.int_(n)),
+    f = traced(lambda x, n: (tensor_builtins.int_(x), tensor_builtins.float_(n), cf.abs(x), tensor_builtins.int_(n)),
                (F32, ()), (I32, ()))
     i, fl, a, same = f(np.float32(-2.7), np.int32(3))
     assert i == -2 and i.dtype == np.int64
@@ -225,7 +225,7 @@ def test_int_float_abs_casts():
 
 
 def test_print_prints_at_every_run(capsys):
-    f = traced(lambda x: cf.print_("x is", x, sep=":") or x, (F32, ()))
+    f = traced(lambda x: cf.print("x is", x, sep=":") or x, (F32, ()))
     f(np.float32(1))
     f(np.float32(2))
     assert capsys.readouterr().out == "x is:1.0\nx is:2.0\n"
@@ -284,7 +284,7 @@ def test_aug_setitem_plain_assignment_and_staged_lists_in_loops():
         def body(s, i):
             s.update(xs=operators.aug_setitem(s["xs"], i % 3, "=", i))
 
-        state = _for(cf.range_(n), body, {"xs": np.zeros(3, np.int32)}, ["xs"])
+        state = _for(cf.range(n), body, {"xs": np.zeros(3, np.int32)}, ["xs"])
         return state["xs"]
 
     f = traced(fn, (I32, ()))

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime import operators as cf
+from autograph.runtime.operators import loop_statements
 from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import TracingError
@@ -202,7 +203,7 @@ def _count_up(n):
         nonlocal i, total
         (i, total) = values
 
-    cf.while_stmt(test, body, get_state, set_state, ("i", "total"), {})
+    loop_statements.staged_while_stmt(test, body, get_state, set_state, ("i", "total"), {})
     return i, total
 
 
@@ -233,7 +234,7 @@ def test_while_stmt_float_accumulator_takes_the_element_dtype():
             nonlocal i, s
             (i, s) = values
 
-        cf.while_stmt(test, body, get_state, set_state, ("i", "s"), {})
+        loop_statements.staged_while_stmt(test, body, get_state, set_state, ("i", "s"), {})
         return s
 
     f = traced(fn, (F32, (None,)))
@@ -261,7 +262,7 @@ def test_while_stmt_undefined_before_loop_is_an_error():
             nonlocal i, last
             (i, last) = values
 
-        cf.while_stmt(test, body, get_state, set_state, ("i", "last"), {})
+        loop_statements.staged_while_stmt(test, body, get_state, set_state, ("i", "last"), {})
         return last
 
     with pytest.raises(TracingError) as info:
@@ -290,7 +291,7 @@ def test_while_stmt_maximum_iterations_and_dict_invariants():
             nonlocal v
             (v,) = values
 
-        cf.while_stmt(test, body, get_state, set_state, ("v",),
+        loop_statements.staged_while_stmt(test, body, get_state, set_state, ("v",),
                       {"maximum_iterations": 2, "shape_invariants": {"v": (None,)}})
         return v
 
@@ -313,7 +314,7 @@ def test_while_stmt_shape_invariant_pairs_match_by_value():
             nonlocal v
             (v,) = values
 
-        cf.while_stmt(lambda: ops.size(v) < 10, body, get_state, set_state, ("v",),
+        loop_statements.staged_while_stmt(lambda: ops.size(v) < 10, body, get_state, set_state, ("v",),
                       {"shape_invariants": [(x, (3,))]})
         return v
 
@@ -343,7 +344,7 @@ def test_while_stmt_list_append_is_staged():
             nonlocal i, squares
             (i, squares) = values
 
-        cf.while_stmt(test, body, get_state, set_state, ("i", "squares"), {})
+        loop_statements.staged_while_stmt(test, body, get_state, set_state, ("i", "squares"), {})
         return squares
 
     original = []
@@ -373,7 +374,7 @@ def test_while_stmt_does_not_mutate_the_users_list():
             nonlocal items
             (items,) = values
 
-        cf.while_stmt(lambda: cf.len_(items) < 4, body, get_state, set_state, ("items",), {})
+        loop_statements.staged_while_stmt(lambda: cf.len(items) < 4, body, get_state, set_state, ("items",), {})
         return items
 
     # 'shared' is another name for the list the loop stages: it could not see the appends, as it
@@ -424,7 +425,7 @@ def test_while_stmt_nested_state_and_structure_change_error():
             nonlocal i, pair
             (i, pair) = values
 
-        cf.while_stmt(lambda: pair[0] < 100.0, body, get_state, set_state, ("i", "pair"), {})
+        loop_statements.staged_while_stmt(lambda: pair[0] < 100.0, body, get_state, set_state, ("i", "pair"), {})
         return i, pair
 
     f = traced(lambda x: fn(x, False), (F32, ()))
@@ -451,7 +452,7 @@ def test_while_stmt_python_value_left_alone_passes_through():
             nonlocal v, label
             (v, label) = values
 
-        cf.while_stmt(lambda: v < 3.0, body, get_state, set_state, ("v", "label"), {})
+        loop_statements.staged_while_stmt(lambda: v < 3.0, body, get_state, set_state, ("v", "label"), {})
         return v, label
 
     f = traced(fn, (F32, ()))

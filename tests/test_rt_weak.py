@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograph import runtime as rt
-from autograph.runtime.operators import graph_paths as cf
+from autograph.runtime import operators as cf
 from autograph.runtime.operators import tensor_builtins
 from autograph.runtime.tracing import cond_while as cfo
 from autograph.runtime import operators, ops
@@ -309,7 +309,7 @@ def _for(iterable, body_fn, state, names):
 
 def test_for_range_items_are_python_ints_and_counters_stay_weak():
     def fn(x, n):
-        state = _for(cf.range_(n), lambda s, i: s.update(total=s["total"] + i * x, count=s["count"] + 1),
+        state = _for(cf.range(n), lambda s, i: s.update(total=s["total"] + i * x, count=s["count"] + 1),
                      {"total": 0.0, "count": 0}, ["total", "count"])
         return state["total"], state["count"], state["total"] / state["count"]
 
@@ -336,7 +336,7 @@ def test_for_over_rt_range_gives_numpy_ints():
 
 def test_builtins_int_float_len_give_python_numbers():
     def fn(x, v):
-        return tensor_builtins.float_(x) * x, tensor_builtins.int_(x) * x, cf.len_(v) * x, tensor_builtins.float_(x)
+        return tensor_builtins.float_(x) * x, tensor_builtins.int_(x) * x, cf.len(v) * x, tensor_builtins.float_(x)
 
     f = traced(fn, (F32, ()), (F32, (None,)))
     assert [(t.dtype.name, t.weak) for t in f.graph.outputs] == [
@@ -350,7 +350,7 @@ def test_builtins_int_float_len_give_python_numbers():
 
 def test_staged_list_of_weak_numbers_and_float32_elements_is_float32():
     def fn(x, n):
-        state = _for(cf.range_(n), lambda s, i: s.update(items=operators.list_append(s["items"], x * i)),
+        state = _for(cf.range(n), lambda s, i: s.update(items=operators.list_append(s["items"], x * i)),
                      {"items": [1.0]}, ["items"])
         return state["items"]
 

@@ -2,14 +2,26 @@
 
 Converted code never runs ``if``/``while``/``for`` on a value it cannot see
 statically; it calls one of these operators instead, passing the bodies as
-closures.  Each operator splits in two paths:
+closures.  Each operator splits in two paths, side by side in the module of
+its construct:
 
 * the **Python path** (the condition or iterable is a plain Python value):
   runs ordinary Python control flow, so converted code behaves exactly like
   the original function;
-* the **graph path** (the condition or iterable is a symbolic ``rt.Tensor``
-  while tracing): traces the bodies into sub-graphs and emits a functional
-  ``If`` / ``While`` operation (``autograph.runtime.operators.graph_paths``).
+* the **graph path** (any other value): the handler the overload registry
+  (``autograph.runtime.operators.dispatch``) has for the value's type.  The
+  numpy runtime's symbolic ``rt.Tensor`` registers its handlers (backend
+  ``"numpy"``), which trace the bodies into sub-graphs and emit a functional
+  ``If`` / ``While`` operation; another backend registers its own for its
+  values, without changing these modules.
+
+The modules, by construct: ``if_statements`` (``if_stmt``),
+``loop_statements`` (``while_stmt``, ``for_stmt``), ``logical`` (``and_``,
+``or_``, ``not_``, ``if_exp``), ``exceptions`` (``assert_``),
+``data_structures`` (the list and item operators), ``py_builtins`` (the
+builtins; their graph paths in ``tensor_builtins``), ``comprehensions``;
+``state`` and ``outside_writes`` hold the traced state mechanics,
+``iterables`` what a tensor loop iterates over.
 
 The state contract
 ------------------
@@ -82,15 +94,17 @@ Operators (signatures are fixed; generated code calls them positionally):
   evaluates ``test()`` before each iteration; as soon as it is a ``Tensor``
   (at once, or after some Python iterations, e.g. a ``break`` flag set in a
   tensor ``if``) the rest of the loop is handed, with the same arguments, to
-  ``graph_paths.while_stmt``, which continues from the current state and
-  calls ``test`` again while tracing.
+  the ``while_stmt`` handler (``loop_statements.staged_while_stmt``), which
+  continues from the current state and calls ``test`` again while tracing.
 * ``for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,
   opts)`` -- ``body(iterate)``; ``extra_test`` is ``None`` or a zero-argument
   closure checked before each iteration (it carries lowered ``break`` and
   ``return`` flags).  ``opts['iterate_names']`` is the loop target as
   written (``'i'``, ``'k, v'``).  A ``Tensor`` iterable, or an object whose
-  class sets ``__ag_staged_iterable__ = True`` (what ``graph_paths.range_``
-  returns for a tensor bound), goes to ``graph_paths.for_stmt``.  A Python
+  class sets ``__ag_staged_iterable__ = True`` (what ``tensor_builtins.range_``
+  returns for a tensor bound), goes to ``loop_statements.staged_for_stmt``;
+  while tracing, an object whose class defines ``__ag_for_stmt__`` (a
+  dataset) runs the loop itself.  A Python
   iterable whose ``extra_test()`` becomes a ``Tensor`` continues unrolled:
   each remaining iteration runs as ``if_stmt(extra_test_value, lambda:
   body(item), no_op, get_state, set_state, symbol_names, len(symbol_names))``.
@@ -98,10 +112,9 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``or_(a, b)``, ``not_(a)`` -- the lazy operands (``if_true``,
   ``if_false``, ``b``) are zero-argument closures; ``a`` and ``cond`` are
   values (Python evaluates them first in any case); ``expr_repr`` is the
-  condition's source text.  When ``a`` is a ``Tensor`` the graph path gets
-  ``graph_paths.and_(lambda: a, b)`` / ``graph_paths.or_(lambda: a, b)``
-  (both operands as closures, the first one returning the value already
-  computed, so it is never evaluated twice).
+  condition's source text.  A handler gets the same arguments (``a`` as
+  the value already computed, so it is never evaluated twice); the numpy
+  runtime's are in ``logical``.
 * ``list_comp(iter_, elt, cond)``, ``generator_exp(iter_, elt, cond)`` --
   a one-``for`` comprehension, ``elt``/``cond`` closures of the item
   (``cond`` ``None`` without a filter): Python's list or lazy generator, or
@@ -120,7 +133,7 @@ Operators (signatures are fixed; generated code calls them positionally):
   operands of an ``and``/``or``/conditional expression left as written
   because a walrus in an operand Python may skip binds ``targets``.
 * ``assert_(cond, message)`` -- ``message`` is ``None`` or a closure
-  returning the assertion message; graph path ``graph_paths.assert_``.
+  returning the assertion message; graph path ``exceptions.staged_assert``.
 * ``Undefined('x')`` -- the value of a variable not defined on every path;
   any use raises ``UnboundLocalError`` naming ``x`` and the user's line.
   ``is_undefined(v)`` tests for it; ``defined(v)`` returns ``v`` or raises
@@ -132,26 +145,30 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``del_item(x, i) -> x`` (``del x[i]``; a staged list loses the item),
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
-  generated code rebinds the receiver with the result.  Graph
-  paths: ``graph_paths.list_append/list_pop`` and ``graph_paths.aug_setitem``
-  for a ``Tensor``.
+  generated code rebinds the receiver with the result.  The
+  handlers of ``list_append``/``list_extend``/``list_pop`` get the same
+  arguments (the numpy runtime's: ``data_structures.staged_append``, ...);
+  ``aug_setitem``/``del_item`` on a ``Tensor`` are ``ops.indexing.setitem``
+  and ``ops.list_operators.deleted``.
 * ``converted_call(f, /, *args, **kwargs)`` -- calls ``f``, converting it
   first if it is user code (see ``calls``).
 * builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``bool``,
   ``abs``, ``max``, ``min``, ``enumerate``, ``zip``, ``reversed``,
   ``isinstance``, ``type`` (``py_builtins.BUILTINS``): the builtin for Python
-  values; for a ``Tensor`` argument ``graph_paths.len_``, ``print_``,
-  ``abs_``, ``enumerate_``, ``zip_``, or ``tensor_builtins.range_``,
-  ``int_``, ``float_``, ``bool_``, ``extremum``, ``reversed_``,
-  ``isinstance_``, ``type_`` (Python's answers for the values the tensors
-  stand for; same arguments); ``len``, ``enumerate``, ``zip`` and
-  ``reversed`` also send staged iterables (classes setting
+  values; for a ``Tensor`` argument the handler registered under the
+  builtin's name (``"len"``, ...): ``tensor_builtins.len_``, ``print_``,
+  ``abs_``, ``enumerate_``, ``zip_``, ``range_``, ``int_``, ``float_``,
+  ``bool_``, ``extremum``, ``reversed_``, ``isinstance_``, ``type_`` (Python's answers for the values the tensors
+  stand for; same arguments); ``len``, ``enumerate``, ``zip``,
+  ``reversed``, ``sum``, ``any`` and ``all`` also send staged iterables (classes setting
   ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.
   ``slice`` is the builtin (``x[a:b] = v`` lowers to
   ``aug_setitem(x, ag__.slice(a, b, None), '=', v)``).
 
-Every graph path lives in ``autograph.runtime.operators.graph_paths`` or
-``tensor_builtins`` and is imported lazily, only when a ``Tensor`` shows up.
+Each graph path lives beside its Python path and registers itself with
+``dispatch.register(operator, detect, handler, backend="numpy")`` when its
+module is imported; a Python path asks ``dispatch.handler_for(operator,
+value)`` only after its fast checks (``cond is True``, a plain type).
 """
 
 from autograph.runtime.operators.calls import (
@@ -187,7 +204,8 @@ from autograph.runtime.operators.py_builtins import (
     zip_ as zip,
 )
 from autograph.runtime.operators.raises import caught, python_try, raise_
-from autograph.runtime.operators.statements import for_stmt, if_stmt, no_op, no_state, while_stmt
+from autograph.runtime.operators.if_statements import if_stmt, no_op, no_state
+from autograph.runtime.operators.loop_statements import for_stmt, while_stmt
 from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
 
 __all__ = [

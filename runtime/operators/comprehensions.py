@@ -20,6 +20,9 @@ lambdas are the comprehension's own scope, as in Python).
   Python's) or testing each item's truth (``any``/``all``: items must be
   scalars, as ``bool`` of a larger array is an error in Python).
 
+An iterable is staged when a backend has a ``for_stmt`` overload for it
+(``dispatch.handler_for``: for the numpy runtime, ``iterables.is_staged``).
+
 ``comprehension_iterable(it, construct)`` wraps the first iterable of the
 comprehensions that are left as written (set and dict comprehensions, several
 ``for`` clauses, a walrus): ``it`` itself, or a
@@ -28,14 +31,22 @@ comprehensions that are left as written (set and dict comprehensions, several
 
 from __future__ import annotations
 
+from autograph.runtime import ops
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import statements
+from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.data_structures import list_append
+from autograph.runtime.operators.if_statements import if_stmt, no_op
+from autograph.runtime.operators.loop_statements import for_stmt
 
 _LABEL = "comprehension"  # the staged list's name in messages
+
+
+def _is_staged(iterable) -> bool:
+    """Whether a backend stages a ``for`` loop over ``iterable``."""
+    return dispatch.handler_for("for_stmt", iterable) is not None
 
 
 def _iterate_name(fn) -> str:
@@ -66,16 +77,16 @@ def _staged_map(iterable, elt, cond, comprehension=None):
         if cond is None:
             append()
         else:
-            statements.if_stmt(cond(item), append, statements.no_op, get_state, set_state, (_LABEL,), 1)
+            if_stmt(cond(item), append, no_op, get_state, set_state, (_LABEL,), 1)
 
     names = (_LABEL,)
-    statements.for_stmt(iterable, None, body, get_state, set_state, names, {"iterate_names": _iterate_name(elt)})
+    for_stmt(iterable, None, body, get_state, set_state, names, {"iterate_names": _iterate_name(elt)})
     return comprehension
 
 
 def list_comp(iterable, elt, cond):
     """``[elt(v) for v in iterable if cond(v)]``."""
-    if statements.is_staged_iterable(iterable):
+    if _is_staged(iterable):
         return _staged_map(iterable, elt, cond)
     if cond is None:
         return [elt(v) for v in iterable]
@@ -93,7 +104,7 @@ def list_comp(iterable, elt, cond):
 
 def generator_exp(iterable, elt, cond):
     """``(elt(v) for v in iterable if cond(v))``: lazy over a Python iterable, staged over a tensor."""
-    if statements.is_staged_iterable(iterable):
+    if _is_staged(iterable):
         return _staged_map(iterable, elt, cond)
     iterator = iter(iterable)
     if cond is None:
@@ -117,7 +128,7 @@ def _filtered(iterator, elt, cond, where):
 
 def comprehension_iterable(iterable, construct):
     """The first iterable of a comprehension left as written: itself, or an error if it is staged."""
-    if not statements.is_staged_iterable(iterable):
+    if not _is_staged(iterable):
         return iterable
     what = f"the tensor {iterable.name}" if isinstance(iterable, Tensor) else f"a staged {type(iterable).__name__}"
     raise TracingError(
@@ -142,7 +153,7 @@ def _fold(iterable, step, start):
         nonlocal total
         total = step(total, item)
 
-    statements.for_stmt(iterable, None, body, get_state, set_state, ("total",), {"iterate_names": "item"})
+    for_stmt(iterable, None, body, get_state, set_state, ("total",), {"iterate_names": "item"})
     return total
 
 
@@ -162,7 +173,15 @@ def truth(iterable, which):
         )
     if not isinstance(iterable, Tensor):  # range() with a tensor bound, ...: its items first
         return truth(_staged_map(iterable, lambda v: v, None), which)
-    from autograph.runtime import ops
-
     values = iterable if iterable.dtype == dtypes.bool_ else ops.not_equal(iterable, 0)
     return ops.reduce_any(values) if which == "any" else ops.reduce_all(values)
+
+
+def any_(iterable):
+    """``any(iterable)`` of a staged iterable (of scalars)."""
+    return truth(iterable, "any")
+
+
+def all_(iterable):
+    """``all(iterable)`` of a staged iterable (of scalars)."""
+    return truth(iterable, "all")

@@ -1,4 +1,4 @@
-"""Python paths of the list and subscript helpers.
+"""The list and subscript operators: Python paths beside the graph paths of staged lists.
 
 They exist so that the runtime can later stage these mutations in a graph
 (a list appended to in a tensor loop becomes a staged list): generated code
@@ -9,7 +9,14 @@ rebinds the receiver, which makes it a loop variable of the enclosing loop::
     x[i] += v          ->  x = ag__.aug_setitem(x, i, '+=', v)
     del x[i]           ->  x = ag__.del_item(x, i)
 
-On Python values they mutate in place and return the same object.
+On Python values they mutate in place and return the same object.  For a
+receiver that is not plain Python the overload registry
+(``operators/dispatch.py``) gives the handler of ``list_append``,
+``list_extend`` and ``list_pop``; the numpy runtime's ``Tensor`` (a staged
+list: one tensor of stacked elements, ``tracing/staged_list.py``) registers
+``staged_append``/``staged_extend``/``staged_pop`` here.  ``aug_setitem`` and
+``del_item`` on a tensor are ``ops.indexing.setitem`` and
+``ops.list_operators.deleted``.
 """
 
 from __future__ import annotations
@@ -18,9 +25,12 @@ import operator
 
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import indexing, list_operators
 from autograph.runtime.core.undefined import Undefined
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import dispatch
+from autograph.runtime.operators.iterables import is_tensor
+from autograph.runtime.ops import indexing, list_operators
+from autograph.runtime.tracing import staged_list
 
 _INPLACE = {
     "+=": operator.iadd,
@@ -39,18 +49,14 @@ _INPLACE = {
 }
 
 
-def _staged(value) -> bool:
-    return isinstance(value, Tensor)
-
-
 def list_append(target, item):
     """``target.append(item)``; returns the (possibly new, if staged) list."""
     if type(target) is list:
         target.append(item)
         return target
-    if _staged(target):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.list_append(target, item)
+    staged = dispatch.handler_for("list_append", target)
+    if staged is not None:
+        return staged(target, item)
     target.append(item)
     return target
 
@@ -68,21 +74,41 @@ def list_extend(target, items):
         if items.shape and items.shape[0] is not None:
             target.extend(items[i] for i in range(items.shape[0]))
             return target
-    elif not _staged(target):
-        target.extend(items)
-        return target
-    from autograph.runtime.operators import graph_paths
-    return graph_paths.list_extend(target, items)
+        return staged_extend(target, items)
+    staged = dispatch.handler_for("list_extend", target)
+    if staged is not None:
+        return staged(target, items)
+    target.extend(items)
+    return target
 
 
 def list_pop(target, index=None):
     """``target.pop(index)``; returns ``(list, popped_item)``."""
-    if type(target) is not list and _staged(target):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.list_pop(target, index)
+    if type(target) is not list:
+        staged = dispatch.handler_for("list_pop", target)
+        if staged is not None:
+            return staged(target, index)
     if index is None:
         return target, target.pop()
     return target, target.pop(index)
+
+
+def staged_append(target, item):
+    """``l.append(x)`` on a staged list (a tensor of stacked elements)."""
+    return staged_list.list_append(target, item)
+
+
+def staged_extend(target, items):
+    """``l.extend(xs)`` on a staged list (or a Python list extended by rows of an unknown number,
+    which is staged here): the items of ``xs`` (a list, or a tensor's rows) appended."""
+    if type(target) is list:
+        target = staged_list.stack(target, like=items, label="list", where=construct_at("the extend"))
+    return list_operators.extended(target, items if isinstance(items, Tensor) else list(items))
+
+
+def staged_pop(target, index=None):
+    """``l.pop(i)`` on a staged list: ``(rest, item)``."""
+    return staged_list.list_pop(target, index)
 
 
 def aug_setitem(target, index, op, value):
@@ -135,3 +161,8 @@ def setattr_(owner, attr, value):
             pass  # it was not set: nothing to undo
         return
     setattr(owner, attr, value)
+
+
+dispatch.register("list_append", is_tensor, staged_append, backend="numpy")
+dispatch.register("list_extend", is_tensor, staged_extend, backend="numpy")
+dispatch.register("list_pop", is_tensor, staged_pop, backend="numpy")

@@ -28,6 +28,15 @@ Contract:
 Example -- a backend whose values are ``MyTracer``s::
 
     dispatch.register("if_stmt", lambda v: isinstance(v, MyTracer), my_if, backend="mine")
+
+The numpy runtime's handlers are registered by the modules of their
+constructs when ``autograph.runtime.operators`` is imported:
+``if_statements.staged_if_stmt``, ``loop_statements.staged_while_stmt`` /
+``staged_for_stmt``, ``logical.staged_if_exp`` / ``staged_and`` /
+``staged_or`` / ``staged_not``, ``exceptions.staged_assert``,
+``data_structures.staged_append`` / ``staged_extend`` / ``staged_pop``, and
+the builtins' (operator names ``"range"``, ``"len"``, ``"max"``, ...:
+``py_builtins``).  ``unregister(operator, backend)`` removes an overload.
 """
 
 from __future__ import annotations
@@ -36,8 +45,8 @@ from typing import Any, Callable
 
 # operator name -> [(backend, detect, handler)], in registration order.
 _OVERLOADS: dict[str, list[tuple[str, Callable[[Any], bool], Callable]]] = {}
-# (operator name, type) -> handler or None: what detect answered for that type.
-_BY_TYPE: dict[tuple[str, type], Callable | None] = {}
+# operator name -> {type -> handler or None}: what the detects answered for that type.
+_BY_TYPE: dict[str, dict[type, Callable | None]] = {}
 
 
 def register(operator: str, detect: Callable[[Any], bool], handler: Callable, *, backend: str) -> None:
@@ -52,11 +61,22 @@ def register(operator: str, detect: Callable[[Any], bool], handler: Callable, *,
     _BY_TYPE.clear()
 
 
+def unregister(operator: str, backend: str) -> None:
+    """Removes ``backend``'s overload of ``operator`` (a ``KeyError`` if it has none): for tests
+    and for a backend that is unloaded."""
+    overloads = _OVERLOADS.get(operator, [])
+    for index, (name, _, _) in enumerate(overloads):
+        if name == backend:
+            del overloads[index]
+            _BY_TYPE.clear()
+            return
+    raise KeyError(f"the backend {backend!r} has no overload of {operator!r}")
+
+
 def handler_for(operator: str, value) -> Callable | None:
     """The handler registered for ``operator`` that accepts ``value``, or ``None`` (plain Python)."""
-    key = (operator, type(value))
     try:
-        return _BY_TYPE[key]
+        return _BY_TYPE[operator][type(value)]
     except KeyError:
         pass
     found = None
@@ -64,7 +84,7 @@ def handler_for(operator: str, value) -> Callable | None:
         if detect(value):
             found = handler
             break
-    _BY_TYPE[key] = found
+    _BY_TYPE.setdefault(operator, {})[type(value)] = found
     return found
 
 

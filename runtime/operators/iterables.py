@@ -3,7 +3,10 @@
 ``as_sequence`` turns an iterable into an object with ``length()``,
 ``item(index)`` and ``index_dtype``; ``for_stmt``'s graph path loops over it
 with a hidden counter.  A staged iterable's class sets
-``__ag_staged_iterable__ = True``.
+``__ag_staged_iterable__ = True``; ``is_staged`` is the one test of "is this
+iterable staged?" (the numpy backend's ``detect`` for ``for_stmt`` and the
+builtins that iterate: ``len``, ``enumerate``, ``zip``, ``reversed``,
+``sum``, ``any``, ``all``).
 
 A class whose loops are staged some other way defines
 ``__ag_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts)``
@@ -22,6 +25,16 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops._common import static_value
 from autograph.runtime.tracing import staged_list
+
+
+def is_tensor(value) -> bool:
+    """The numpy backend's ``detect`` for a condition, an operand or a receiver: a symbolic ``Tensor``."""
+    return isinstance(value, Tensor)
+
+
+def is_staged(value) -> bool:
+    """True for a symbolic tensor, or an object whose class sets ``__ag_staged_iterable__``."""
+    return isinstance(value, Tensor) or getattr(type(value), "__ag_staged_iterable__", False)
 
 
 def len_(obj):

@@ -2,13 +2,16 @@
 
 ``range(n)`` in a converted function becomes ``ag__.range(n)`` (when the
 name is not shadowed): with Python arguments it is the builtin itself; with
-a ``Tensor`` argument it goes to ``graph_paths.range_`` (and ``len_``,
-``print_``, ...), the graph path.  ``len``, ``enumerate`` and ``zip`` also
-send staged iterables there (objects whose class sets
-``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``).
-``max``/``min``/``int``/``float``/``bool``/``reversed``/``isinstance``/``type``
-with a tensor go to ``tensor_builtins``, which gives Python's answer for the
-values the tensors stand for (or Python's error when the graph runs).
+an argument some backend stages it is that backend's handler from the
+overload registry (``operators/dispatch.py``, the operator named as the
+builtin: ``"range"``, ``"len"``, ...), called with the same arguments.  The
+numpy runtime registers, for a ``Tensor``, the graph paths of
+``tensor_builtins`` (Python's answer for the values the tensors stand for,
+or Python's error when the graph runs), and for ``sum``/``any``/``all`` of a
+staged iterable the tensor loops of ``comprehensions``.  ``len``,
+``enumerate``, ``zip``, ``reversed``, ``sum``, ``any`` and ``all`` also
+stage iterables that are not tensors (``iterables.is_staged``: ``range(n)``
+with a tensor ``n``, ...); the others decide on tensors only.
 """
 
 from __future__ import annotations
@@ -17,54 +20,49 @@ import builtins
 
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import warn_at_user
-from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingWarning
+from autograph.runtime.operators import comprehensions, dispatch, tensor_builtins
+from autograph.runtime.operators.iterables import is_staged, is_tensor
+
+# Python values, checked first: they are what converted code mostly sees, and never staged.
+_PLAIN = frozenset({int, float, bool, str, list, tuple, dict, set, range, bytes, type(None)})
 
 
-# Python containers, checked first: they are what converted code mostly sees.
-_PLAIN = frozenset({list, tuple, str, dict, set, range, bytes})
+def _staged(name, value):
+    """The handler of builtin ``name`` for ``value``, or None (Python's builtin)."""
+    if type(value) in _PLAIN:
+        return None
+    return dispatch.handler_for(name, value)
 
 
-def _staged(value) -> bool:
-    """A ``Tensor``, or a staged iterable (``range`` with a tensor bound, ...): the graph path."""
-    kind = type(value)
-    if kind in _PLAIN:
-        return False
-    return isinstance(value, Tensor) or getattr(kind, "__ag_staged_iterable__", False)
-
-
-def _any_staged(args) -> bool:
+def _staged_any(name, args):
+    """The handler of builtin ``name`` for the first of ``args`` a backend stages, or None."""
     for arg in args:
-        if _staged(arg):
-            return True
-    return False
-
-
-def _any_tensor(args) -> bool:
-    for arg in args:
-        if isinstance(arg, Tensor):
-            return True
-    return False
+        if type(arg) not in _PLAIN:
+            handler = dispatch.handler_for(name, arg)
+            if handler is not None:
+                return handler
+    return None
 
 
 def range_(*args):
-    if _any_tensor(args):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.range_(*args)
+    staged = _staged_any("range", args)
+    if staged is not None:
+        return staged(*args)
     return builtins.range(*args)
 
 
 def len_(obj):
-    if _staged(obj):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.len_(obj)
+    staged = _staged("len", obj)
+    if staged is not None:
+        return staged(obj)
     return builtins.len(obj)
 
 
 def print_(*args, **kwargs):
-    if _any_tensor(args):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.print_(*args, **kwargs)
+    staged = _staged_any("print", args)
+    if staged is not None:
+        return staged(*args, **kwargs)
     if current_graph() is not None:
         warn_at_user(
             "print() with no tensor arguments runs once, while tracing, and never when the graph runs; "
@@ -75,100 +73,100 @@ def print_(*args, **kwargs):
 
 
 def int_(*args, **kwargs):
-    if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.int_(*args, **kwargs)
+    staged = _staged("int", args[0]) if args else None
+    if staged is not None:
+        return staged(*args, **kwargs)
     return builtins.int(*args, **kwargs)
 
 
 def float_(*args):
-    if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.float_(*args)
+    staged = _staged("float", args[0]) if args else None
+    if staged is not None:
+        return staged(*args)
     return builtins.float(*args)
 
 
 def bool_(*args):
-    if args and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.bool_(*args)
+    staged = _staged("bool", args[0]) if args else None
+    if staged is not None:
+        return staged(*args)
     return builtins.bool(*args)
 
 
 def abs_(x):
-    if isinstance(x, Tensor):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.abs_(x)
+    staged = _staged("abs", x)
+    if staged is not None:
+        return staged(x)
     return builtins.abs(x)
 
 
 def max_(*args, **kwargs):
-    if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.extremum(args, "max")
+    staged = None if kwargs else _staged_any("max", args)
+    if staged is not None:
+        return staged(*args)
     return builtins.max(*args, **kwargs)
 
 
 def min_(*args, **kwargs):
-    if not kwargs and _any_tensor(args):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.extremum(args, "min")
+    staged = None if kwargs else _staged_any("min", args)
+    if staged is not None:
+        return staged(*args)
     return builtins.min(*args, **kwargs)
 
 
 def reversed_(sequence):
-    if _staged(sequence):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.reversed_(sequence)
+    staged = _staged("reversed", sequence)
+    if staged is not None:
+        return staged(sequence)
     return builtins.reversed(sequence)
 
 
 def isinstance_(value, classinfo):
-    if isinstance(value, Tensor):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.isinstance_(value, classinfo)
+    staged = _staged("isinstance", value)
+    if staged is not None:
+        return staged(value, classinfo)
     return builtins.isinstance(value, classinfo)
 
 
 def type_(*args):
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        from autograph.runtime.operators import tensor_builtins
-        return tensor_builtins.type_(*args)
+    staged = _staged("type", args[0]) if len(args) == 1 else None
+    if staged is not None:
+        return staged(*args)
     return builtins.type(*args)
 
 
 def enumerate_(iterable, start=0):
-    if _staged(iterable):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.enumerate_(iterable, start)
+    staged = _staged("enumerate", iterable)
+    if staged is not None:
+        return staged(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
-    if _any_staged(iterables):
-        from autograph.runtime.operators import graph_paths
-        return graph_paths.zip_(*iterables, **kwargs)
+    staged = _staged_any("zip", iterables)
+    if staged is not None:
+        return staged(*iterables, **kwargs)
     return builtins.zip(*iterables, **kwargs)
 
 
 def sum_(iterable, /, start=0):
-    if _staged(iterable):
-        from autograph.runtime.operators import comprehensions
-        return comprehensions.sum_(iterable, start)
+    staged = _staged("sum", iterable)
+    if staged is not None:
+        return staged(iterable, start)
     return builtins.sum(iterable, start)
 
 
 def any_(iterable, /):
-    if _staged(iterable):
-        from autograph.runtime.operators import comprehensions
-        return comprehensions.truth(iterable, "any")
+    staged = _staged("any", iterable)
+    if staged is not None:
+        return staged(iterable)
     return builtins.any(iterable)
 
 
 def all_(iterable, /):
-    if _staged(iterable):
-        from autograph.runtime.operators import comprehensions
-        return comprehensions.truth(iterable, "all")
+    staged = _staged("all", iterable)
+    if staged is not None:
+        return staged(iterable)
     return builtins.all(iterable)
 
 
@@ -197,3 +195,35 @@ BUILTINS = {
     "any": any_,
     "all": all_,
 }
+
+
+def _max(*args):
+    return tensor_builtins.extremum(args, "max")
+
+
+def _min(*args):
+    return tensor_builtins.extremum(args, "min")
+
+
+# The numpy backend's overloads: builtin -> (detect, handler).
+_NUMPY_OVERLOADS = {
+    "range": (is_tensor, tensor_builtins.range_),
+    "len": (is_staged, tensor_builtins.len_),
+    "print": (is_tensor, tensor_builtins.print_),
+    "int": (is_tensor, tensor_builtins.int_),
+    "float": (is_tensor, tensor_builtins.float_),
+    "bool": (is_tensor, tensor_builtins.bool_),
+    "abs": (is_tensor, tensor_builtins.abs_),
+    "max": (is_tensor, _max),
+    "min": (is_tensor, _min),
+    "reversed": (is_staged, tensor_builtins.reversed_),
+    "isinstance": (is_tensor, tensor_builtins.isinstance_),
+    "type": (is_tensor, tensor_builtins.type_),
+    "enumerate": (is_staged, tensor_builtins.enumerate_),
+    "zip": (is_staged, tensor_builtins.zip_),
+    "sum": (is_staged, comprehensions.sum_),
+    "any": (is_staged, comprehensions.any_),
+    "all": (is_staged, comprehensions.all_),
+}
+for _name, (_detect, _handler) in _NUMPY_OVERLOADS.items():
+    dispatch.register(_name, _detect, _handler, backend="numpy")

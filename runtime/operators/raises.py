@@ -34,6 +34,7 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError, rebuilt
+from autograph.runtime.ops import effects
 
 _NO_CAUSE = object()
 _ESCAPED = "__autograph_escaped_tracing__"  # on an exception that left a staged region
@@ -206,8 +207,6 @@ def _stage(exc, cause):
         if cause is not _NO_CAUSE:
             error.__cause__, error.__suppress_context__ = cause, True
         raise error
-
-    from autograph.runtime.ops import effects
 
     effects.py_function(raise_when_run, tensors, None, name=f"raise_{type(exc).__name__}")
 

@@ -1,8 +1,9 @@
 """Graph paths of Python's builtins on tensors: Python's answers, or Python's errors when the graph runs.
 
 ``ag__.max(a, b)`` (``py_builtins``) comes here when an argument is a
-``Tensor``.  Each builtin gives what Python gives on the numpy values the
-tensors stand for:
+``Tensor``: ``py_builtins`` registers these functions as the numpy backend's
+overloads of the builtins (``operators/dispatch.py``).  Each builtin gives
+what Python gives on the numpy values the tensors stand for:
 
 * ``max(a, b)`` / ``min(a, b)`` return one of their operands, chosen by
   Python's comparison (``max`` keeps ``a`` unless ``b > a``: a NaN first
@@ -17,6 +18,11 @@ tensors stand for:
 * ``range(a, b, s)`` with a tensor step ``s == 0`` is Python's ``ValueError``
   when the graph runs (``math.Ensure``); ``reversed()`` of a range with tensor
   bounds is the range counting down, of a tensor its rows backwards;
+* ``range_`` with a tensor bound is an ``iterables.TensorRange`` that
+  ``for_stmt`` counts over (not materialized); ``enumerate_``/``zip_`` of
+  staged iterables are ``iterables.Enumerate``/``Zip``; ``len_`` is the static
+  first dimension when known (``len_``, from ``iterables``); ``print_`` is ``rt.print``,
+  which prints at every execution; ``abs_`` is ``rt.abs``;
 * ``isinstance(t, cls)`` and ``type(t)`` answer for the value the tensor
   stands for (``numpy_type``): a weakly typed scalar is a Python number
   (``int``, ``float``, ``bool``), another scalar a numpy scalar
@@ -40,7 +46,8 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
-from autograph.runtime.ops import math, reduction
+from autograph.runtime.operators.iterables import len_
+from autograph.runtime.ops import effects, math, reduction
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -191,15 +198,42 @@ def _check_scalar(x, what, where, error):
 
 
 def range_(*args):
-    """``range(...)`` with a tensor argument; a tensor step is checked to be nonzero when the graph runs."""
-    if len(args) == 3 and builtins.isinstance(args[2], Tensor):
-        start, stop, step = args
+    """``range(...)`` with a tensor argument: a ``iterables.TensorRange`` that ``for_stmt`` loops over;
+    a tensor step is checked to be nonzero when the graph runs."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    if len(args) == 1:
+        return iterables.TensorRange(0, args[0], 1)
+    if len(args) == 2:
+        return iterables.TensorRange(args[0], args[1], 1)
+    start, stop, step = args
+    if builtins.isinstance(step, Tensor):
         where = construct_at("range()")
         step = math.ensure(step, math.not_equal(step, 0), "ValueError", f"{where}: range() arg 3 must not be zero")
-        args = (start, stop, step)
-    from autograph.runtime.operators import graph_paths
+    return iterables.TensorRange(start, stop, step)
 
-    return graph_paths.range_(*args)
+
+def abs_(x):
+    return ops.abs(x)
+
+
+def enumerate_(iterable, start=0):
+    """``enumerate(t)``: pairs ``(index, row)`` that ``for_stmt`` loops over."""
+    return iterables.Enumerate(iterables.as_sequence(iterable, construct_at("enumerate()")), start)
+
+
+def zip_(*sources, strict=False):
+    """``zip(a, b, ...)`` with tensors: tuples of rows that ``for_stmt`` loops over."""
+    where = construct_at("zip()")
+    if strict:
+        raise TracingError(f"{where}: zip(strict=True) over tensors is not supported; check lengths first.")
+    return iterables.Zip([iterables.as_sequence(x, where) for x in sources])
+
+
+def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print(...)`` with tensors: ``rt.print``, which prints at every execution of the graph."""
+    del flush
+    return effects.print(*args, sep=sep, end=end, output_stream=file)
 
 
 def reversed_(sequence):

@@ -26,7 +26,7 @@ Running them is the executor's rule (``exec/interpreter.py``): they have no
 kernel.  Building them is tracing's: ``tracing/branches.py`` and ``tracing/loops.py`` hold the
 tracing rules (dtypes, shapes, Python values, undefined variables) that
 ``rt.cond`` / ``rt.while_loop`` (``tracing/cond_while.py``) and the operators
-of converted code (``runtime/operators/graph_paths.py``) share.
+of converted code (``runtime/operators/if_statements.py``, ``loop_statements.py``) share.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@
 given is never modified) computing the same outputs with the same side
 effects in the same order.  The pipeline, in order:
 
+0. ``logical`` -- the ``If`` of a bool ``and``/``or`` whose lazy operand
+   is a cheap scalar expression that cannot fail becomes ``LogicalAnd`` /
+   ``LogicalOr`` (``logical_if.py``); first, because tracing leaves it to
+   this pass and the passes below expect the logical op.
 1. ``simplify`` -- algebraic identities (``x*1``, ``x+0``, ``--x``, no-op
    casts and reshapes); first, because it exposes constants and duplicates.
 2. ``fold`` -- constant folding, constant ``If`` predicates (the taken
@@ -39,9 +43,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from autograph.runtime.optimizer import constant_folding, cse, graph_util, licm, lower_if, prune, simplify
+from autograph.runtime.optimizer import constant_folding, cse, graph_util, licm, logical_if, lower_if, prune, simplify
 
 PASSES = (
+    ("logical", logical_if.run),
     ("simplify", simplify.run),
     ("fold", constant_folding.run),
     ("lower_if", lower_if.run),
