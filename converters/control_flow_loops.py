@@ -66,8 +66,9 @@ from autograph.converters import control_flow_symbols as symbols
 from autograph.pyct import anno, templates
 
 
-def while_stmt(converter, node):
-    """``(definitions, call)`` of the ``while`` loop ``node``."""
+def _loop_state(converter, node):
+    """``(state, visible, inits, placeholders)`` of a loop: its state is what it changes that is live
+    at the loop head; ``visible``, the names it binds whose enclosing value matters."""
     if node.orelse:
         raise AssertionError("loop else clauses are lowered by break_statements")
     names, composites = symbols.changed(node, converter.scope)
@@ -76,6 +77,12 @@ def while_stmt(converter, node):
     state = closures.ordered_state(names & live_in, composites)
     visible = names & (live_in | live_out | converter.scope.always_live)
     inits, placeholders = converter.undefined_inits(node, visible, live_in)
+    return state, visible, inits, placeholders
+
+
+def while_stmt(converter, node):
+    """``(definitions, call)`` of the ``while`` loop ``node``."""
+    state, visible, inits, placeholders = _loop_state(converter, node)
     code = []
     extra_test = anno.get(node, anno.EXTRA_LOOP_TEST, None)
     if extra_test is not None:
@@ -103,16 +110,8 @@ def while_stmt(converter, node):
 
 def for_stmt(converter, node):
     """``(definitions, call)`` of the ``for`` loop ``node``."""
-    if node.orelse:
-        raise AssertionError("loop else clauses are lowered by break_statements")
-    names, composites = symbols.changed(node, converter.scope)
-    live_in = anno.get(node, anno.LIVE_IN)
-    live_out = anno.get(node, anno.LIVE_OUT)
-    always = converter.scope.always_live
+    state, visible, inits, placeholders = _loop_state(converter, node)
     target = node.target
-    state = closures.ordered_state(names & live_in, composites)
-    visible = names & (live_in | live_out | always)
-    inits, placeholders = converter.undefined_inits(node, visible, live_in)
     body_statements = node.body
     bound = converter.summaries.bound(body_statements)
     if (

@@ -26,13 +26,7 @@ class Summaries:
 
     def bound(self, statements) -> set:
         """Names bound anywhere in ``statements``."""
-        names = set()
-        for statement in statements:
-            cached = self._bound.get(id(statement))
-            if cached is None:
-                cached = self._bound[id(statement)] = self._bound_by(statement)
-            names |= cached
-        return names
+        return _union(self._bound, statements, self._bound_by)
 
     def _bound_by(self, statement) -> frozenset:
         modified = anno.get(statement, anno.MODIFIED, None)
@@ -48,13 +42,7 @@ class Summaries:
 
     def referenced(self, statements) -> set:
         """Names ``statements`` read or bind anywhere."""
-        names = set()
-        for statement in statements:
-            cached = self._referenced.get(id(statement))
-            if cached is None:
-                cached = self._referenced[id(statement)] = self._referenced_by(statement)
-            names |= cached
-        return names
+        return _union(self._referenced, statements, self._referenced_by)
 
     def _referenced_by(self, statement) -> frozenset:
         names = set(anno.get(statement, anno.USES, ())) | set(anno.get(statement, anno.DEFS, ()))
@@ -65,6 +53,17 @@ class Summaries:
                 names.update(anno.get(handler, anno.USES, ()))
                 names.update(anno.get(handler, anno.DEFS, ()))
         return frozenset(names)
+
+
+def _union(cache, statements, summarize) -> set:
+    """The union of ``summarize(statement)`` over ``statements``, each memoized in ``cache`` by id."""
+    names = set()
+    for statement in statements:
+        cached = cache.get(id(statement))
+        if cached is None:
+            cached = cache[id(statement)] = summarize(statement)
+        names |= cached
+    return names
 
 
 def directly_bound(statements) -> set:
