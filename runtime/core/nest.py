@@ -30,7 +30,7 @@ How values are treated, decided here once:
   too) keeps the insertion order of its structure.
 * The trace-cache key is not a nest walk: ``runtime/tracing/signature.py``
   keeps a dict argument's insertion order in the key, because the traced
-  code sees it (``for k in d``); ``tests/test_cache_keys*.py`` pin it.
+  code sees it (``for k in d``); ``tests/test_cache_keys.py`` pins it.
 
 ``mismatch(a, b)`` describes the first difference between two structures,
 for error messages; ``leaf_paths`` spells where each leaf sits
