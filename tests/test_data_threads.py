@@ -143,3 +143,30 @@ def test_autotune_moves_costly_map_calls_to_threads_in_order(monkeypatch):
     values, seen = _threads_seen_while_iterating(ds)
     assert values == [3 * v for v in range(40)]
     assert seen == {f"{threads.THREAD_PREFIX}-map"}
+
+
+def test_a_prefetch_of_cheap_elements_makes_them_inline(monkeypatch):
+    # handing a cheap element to a thread costs more than making it: no thread, the same elements
+    monkeypatch.setattr(threads, "INLINE_SECONDS", 10.0)
+    ds = Dataset.range(1500).map(lambda v: v * 2).prefetch(2)
+    values, seen = _threads_seen_while_iterating(ds)
+    assert values == [2 * v for v in range(1500)] and seen == set()
+
+
+@pytest.mark.parametrize("buffer_size", [1, 3, AUTOTUNE])
+def test_a_prefetch_of_costly_elements_moves_them_to_its_thread_in_order(monkeypatch, buffer_size):
+    monkeypatch.setattr(threads, "INLINE_SECONDS", 0.0)  # every element is "costly"
+    ds = Dataset.range(40).map(sleepy).prefetch(buffer_size)
+    values, seen = _threads_seen_while_iterating(ds)
+    assert values == [3 * v for v in range(40)]
+    assert seen == {f"{threads.THREAD_PREFIX}-prefetch"}
+
+
+@pytest.mark.parametrize("inline_seconds", [10.0, 0.0], ids=["inline", "thread"])
+def test_a_prefetch_passes_errors_on_and_stops_on_break_either_way(monkeypatch, inline_seconds):
+    monkeypatch.setattr(threads, "INLINE_SECONDS", inline_seconds)
+    with pytest.raises(AssertionError, match="element too large"):
+        list(Dataset.range(30).map(check_small).prefetch(2))
+    for i, _ in enumerate(Dataset.range(5).repeat().prefetch(2)):
+        if i == 100:
+            break

@@ -7,12 +7,16 @@ no thread behind.  An exception raised upstream or in a map function
 reaches the consumer with its own type (and the notes of
 ``functions.DataFunction``).
 
-``AUTOTUNE``: a prefetch buffer starts with room for one element and grows
-(doubling, up to ``MAX_AUTOTUNED_BUFFER``) each time the consumer finds it
-empty, i.e. each time the producer is the bottleneck.  A map times its first
-calls inline: calls cheaper than handing an element to a thread
-(``INLINE_SECONDS``) stay inline, timed again every ``REPROBE_ELEMENTS``;
-costlier ones run on one thread per core.
+Handing an element to another thread costs a wakeup of each thread and a
+GIL handover (tens of microseconds, milliseconds on a loaded machine), so
+a prefetch and an ``AUTOTUNE`` map time their first elements inline
+(``_inline_while_cheap``): elements cheaper than that (``INLINE_SECONDS``)
+are made inline, timed again every ``REPROBE_ELEMENTS``; costlier ones
+move to a thread (a prefetch) or one thread per core (a map).  The
+elements and their order are the same either way.  ``AUTOTUNE`` prefetch:
+the buffer starts with room for one element and grows (doubling, up to
+``MAX_AUTOTUNED_BUFFER``) each time the consumer finds it empty, i.e. each
+time the producer is the bottleneck.
 
 The threads run in a copy of the context that starts them, so what the
 pipeline reads from its run's context (a loaded graph's iteration budget,
@@ -76,7 +80,12 @@ def _produce(source, items, room, stop):
 
 
 def prefetched(source, buffer_size):
-    """The elements of the generator ``source``, computed up to ``buffer_size`` ahead on a thread."""
+    """The elements of the generator ``source``, computed up to ``buffer_size`` ahead on a thread
+    once producing one costs more than handing it over; cheaper ones are produced inline."""
+    yield from _inline_while_cheap(source, lambda rest: _prefetched_on_thread(rest, buffer_size))
+
+
+def _prefetched_on_thread(source, buffer_size):
     autotune = buffer_size == AUTOTUNE
     room = Room(1 if autotune else buffer_size)
     items = queue.Queue()
@@ -140,28 +149,40 @@ REPROBE_ELEMENTS = 512
 
 
 def autotuned_map(fn, source, deterministic):
-    """``num_parallel_calls=AUTOTUNE``: times ``PROBE_ELEMENTS`` calls inline; cheap calls stay
-    inline (and are timed again now and then), costly ones go to one thread per core."""
+    """``num_parallel_calls=AUTOTUNE``: cheap calls stay inline (``_inline_while_cheap``), costly
+    ones go to one thread per core."""
     source = iter(source)
+    calls = (tuple(fn(leaves)) for leaves in source)
     try:
-        while True:
-            spent, count = 0.0, 0
-            for leaves in itertools.islice(source, PROBE_ELEMENTS):
-                start = time.perf_counter()
-                out = tuple(fn(leaves))
-                spent += time.perf_counter() - start
-                count += 1
-                yield out
-            if count < PROBE_ELEMENTS:
-                return
-            if spent / count < INLINE_SECONDS or workers(AUTOTUNE) == 1:
-                for leaves in itertools.islice(source, REPROBE_ELEMENTS):
-                    yield tuple(fn(leaves))
-                continue
-            yield from _pooled(fn, source, workers(AUTOTUNE), deterministic)
-            return
+        yield from _inline_while_cheap(calls, lambda _: _pooled(fn, source, workers(AUTOTUNE), deterministic))
     finally:
         source.close()
+
+
+_DONE = object()
+
+
+def _inline_while_cheap(elements, threaded):
+    """The items of the generator ``elements``: ``PROBE_ELEMENTS`` timed inline; while they cost
+    less than ``INLINE_SECONDS`` each (or there is one core) the next ``REPROBE_ELEMENTS`` are made
+    inline too, then timed again; once costlier, the rest come from ``threaded(elements)``."""
+    try:
+        while True:
+            spent = 0.0
+            for _ in range(PROBE_ELEMENTS):
+                start = time.perf_counter()
+                item = next(elements, _DONE)
+                spent += time.perf_counter() - start
+                if item is _DONE:
+                    return
+                yield item
+            if spent / PROBE_ELEMENTS < INLINE_SECONDS or workers(AUTOTUNE) == 1:
+                yield from itertools.islice(elements, REPROBE_ELEMENTS)
+                continue
+            yield from threaded(elements)
+            return
+    finally:
+        elements.close()
 
 
 def _next_done(pending, deterministic):
