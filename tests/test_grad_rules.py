@@ -8,6 +8,7 @@ import autograph as ag
 from autograph import runtime as rt
 from autograph.runtime.autodiff import registry
 from autograph.runtime.core import opdef
+from autograph.runtime.ops import apply
 
 MODES = [dict(), dict(optimize=False), dict(jit_compile=True)]
 
@@ -210,3 +211,71 @@ def test_where_broadcasts_its_condition():
 def test_every_rule_is_for_a_registered_op_type():
     assert set(registry.GRADIENTS) <= set(opdef.REGISTRY)
     assert registry.NOT_DIFFERENTIABLE <= set(opdef.REGISTRY)
+    assert set(registry.WITHOUT_RULE) <= set(opdef.REGISTRY)
+
+
+def test_every_op_type_is_differentiable_or_declared_otherwise():
+    """Each registered op type has a rule, is declared not differentiable, is listed without a rule
+    (with the reason its error gives), or is a source (no inputs: never on a path)."""
+    tables = [set(registry.GRADIENTS), set(registry.NOT_DIFFERENTIABLE), set(registry.WITHOUT_RULE)]
+    for i, a in enumerate(tables):
+        for b in tables[i + 1:]:
+            assert not a & b
+    unaccounted = sorted(t for t, d in opdef.REGISTRY.items() if not t.startswith("Test")
+                         and not any(t in table for table in tables) and d.inputs != (0, 0))
+    assert unaccounted == []
+
+
+def f_prod(x):
+    return rt.reduce_sum(rt.reduce_prod(x, axis=1)) + rt.reduce_sum(rt.sin(rt.reduce_prod(x, axis=0, keepdims=True)))
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 2], ids=lambda n: f"{n}_zeros")
+def test_prod(zeros):
+    x = np.random.default_rng(zeros).uniform(0.5, 1.5, (3, 4))
+    x[0, :zeros] = 0.0  # a row with no zero, one or two: the product of the others, by cases
+    x[1, 0] = 0.0 if zeros else x[1, 0]
+    check(f_prod, x)
+
+
+def f_choose(x, y):
+    chosen = apply.apply_op("Choose", [rt.reduce_sum(x) > 0.0, rt.sin(x) * y, y * y])  # (a lowered If)
+    return rt.reduce_sum(chosen * x)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_choose(sign):
+    rng = np.random.default_rng(1)
+    check(f_choose, sign * rng.uniform(0.1, 1.0, 3), rng.normal(size=3))
+
+
+def f_range(start, delta):
+    return rt.reduce_sum(rt.sin(rt.range(start, 5.0, delta)))
+
+
+def test_range():
+    check(f_range, np.float64(0.5), np.float64(0.7))  # (7 elements: the length stays under the differences)
+
+
+def normal_samples(mean, stddev):
+    s = rt.random.normal((5,), mean=mean, stddev=stddev, dtype="float64")
+    return rt.reduce_sum(rt.sin(s)), s
+
+
+def uniform_samples(low, high):
+    s = rt.random.uniform((5,), minval=low, maxval=high, dtype="float64")
+    return rt.reduce_sum(rt.sin(s) * s), s
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_random_ops_by_reparameterization(mode):
+    """The samples are fresh at every run, so finite differences are taken of the same function of the
+    parameters with the noise the run drew (read back from its samples)."""
+    for f, a, b, reparameterized in (
+            (normal_samples, 0.3, 1.5, lambda a, b, unit: np.sum(np.sin(a + b * unit))),
+            (uniform_samples, -0.5, 2.0, lambda a, b, unit: np.sum(np.sin(a + (b - a) * unit) * (a + (b - a) * unit)))):
+        (ga, gb), samples = ag.grad(f, argnums=(0, 1), has_aux=True, **mode)(np.float64(a), np.float64(b))
+        unit = (samples - a) / b if f is normal_samples else (samples - a) / (b - a)
+        fixed = lambda p, q: reparameterized(p, q, unit)  # noqa: E731
+        np.testing.assert_allclose(ga, numeric_grad(fixed, [a, b], 0), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(gb, numeric_grad(fixed, [a, b], 1), rtol=1e-5, atol=1e-7)

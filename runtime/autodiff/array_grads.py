@@ -27,6 +27,24 @@ def _select(fwd, grads):
             ops.where(chosen, zeros, g) if fwd.wants(2) else None]
 
 
+def _choose(fwd, grads):
+    """``Choose`` (``x if pred else y``, an ``If`` lowered by the optimizer): the cotangent goes to the
+    value chosen."""
+    g = grads[0]
+    pred, zeros = fwd.x(0), ops.zeros_like(g)
+    return [None, apply.apply_op("Choose", [pred, g, zeros]) if fwd.wants(1) else None,
+            apply.apply_op("Choose", [pred, zeros, g]) if fwd.wants(2) else None]
+
+
+def _range(fwd, grads):
+    """``Range`` (float): element ``k`` is ``start + k * delta``; ``limit`` only sets the length
+    (piecewise constant: no gradient)."""
+    g = grads[0]
+    k = ops.cast(array.tensor_range(ops.size(g)), g.dtype)
+    return [ops.reduce_sum(g) if fwd.wants(0) else None, None,
+            ops.reduce_sum(ops.multiply(g, k)) if fwd.wants(2) else None]
+
+
 def _rank_of(fwd):
     shape = fwd.outputs[0].shape
     if shape is None:
@@ -157,4 +175,6 @@ registry.register({
     "Fill": _fill,
     "Ensure": _ensure,
     "SetItem": _set_item,
+    "Choose": _choose,
+    "Range": _range,
 })

@@ -184,6 +184,7 @@ def fit(g, x):
 
 
 def _no_rule_message(op) -> str:
+    why = registry.WITHOUT_RULE.get(op.type, "add its rule to the table in runtime/autodiff")
     return (f"cannot differentiate the {op.type} op '{op.name}' created at {op.location or '<unknown>'}: op type "
             f"{op.type} has no gradient rule. Keep it off the path from the sources to the target (compute it "
-            "from values that are not differentiated), or add its rule to the table in runtime/autodiff.")
+            f"from values that are not differentiated); {why}.")

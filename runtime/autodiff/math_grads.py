@@ -183,6 +183,21 @@ def _extremum(fwd, grads):
     return [ops.divide(ops.multiply(spread(fwd, grads[0]), hit), count)]
 
 
+def _prod(fwd, grads):
+    """``Prod``: each element's cotangent is the product of the others -- the product over the nonzero
+    elements divided by the element where none is zero, that product for the one zero where there is
+    one, zero where there are more (no division by zero)."""
+    x, g = fwd.x(0), grads[0]
+    axis, keepdims = fwd.attrs["axis"], fwd.attrs["keepdims"]
+    zero = ops.equal(x, np.zeros((), x.dtype))
+    nonzero = ops.where(zero, ops.ones_like(x), x)
+    product = spread(fwd, reduction.reduce("Prod", nonzero, axis, keepdims))
+    zeros = spread(fwd, reduction.reduce("Sum", ops.cast(zero, x.dtype), axis, keepdims))
+    others = ops.where(ops.equal(zeros, 0), ops.divide(product, nonzero),
+                       ops.where(ops.logical_and(zero, ops.equal(zeros, 1)), product, ops.zeros_like(x)))
+    return [ops.multiply(spread(fwd, g), others)]
+
+
 registry.register({
     "Add": _add,
     "Sub": _sub,
@@ -206,4 +221,5 @@ registry.register({
     "Mean": _mean,
     "Max": _extremum,
     "Min": _extremum,
+    "Prod": _prod,
 })

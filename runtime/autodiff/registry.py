@@ -23,8 +23,11 @@ the forward value, which inside a loop means accumulating that value).
 (comparisons, logical and bit ops, the piecewise constant ``FloorDiv``/
 ``Rint``/``Round``, ``ArgMax``, shapes; integer-valued tensors carry no
 gradient whatever made them): paths through them give
-none.  An op type in neither table on a differentiated path is an error
-naming the op type and the user's ``file:line`` (``backprop.py``).
+none.  ``WITHOUT_RULE`` names the op types that would have a gradient but
+have no rule, each with the reason its error gives.  An op type in none of
+the tables on a differentiated path is an error naming the op type and the
+user's ``file:line`` (``backprop.py``); ops without inputs (``ReadVariable``)
+are sources, never on a path.
 
 Each module of rules adds its table here with ``register(rules)``; a new
 op's gradient is one entry in one of them.
@@ -40,7 +43,17 @@ NOT_DIFFERENTIABLE = frozenset({
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert",
     "FloorDiv", "Rint", "Round", "PyInt", "PyBool",
     "ArgMax", "Shape", "Size", "ZerosLike", "OnesLike", "Const", "Placeholder", "Any", "All", "Assert",
+    "CheckIndex", "Print",
+    # state flows through a variable, not through the graph: as in TensorFlow, an assignment's result
+    # carries no gradient to the value assigned (differentiate the read that follows it: ReadVariable)
+    "AssignVariable", "AssignAddVariable", "AssignSubVariable",
 })
+
+# op types that have a gradient in principle but no rule (yet): op type -> why, for the error
+WITHOUT_RULE = {
+    "DatasetReduce": "the gradient of a loop over a dataset (one DatasetReduce op) is not supported: loop "
+                     "over a tensor of the elements instead",
+}
 
 
 def register(rules: dict) -> None:
