@@ -65,6 +65,9 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     outer = current_graph()
     pred = as_predicate(pred, where)
     then_g, then_out = trace_subgraph("if_true", outer, lambda g: list(true_fn()))
+    # The true branch's values as they are now: a dict or list in them that is not the statement's
+    # state (a returned tuple holding the user's dict) is changed in place by the false branch.
+    then_out = [nest.copy_containers(value) for value in then_out]
     else_g, else_out = trace_subgraph("if_false", outer, lambda g: list(false_fn()))
     if stage_lists:
         then_out, else_out = _stack_differing_lists(then_out, else_out, then_g, else_g, labels, where)
