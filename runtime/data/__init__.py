@@ -18,7 +18,8 @@ run before a pipeline is first iterated: ``options.py`` (``rt.data.Options``,
 ``ds.explain()``), ``fusion.py`` (fused functions), ``vectorize.py``
 (map+batch vectorization); ``staged_loop.py`` and ``reduce_op.py``: ``for x
 in ds`` inside ``ag.function`` as one ``DatasetReduce`` op; ``argument.py``: a
-dataset passed to a traced function, held weakly by its trace; ``saving.py``:
+dataset passed to a traced function, held weakly by its trace; ``in_trace.py``:
+``ds.reduce`` and Python iteration while a function is traced; ``saving.py``:
 the pipeline in graph files.
 """
 

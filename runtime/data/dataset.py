@@ -19,7 +19,7 @@ from __future__ import annotations
 from autograph.runtime.core import nest
 from autograph.runtime.core.tensor import TensorSpec
 from autograph.runtime.data import argument, checks, execution, printing, sources, staged_loop, state_functions
-from autograph.runtime.data import rewrites, structure
+from autograph.runtime.data import in_trace, rewrites, structure
 from autograph.runtime.data.functions import trace
 from autograph.runtime.data.options import Options
 from autograph.runtime.errors import TracingError
@@ -165,11 +165,15 @@ class Dataset:
         return execution.elements(rewrites.optimized(self))
 
     def reduce(self, initial_state, reduce_func):
-        """``state = reduce_func(state, element)`` over all elements; the final state (numpy)."""
+        """``state = reduce_func(state, element)`` over all elements; the final state (numpy; while
+        ``rt.function`` traces, tensors of one ``DatasetReduce`` op: ``in_trace.py``)."""
+        if in_trace.tracing():
+            return in_trace.reduce_in_trace(self, initial_state, reduce_func)
         reduction = state_functions.trace_reduce(reduce_func, initial_state, self.element_spec)
         return reduction.run(self.flat_elements())
 
     def __iter__(self):
+        in_trace.check_python_iteration(self)
         spec = self.element_spec
         for leaves in self.flat_elements():
             yield structure.pack(spec, leaves)

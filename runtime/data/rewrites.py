@@ -166,21 +166,32 @@ def _functions(node):
     return found
 
 
-def has_effects(ds) -> bool:
-    """True if running ``ds`` has effects (a generator source, a function that prints, draws random
-    numbers, reads a variable, ...): a prefetch would run them ahead of the consumer's own."""
+def nodes(ds):
+    """Every node of the pipeline ``ds`` once (for a dataset argument's stand-in, the dataset it
+    stands for: ``argument.py``)."""
     seen, stack = set(), [ds]
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if node.kind == "from_generator" or any(f.graph.is_stateful() for f in _functions(node)):
-            return True
+        yield node
         stack.extend(node.inputs)
         if node.kind == argument.KIND:
             stack.append(argument.referent(node))
-    return False
+
+
+def has_effects(ds) -> bool:
+    """True if running ``ds`` has effects (a generator source, a function that prints, draws random
+    numbers, reads a variable, ...): a prefetch would run them ahead of the consumer's own."""
+    return any(node.kind == "from_generator" or any(f.graph.is_stateful() for f in _functions(node))
+               for node in nodes(ds))
+
+
+def varies(ds) -> bool:
+    """True if iterating ``ds`` twice may give other elements: it has effects, or a shuffle reshuffles."""
+    reshuffles = ("shuffle", "shuffle_repeat")
+    return has_effects(ds) or any(n.kind in reshuffles and n.attrs["reshuffle_each_iteration"] for n in nodes(ds))
 
 
 def optimized(ds):
