@@ -174,3 +174,29 @@ def test_without_the_converter_loaded_the_error_says_so(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
     assert out.startswith("autograph's converter is not loaded, so the function was traced unconverted: use an "
                           "ag.* name (such as ag.convert) before building the pipeline")
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: Dataset.range(250, 260, dtype="uint8"), ValueError,
+     r"Dataset.range\(250, 260\): the elements 250..259 do not fit dtype uint8, which holds the integers 0..255"),
+    (lambda: Dataset.range(2 ** 70), ValueError, r"do not fit dtype int64"),
+    (lambda: Dataset.range(-1, 2, dtype="uint16"), ValueError, r"the elements -1..1 do not fit dtype uint16"),
+    (lambda: Dataset.range(3000, dtype="float16"), ValueError,
+     r"the elements 0..2999 do not fit dtype float16, which holds the integers -2048..2048 exactly"),
+    (lambda: Dataset.range(3, dtype="bool"), TypeError, r"Dataset.range\(dtype=...\) must be an integer or float "
+                                                        r"dtype, got bool"),
+    (lambda: Dataset.from_tensor_slices(()), ValueError, r"from_tensor_slices needs at least one array"),
+    (lambda: rt.data.Options(map_fusion="no"), TypeError, r"rt.data.Options\(map_fusion=...\) must be True or "
+                                                          r"False, got str 'no'"),
+], ids=["uint8", "beyond-int64", "negative-unsigned", "float16-inexact", "bool", "no-arrays", "options"])
+def test_values_a_dataset_could_not_give_exactly_are_refused_when_it_is_built(make, error, message):
+    # before, range(250, 260, uint8) failed with an OverflowError only when iterated, range(3, dtype=bool)
+    # gave False, True, True, and Options(map_fusion="no") left the fusion on
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_ranges_that_fit_their_dtype_give_every_element():
+    assert [int(x) for x in Dataset.range(5, 0, -2, dtype="uint8")] == [5, 3, 1]
+    assert [float(x) for x in Dataset.range(2046, 2049, dtype="float16")] == [2046.0, 2047.0, 2048.0]
+    assert list(Dataset.range(3, 3, dtype="uint8")) == []

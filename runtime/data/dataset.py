@@ -48,9 +48,9 @@ class Dataset:
     @staticmethod
     def range(*args, dtype="int64") -> "Dataset":  # noqa: A003 - tf.data's name
         """``range(stop)``, ``range(start, stop[, step])`` as scalar ``dtype`` elements."""
-        start, stop, step = sources.range_bounds(args)
-        return Dataset("range", (), {"start": start, "stop": stop, "step": step},
-                       TensorSpec((), dtype))
+        spec = TensorSpec((), dtype)
+        start, stop, step = sources.range_bounds(args, spec.dtype)
+        return Dataset("range", (), {"start": start, "stop": stop, "step": step}, spec)
 
     @staticmethod
     def from_generator(generator, output_signature) -> "Dataset":

@@ -23,6 +23,13 @@ class Options:
     map_batch_vectorization: bool = True
     inject_prefetch: bool = True
 
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if type(value) is not bool:  # Options(map_fusion="no") would have left it on
+                raise TypeError(f"rt.data.Options({field.name}=...) must be True or False, got "
+                                f"{type(value).__name__} {value!r:.40}")
+
     def enabled(self, rewrite: str) -> bool:
         return self.optimize and getattr(self, rewrite)
 

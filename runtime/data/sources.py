@@ -22,6 +22,8 @@ def slices(tensors):
     except ValueError as error:  # numpy's message for a ragged nest of lists
         raise ValueError(f"from_tensor_slices: a list in tensors is not rectangular: {error}") from None
     flat = nest.flatten(tensors)
+    if not flat:
+        raise ValueError(f"from_tensor_slices needs at least one array; tensors is {tensors!r:.60}")
     paths = nest.leaf_paths(tensors)
     arrays = []
     for value, path in zip(flat, paths):
@@ -59,7 +61,8 @@ def lists_as_arrays(value):
     return type(value)(*items) if nest.is_namedtuple(value) else tuple(items)
 
 
-def range_bounds(args):
+def range_bounds(args, dtype):
+    """``(start, stop, step)`` of ``Dataset.range(*args, dtype=dtype)``, every element checked to fit ``dtype``."""
     if not 1 <= len(args) <= 3:
         raise TypeError(f"Dataset.range takes 1 to 3 integers (stop | start, stop[, step]), got {len(args)}")
     names = ("stop",) if len(args) == 1 else ("start", "stop", "step")
@@ -67,6 +70,20 @@ def range_bounds(args):
     start, stop, step = values.get("start", 0), values["stop"], values.get("step", 1)
     if step == 0:
         raise ValueError("Dataset.range(step=...) must not be zero")
+    numbers = range(start, stop, step)
+    kind = np.dtype(dtype).kind
+    if kind not in "iuf":
+        raise TypeError(f"Dataset.range(dtype=...) must be an integer or float dtype, got {np.dtype(dtype).name}")
+    if numbers:
+        low, high = min(numbers[0], numbers[-1]), max(numbers[0], numbers[-1])
+        if kind in "iu":
+            first, last = np.iinfo(dtype).min, np.iinfo(dtype).max
+        else:  # the integers a float dtype holds exactly
+            last = 2 ** (np.finfo(dtype).nmant + 1)
+            first = -last
+        if low < first or high > last:
+            raise ValueError(f"Dataset.range{tuple(args)}: the elements {low}..{high} do not fit dtype "
+                             f"{np.dtype(dtype).name}, which holds the integers {first}..{last} exactly")
     return start, stop, step
 
 
