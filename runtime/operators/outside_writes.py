@@ -52,6 +52,7 @@ class Snapshot:
         frames = _converted_frames()
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
         self.locals = []  # (frame, name, value): variables of the converted code around it, not set by the bodies
+        self.frames = frames
         if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
         assigned = set(symbols)
@@ -120,10 +121,11 @@ class Snapshot:
     def _changed(self):
         """``(path, container type or None, place or None)`` of the first change, or None; the place
         ``(holder, 'attr' or 'item', key)`` when an existing attribute or item got another value."""
+        views = {}  # id(frame) -> frame.f_locals, read once (each read copies the frame's variables)
         for frame, name, value in self.locals:
-            now = frame.f_locals
+            now = _locals(frame, views)
             if now.get(name, value) is not value:
-                cell = _cell_of(name, now)
+                cell = _cell_of(name, now[name], self._outward(frame), views)
                 return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
             _, after = _contents(holder)
@@ -139,13 +141,18 @@ class Snapshot:
                 return path, type(holder), None
         return None
 
+    def _outward(self, frame) -> list:
+        """``frame`` and the converted frames around it."""
+        return self.frames[next(i for i, f in enumerate(self.frames) if f is frame):]
+
     def restore(self):
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
         enclosing function that a function defined there changed through its closure)."""
+        views = {}
         for frame, name, value in self.locals:
-            now = frame.f_locals
+            now = _locals(frame, views)
             if now.get(name, value) is not value:
-                cell = _cell_of(name, now)
+                cell = _cell_of(name, now[name], self._outward(frame), views)
                 if cell is not None:
                     cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
@@ -250,19 +257,30 @@ def _write(place, value):
         holder[key] = value
 
 
-def _cell_of(name, variables):
-    """The cell of the enclosing function's variable ``name`` (a ``nonlocal`` of a function defined
-    there, which a body calls), found through that function's closure; None if there is none."""
-    current = variables.get(name)
-    for value in variables.values():
-        code = getattr(value, "__code__", None)
-        if type(value) is types.FunctionType and name in code.co_freevars:
-            cell = value.__closure__[code.co_freevars.index(name)]
-            try:
-                if cell.cell_contents is current:
-                    return cell
-            except ValueError:  # empty
-                continue
+def _locals(frame, views) -> dict:
+    found = views.get(id(frame))
+    if found is None:
+        found = views[id(frame)] = frame.f_locals
+    return found
+
+
+def _cell_of(name, current, frames, views):
+    """The cell of the variable ``name`` that holds ``current`` in ``frames[0]`` (a ``nonlocal`` of
+    a function defined where the variable is, which a body calls), found through the closure of a
+    function in that frame or, while the variable is a free variable there, in the frames around it
+    (the loop body reading ``k`` need not hold ``inc``, which the function defining ``k`` does);
+    None if there is none."""
+    for frame in frames:
+        for value in _locals(frame, views).values():
+            if type(value) is types.FunctionType and name in value.__code__.co_freevars:
+                cell = value.__closure__[value.__code__.co_freevars.index(name)]
+                try:
+                    if cell.cell_contents is current:
+                        return cell
+                except ValueError:  # empty
+                    continue
+        if name not in frame.f_code.co_freevars:
+            break  # defined here (a cell variable) or a plain local: no frame further out has it
     return None
 
 
