@@ -177,3 +177,15 @@ def test_a_loaded_pipelines_functions_get_the_callers_load_limits(limits):
         node = node.inputs[0]
     options = node.attrs["fn"].graph.load_options
     assert {k: getattr(options, k) for k in limits} == limits
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("stop", 300, r"dataset node 0 \(range\): Dataset.range\(0, 300, 1\): the elements 0..299 do not fit dtype "
+                  r"uint8"),
+    ("step", 0, r"dataset node 0 \(range\): Dataset.range\(step=...\) must not be zero"),
+])
+def test_a_range_record_its_dtype_cannot_hold_is_refused(field, value, message):
+    graph_def = _graph_def(Dataset.range(5, dtype="uint8").map(lambda x: rt.cast(x, "int64")))
+    _pipeline(graph_def)["nodes"][0]["attrs"][field] = value  # overflowed (or spun) only when run
+    with pytest.raises(GraphDefError, match=message):
+        rt.Graph.from_graph_def(graph_def)

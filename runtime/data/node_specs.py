@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime.core import shapes
-from autograph.runtime.data import structure
+from autograph.runtime.data import sources, structure
 
 
 def _flat(spec):
@@ -85,6 +85,10 @@ def check(kind, attrs, inputs, spec, where) -> None:
     if kind == "range":
         if len(declared) != 1 or declared[0][1] != () or declared[0][0].kind not in "iuf":
             raise ValueError(f"{where} (range) must yield scalar numbers, not {structure.format_spec(spec)}")
+        try:
+            sources.range_bounds((attrs["start"], attrs["stop"], attrs["step"]), declared[0][0])
+        except ValueError as error:  # a step of 0, elements beyond the dtype
+            raise ValueError(f"{where} (range): {error}") from None
         return
     if kind == "concatenate":
         derived = [_flat(d.element_spec) for d in inputs]
