@@ -47,7 +47,7 @@ def _grown_push(buffer, i, item, ragged, label):
         target = tuple(np.maximum(buffer.shape[1:], item.shape))
         buffer, item = _zero_padded(buffer, (len(buffer), *target)), _zero_padded(item, target)
     if i >= len(buffer):
-        grown = _new_buffer((max(2 * len(buffer), i + 1, 4), *buffer.shape[1:]), buffer.dtype)  # read below i only
+        grown = _new_buffer(max(2 * len(buffer), i + 1, 4), buffer.shape[1:], buffer.dtype)  # read below i only
         grown[: len(buffer)] = buffer
         buffer = grown
     buffer[i] = item
@@ -55,24 +55,29 @@ def _grown_push(buffer, i, item, ragged, label):
 
 
 # The buffers of accumulators that died, kept for the next run (fresh memory costs a page fault per
-# page on first write, which for a loop's accumulators costs more than the pushes themselves).  A
-# buffer is a view of a pooled base; when the view dies its base returns to the pool.  Nothing else
-# views a buffer: pushes copy into it, reads copy out of it.
-_POOL: dict = {}  # (dtype, shape) -> bases
+# page on first write, which for a loop's accumulators costs more than the pushes themselves), by
+# dtype and entry shape: a buffer is taken at its largest, so an accumulator filled as far as in the
+# run before needs no growing (no copy).  A buffer is a view of a pooled base; when the view dies its
+# base returns to the pool.  Nothing else views a buffer: pushes copy into it, reads copy out of it.
+_POOL: dict = {}  # (dtype, entry shape) -> bases
 _POOL_LIMIT = 1 << 27  # bytes kept at most
 _pooled = [0]
 _pool_lock = threading.Lock()
 
 
-def _new_buffer(shape, dtype):
-    key = (np.dtype(dtype), tuple(shape))
+def _new_buffer(entries, entry_shape, dtype):
+    """A buffer of at least ``entries`` entries: the largest pooled one of its kind if that is enough."""
+    key = (np.dtype(dtype), tuple(entry_shape))
+    base = None
     with _pool_lock:
         bases = _POOL.get(key)
-        base = bases.pop() if bases else None
-        if base is not None:
-            _pooled[0] -= base.nbytes
+        if bases:
+            largest = max(range(len(bases)), key=lambda k: len(bases[k]))
+            if len(bases[largest]) >= entries:
+                base = bases.pop(largest)
+                _pooled[0] -= base.nbytes
     if base is None:
-        base = np.empty(shape, dtype)
+        base = np.empty((entries, *entry_shape), dtype)
     view = base[...]
     weakref.finalize(view, _release, base)
     return view
@@ -81,7 +86,7 @@ def _new_buffer(shape, dtype):
 def _release(base):
     with _pool_lock:
         if _pooled[0] + base.nbytes <= _POOL_LIMIT:
-            _POOL.setdefault((base.dtype, base.shape), []).append(base)
+            _POOL.setdefault((base.dtype, base.shape[1:]), []).append(base)
             _pooled[0] += base.nbytes
 
 
