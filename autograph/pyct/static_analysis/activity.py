@@ -127,12 +127,13 @@ class Scope:
 class _ScopeWalker:
     """Walks one scope; nested scopes get their own walker."""
 
-    __slots__ = ("scope", "reads", "nested_free")
+    __slots__ = ("scope", "reads", "nested_free", "walrus")
 
     def __init__(self):
         self.scope = Scope()
         self.reads = set()
         self.nested_free = set()
+        self.walrus = False  # a walrus seen in this scope so far: only then can a read follow one
 
     # -- expressions --------------------------------------------------------
 
@@ -182,6 +183,8 @@ class _ScopeWalker:
             return
         if kind is gast.Call and type(node.func) is gast.Name and node.func.id in ("locals", "vars", "eval", "exec"):
             self.scope.uses_locals = True
+        elif kind is gast.NamedExpr:
+            self.walrus = True
         for field in node._fields:
             value = getattr(node, field)
             if isinstance(value, list):
@@ -236,7 +239,7 @@ class _ScopeWalker:
         if kind in _VALUED:
             modified |= _mutations(node)
         value = node.test if kind is gast.If else getattr(node, "value", None) if kind in _VALUED else None
-        if defs and value is not None:  # `c += (t := f(i)) * t` does not read t before it
+        if defs and value is not None and self.walrus:  # `c += (t := f(i)) * t` does not read t before it
             uses -= walrus_reads.bound_before_read(value) - _read_first(node)
         anno.set(node, anno.USES, frozenset(uses))
         anno.set(node, anno.DEFS, frozenset(defs))
