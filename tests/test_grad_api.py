@@ -1,6 +1,7 @@
 """ag.grad / ag.value_and_grad: structures, caching, bad input, and what gradient graphs support."""
 
 import collections
+import functools
 import json
 
 import numpy as np
@@ -8,6 +9,8 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
+
+from test_grad_rules import numeric_grad
 
 Point = collections.namedtuple("Point", "x y")
 
@@ -239,3 +242,47 @@ def test_second_derivatives_through_broadcasting_gather_and_unknown_shapes():
     for i, got in enumerate(second(x, y)):
         want = numeric_grad(lambda a, b: np.sum(first(a, b)), [x, y], i)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _inner_python(y):
+    return rt.sin(y) * 2.0
+
+
+inner_called_first_in_a_loop = None  # a fresh ag.function per test: its first call is inside the loop
+
+
+def calls_a_function_in_a_loop(x, n):
+    y = x
+    for i in range(n):
+        y = inner_called_first_in_a_loop(y) + 0.1
+    return rt.reduce_sum(y)
+
+
+def _numpy_loop(step, x, n):
+    y = x
+    for _ in range(n):
+        y = step(y) + 0.1
+    return np.sum(y)
+
+
+INNER = {"inner_function": (ag.function, lambda y: np.sin(y) * 2.0),
+         "inner_grad": (lambda f: ag.grad(lambda y: rt.reduce_sum(f(y))), lambda y: np.cos(y) * 2.0)}
+
+
+@pytest.mark.parametrize("make", [ag.function, ag.grad, functools.partial(ag.value_and_grad, jit_compile=True)],
+                         ids=["function", "grad", "value_and_grad_jit"])
+@pytest.mark.parametrize("inner", sorted(INNER))
+def test_an_ag_function_called_first_inside_a_tensor_loop(make, inner):
+    """Its first call sets up its trace (state of autograph's own, not the user's): it used to be refused
+    as a change of 'inner._traced_callable' made in the loop body."""
+    global inner_called_first_in_a_loop
+    wrap, step = INNER[inner]
+    inner_called_first_in_a_loop = wrap(_inner_python)
+    x, n = np.array([0.3, 0.6]), np.int32(3)
+    result = make(calls_a_function_in_a_loop)(x, n)
+    if make is ag.function:
+        np.testing.assert_allclose(result, _numpy_loop(step, x, 3), rtol=1e-12)
+    else:
+        gradient = result[1] if isinstance(result, tuple) else result
+        np.testing.assert_allclose(gradient, numeric_grad(lambda v, n: _numpy_loop(step, v, 3), [x, n], 0),
+                                   rtol=1e-5, atol=1e-6)

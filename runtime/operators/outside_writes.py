@@ -75,8 +75,10 @@ class Snapshot:
     def _record(self, value, path, depth, covered, seen):
         if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
             return
-        if id(value) in self._library:
-            return  # autograph's own (a trace counter the user's module imported): not the user's state
+        if id(value) in self._library or type(value).__module__.startswith("autograph."):
+            # autograph's own (a trace counter the user's module imported; an ag.function, which sets up
+            # its trace on its first call): not the user's state
+            return
         seen.add(id(value))
         kind, items = _contents(value)
         if kind is None:
