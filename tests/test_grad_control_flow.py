@@ -314,3 +314,59 @@ def test_second_derivatives_through_nested_loops_are_refused():
     second = ag.grad(lambda x, n: rt.reduce_sum(first(x, n)))
     with pytest.raises(ag.TracingError, match="second derivatives through a loop inside a loop are not supported"):
         second(np.array([0.5, 0.9]), np.int32(3))
+
+
+def sin_times_x(x, n):
+    y = x
+    for i in range(n):
+        y = rt.sin(y) * x
+    return rt.reduce_sum(y)
+
+
+def test_accumulators_of_unknown_shape_compiled_and_interpreted_alike():
+    """jit writes the push inline (the entry shape checked where static shapes do not state it) and
+    grows the buffer through the kernel: the same results as the interpreter, across runs of other
+    lengths and shapes."""
+    spec = [rt.TensorSpec((None,), "float64"), rt.TensorSpec((), "int32")]
+    compiled, interpreted = (ag.grad(sin_times_x, input_signature=spec, **mode) for mode in ({"jit_compile": True}, {}))
+    assert "shape[1:] ==" in compiled.get_concrete_function(*spec).compiled_source()
+    for x, n in ((np.linspace(0.1, 0.9, 3), 40), (np.array([0.5, -0.2]), 3), (np.linspace(-1, 1, 5), 70)):
+        np.testing.assert_allclose(compiled(x, np.int32(n)), interpreted(x, np.int32(n)), rtol=1e-13)
+    check(sin_times_x, np.array([0.5, -0.2]), np.int32(7), argnums=(0,))
+
+
+def prefix_sums(xs, n):
+    total = xs[0] * 0.0
+    for i in range(n):
+        total = total + rt.reduce_sum(rt.sin(rt.sin(xs[:i + 1])))  # a value whose length grows
+    return total
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_a_value_changing_shape_across_iterations_is_refused_naming_its_accumulator(mode):
+    with pytest.raises(ag.ExecutionError, match=r"the accumulator of .* in the gradient of the loop at "
+                                                r".*test_grad_control_flow.py:\d+: the value has shape \[2\] at "
+                                                r"iteration 1 and \[1\] before"):
+        ag.grad(prefix_sums, **mode)(np.arange(5.0), np.int32(3))
+
+
+def test_a_loop_counting_its_iterations_is_its_own_counter():
+    def f(x, n):
+        y = x
+        i = 0
+        while i < n:
+            if y > 1.0:
+                y = y * 0.999 - 0.01 * x
+            else:
+                y = rt.sin(y) + 0.1 * x
+            i += 1
+        return y
+
+    graph = ag.grad(f).get_concrete_function(np.float64(0.5), np.int32(9)).graph
+    (loop,) = [op for op in graph.operations if op.type == "While" and op.attrs["body"].startswith("while_body")
+               and not op.attrs["body"].startswith("while_body_grad")]
+    body = graph.library[loop.attrs["body"]]
+    # i and y, and one accumulator (y's: the branch's predicate is recomputed from it): no second counter
+    assert len(body.outputs) == 3 and [op.type for op in body.operations].count("StackPush") == 1
+    check(f, np.float64(0.5), np.int32(9), argnums=(0,))
+    check(f, np.float64(1.5), np.int32(30), argnums=(0,))
