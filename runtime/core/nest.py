@@ -17,20 +17,24 @@ How values are treated, decided here once:
   else is a leaf: ``None`` (a value, not an empty structure), dataclasses
   (their fields are not looked into), strings, arrays, tensors, and other
   subclasses of tuple, list or dict, which a rebuild could not give back
-  with their type and attributes (the boundary of ``rt.function`` takes
-  those as their base type: ``as_base_containers``).
+  with their type and attributes.
 * A flat list of leaves (``flatten``, ``leaf_paths``, ``pack_as``,
   ``flatten_up_to``) visits a dict's entries in sorted key order (insertion
   order when the keys do not sort): the order depends on the keys alone,
   so the flat lists of two dicts built apart (a loop variable before and
-  after the body) line up.
-* A walk over whole trees (``map_structure``, ``mismatch``) matches dict
-  entries by key, and follows the insertion order of the structure it
-  rebuilds: ``fn`` is called in that order.  Every rebuilt dict (``pack_as``
-  too) keeps the insertion order of its structure.
-* The trace-cache key is not a nest walk: ``runtime/tracing/signature.py``
-  keeps a dict argument's insertion order in the key, because the traced
-  code sees it (``for k in d``); ``tests/test_cache_keys.py`` pins it.
+  after the body) line up.  Comparisons (``mismatch``, ``missing_key``)
+  match entries by key, in that order.
+* ``map_structure`` matches dict entries by key too, and calls ``fn`` in
+  the insertion order of the structure it rebuilds.  Every rebuilt dict
+  (``pack_as`` too) keeps the insertion order of its structure.
+* The boundary of ``rt.function`` is not a nest walk where the traced code
+  could tell the difference: the trace-cache key and the placeholders put
+  in the arguments (``runtime/tracing/signature.py``) keep a dict's
+  insertion order, because the traced code sees it (``for k in d``;
+  ``tests/test_cache_keys.py`` pins it), and keep subclassed containers
+  (an argument reaches the function with its type).  Its results come back
+  as nests: subclassed containers made plain (``as_base_containers``),
+  then mapped (``runtime/tracing/trace.py``).
 
 ``mismatch(a, b)`` describes the first difference between two structures,
 for error messages; ``leaf_paths`` spells where each leaf sits
