@@ -136,7 +136,7 @@ def test_unregistering_an_unknown_overload_is_an_error():
 # Every operator the registry's docstring lists, by the name its handler is registered under.
 OPERATORS = (
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_",
-    "list_append", "list_extend", "list_pop",
+    "list_append", "list_extend", "list_pop", "aug_setitem", "del_item",
     "range", "len", "print", "int", "float", "bool", "abs", "max", "min", "reversed", "isinstance", "type",
     "enumerate", "zip", "sum", "any", "all",
 )

@@ -145,11 +145,10 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``del_item(x, i) -> x`` (``del x[i]``; a staged list loses the item),
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
-  generated code rebinds the receiver with the result.  The
-  handlers of ``list_append``/``list_extend``/``list_pop`` get the same
-  arguments (the numpy runtime's: ``data_structures.staged_append``, ...);
-  ``aug_setitem``/``del_item`` on a ``Tensor`` are ``ops.indexing.setitem``
-  and ``ops.list_operators.deleted``.
+  generated code rebinds the receiver with the result.  Their
+  handlers get the same arguments (the numpy runtime's, for a ``Tensor``:
+  ``data_structures.staged_append``, ..., ``staged_setitem``, which is
+  ``ops.indexing.setitem``, and ``staged_del_item``).
 * ``converted_call(f, /, *args, **kwargs)`` -- calls ``f``, converting it
   first if it is user code (see ``calls``).
 * builtins ``range``, ``len``, ``print``, ``int``, ``float``, ``bool``,

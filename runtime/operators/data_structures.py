@@ -11,12 +11,10 @@ rebinds the receiver, which makes it a loop variable of the enclosing loop::
 
 On Python values they mutate in place and return the same object.  For a
 receiver that is not plain Python the overload registry
-(``operators/dispatch.py``) gives the handler of ``list_append``,
-``list_extend`` and ``list_pop``; the numpy runtime's ``Tensor`` (a staged
-list: one tensor of stacked elements, ``tracing/staged_list.py``) registers
-``staged_append``/``staged_extend``/``staged_pop`` here.  ``aug_setitem`` and
-``del_item`` on a tensor are ``ops.indexing.setitem`` and
-``ops.list_operators.deleted``.
+(``operators/dispatch.py``) gives the handler of each; the numpy runtime's
+``Tensor`` registers ``staged_append``/``staged_extend``/``staged_pop`` (a
+staged list: one tensor of stacked elements, ``tracing/staged_list.py``),
+``staged_setitem`` (``ops.indexing.setitem``) and ``staged_del_item`` here.
 """
 
 from __future__ import annotations
@@ -114,12 +112,14 @@ def staged_pop(target, index=None):
 def aug_setitem(target, index, op, value):
     """``target[index] op value`` (``op`` like ``'+='``, or ``'='``); returns the updated container.
 
-    Tensors are immutable, so the graph path returns a new tensor (``indexing.setitem``: numpy's
-    semantics, bounds checked when the graph runs); Python containers are updated in place, with
-    Python's in-place operator.  A tensor key of a dict is an ``ag.TracingError``.
+    Python containers are updated in place, with Python's in-place operator; a staged receiver
+    goes to its handler (a tensor: ``indexing.setitem``).  A tensor key of a dict is an
+    ``ag.TracingError``.
     """
-    if type(target) not in (list, dict) and isinstance(target, Tensor):
-        return indexing.setitem(target, index, op, value)
+    if type(target) not in (list, dict):
+        staged = dispatch.handler_for("aug_setitem", target)
+        if staged is not None:
+            return staged(target, index, op, value)
     if isinstance(index, Tensor) and isinstance(target, dict):
         raise TracingError(
             f"{indexing.user_statement()}: a symbolic tensor used as a key of a dict; the dict "
@@ -135,13 +135,26 @@ def aug_setitem(target, index, op, value):
 
 def del_item(target, index):
     """``del target[index]``; returns the container (a staged list: a new one, without the item)."""
-    if isinstance(target, Tensor):
-        if target.list_label:
-            return list_operators.deleted(target, index)
-        raise ValueError(f"cannot delete array elements: {construct_at('`del x[i]`')} deletes from the "
-                         f"tensor {target.name}, an array; build the new array with rt.concat of slices")
+    if type(target) not in (list, dict):
+        staged = dispatch.handler_for("del_item", target)
+        if staged is not None:
+            return staged(target, index)
     del target[index]
     return target
+
+
+def staged_setitem(target, index, op, value):
+    """``t[index] op value`` on a tensor: a new tensor, as tensors are immutable (``indexing.setitem``:
+    numpy's semantics, bounds checked when the graph runs)."""
+    return indexing.setitem(target, index, op, value)
+
+
+def staged_del_item(target, index):
+    """``del l[i]`` on a staged list: the list without the item; on another tensor, numpy's refusal."""
+    if target.list_label:
+        return list_operators.deleted(target, index)
+    raise ValueError(f"cannot delete array elements: {construct_at('`del x[i]`')} deletes from the "
+                     f"tensor {target.name}, an array; build the new array with rt.concat of slices")
 
 
 def getattr_(owner, attr):
@@ -166,3 +179,5 @@ def setattr_(owner, attr, value):
 dispatch.register("list_append", is_tensor, staged_append, backend="numpy")
 dispatch.register("list_extend", is_tensor, staged_extend, backend="numpy")
 dispatch.register("list_pop", is_tensor, staged_pop, backend="numpy")
+dispatch.register("aug_setitem", is_tensor, staged_setitem, backend="numpy")
+dispatch.register("del_item", is_tensor, staged_del_item, backend="numpy")

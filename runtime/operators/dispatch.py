@@ -1,7 +1,7 @@
 """The overloads of the operators: which handler runs a construct for a value that is not plain Python.
 
 Every operator generated code calls (``if_stmt``, ``while_stmt``,
-``for_stmt``, ``if_exp``, ``and_``/``or_``/``not_``, ``assert_``, the list
+``for_stmt``, ``if_exp``, ``and_``/``or_``/``not_``, ``assert_``, the list and item
 operators, the builtins) runs plain Python control flow for plain Python
 values.  For any other value it asks this registry: an *overload* is one
 ``detect`` function and one ``handler`` per operator and backend.  The
@@ -34,7 +34,8 @@ constructs when ``autograph.runtime.operators`` is imported:
 ``if_statements.staged_if_stmt``, ``loop_statements.staged_while_stmt`` /
 ``staged_for_stmt``, ``logical.staged_if_exp`` / ``staged_and`` /
 ``staged_or`` / ``staged_not``, ``exceptions.staged_assert``,
-``data_structures.staged_append`` / ``staged_extend`` / ``staged_pop``, and
+``data_structures.staged_append`` / ``staged_extend`` / ``staged_pop`` /
+``staged_setitem`` (``aug_setitem``) / ``staged_del_item`` (``del_item``), and
 the builtins' (operator names ``"range"``, ``"len"``, ``"max"``, ...:
 ``py_builtins``).  ``unregister(operator, backend)`` removes an overload.
 """
