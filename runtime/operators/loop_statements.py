@@ -33,6 +33,7 @@ from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.operators.logical import and_
 from autograph.runtime.ops import apply
+from autograph.runtime.tracing import retrace
 from autograph.runtime.tracing.loops import build_while
 from autograph.runtime.tracing.values import as_predicate
 
@@ -297,7 +298,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
                            invariants=None if invariants is None else [None] * k + invariants,
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, init, staged = state.trace_loop(trace, init)
+    final, init, staged = retrace.restaging(trace, init)
     state.bind(set_state, init, state.pack_state(init, final[k:], staged), names, where)
 
 

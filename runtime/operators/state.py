@@ -23,7 +23,7 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
-from autograph.runtime.tracing.retrace import Restage, StageFirst, restaging
+from autograph.runtime.tracing.retrace import Restage, StageFirst
 from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 
 
@@ -183,10 +183,6 @@ def pack_state(init, flat, staged):
             out.append(nest.pack_as(entry, flat[index:index + count]))
             index += count
     return tuple(out)
-
-
-# The loop over the state's structure (``retrace.restaging``), under the name the graph paths call.
-trace_loop = restaging
 
 
 def fresh(state):
