@@ -59,7 +59,7 @@ _passthrough_codes = _CodeIds()
 
 _hook = None
 
-_SKIPPED_MODULES = frozenset({"autograph", "numpy", "gast", "pytest", "_pytest", "hypothesis"})
+_SKIPPED_MODULES = frozenset({"autograph", "numpy", "gast", "pytest", "_pytest", "hypothesis", "jax", "jaxlib"})
 _STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 
 
@@ -161,7 +161,7 @@ def is_converted(function) -> bool:
 
 
 def is_skipped_module(module_name) -> bool:
-    """True for numpy, the standard library, autograph and test machinery."""
+    """True for numpy, JAX, the standard library, autograph and test machinery."""
     if not module_name:
         return False
     root = module_name.partition(".")[0]
