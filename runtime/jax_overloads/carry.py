@@ -180,14 +180,13 @@ def _leaf_output(label, before, aval, value, where, carry):
         raise TracingError(f"'{label}' changes shape from {aval.shape} to {new.shape} in the body of {where}; "
                            "JAX loops keep shapes fixed. Pad it to one shape, or compute it outside the loop.")
     if new.dtype != aval.dtype or (aval.weak and not new.weak):
-        if not aval.weak and not new.weak:
+        if aval.weak:  # a Python number before the loop: it takes the dtype the body gives it
+            carry.append(value)
+            return values.Aval(aval.shape, values.join(label, _zero(aval), value, where).dtype, new.weak)
+        # a weakly typed value takes the carry's dtype, unless that changes it (an int32 + 0.5)
+        if not new.weak or np.result_type(aval.dtype, _zero(new)) != aval.dtype:
             raise TracingError(f"'{label}' changes dtype from {aval.dtype.name} to {new.dtype.name} in the body "
                                f"of {where}; a loop variable keeps its dtype. Cast it, or start it with that dtype.")
-        if not aval.weak:  # a weakly typed value takes the carry's dtype
-            carry.append(values.as_array(value, aval))
-            return aval
-        carry.append(value)
-        return values.Aval(aval.shape, values.join(label, _zero(aval), value, where).dtype, new.weak)
     carry.append(values.as_array(value, aval))
     return aval
 

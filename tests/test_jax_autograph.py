@@ -1,0 +1,468 @@
+"""AutoGraph for JAX: converted code under jax.jit, jax.grad and jax.vmap gives what Python gives.
+
+Each function below runs three ways: the original on concrete values (Python
+control flow), ``jax.jit(ag.convert(f))`` (traced: lax.cond / while_loop /
+scan) and ``ag.jax.jit(f)``; results must agree.  The refusals name the
+variable and the user's line.  ``make_jaxpr`` of three converted functions
+has the primitives of the hand-written lax versions.
+"""
+
+from __future__ import annotations
+
+import collections
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="JAX is not installed (pip install autograph[jax])")
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+import autograph as ag  # noqa: E402
+
+HERE = pathlib.Path(__file__).name
+
+
+# --------------------------------------------------------------------------
+# Small functions, each with the arguments it is run on
+# --------------------------------------------------------------------------
+
+
+def relu(x):
+    if x > 0:
+        y = x
+    else:
+        y = -0.5 * x
+    return y
+
+
+def early_return(x):
+    if x > 2:
+        return x * 10
+    if x < -2:
+        return -x
+    return x + 1
+
+
+def count_up(x, n):
+    i = 0
+    s = 0.0
+    while i < n:
+        s = s + x * i
+        i += 1
+    return s, i
+
+
+def while_break(x):
+    s = 0.0
+    k = 0
+    while True:
+        s = s + x
+        k += 1
+        if s > 10:
+            break
+    return s, k
+
+
+def for_rows(xs):
+    total = 0.0
+    for row in xs:
+        if row > 0:
+            total = total + row
+        else:
+            continue
+        total = total * 1.5
+    return total
+
+
+def for_break(xs):
+    total = 0.0
+    for row in xs:
+        if total > 4:
+            break
+        total = total + row
+    return total
+
+
+def for_range(x, n):
+    acc = x
+    for i in range(n):
+        acc = acc * 0.5 + i
+    return acc
+
+
+def logic(x, y):
+    a = x > 0 and y > 0
+    b = x > 1 or y < -1
+    c = not (x > y)
+    return jnp.where(a, 1.0, 0.0) + jnp.where(b, 2.0, 0.0) + jnp.where(c, 4.0, 0.0)
+
+
+def ternary(x):
+    return x * 2 if x > 1 else x - 3
+
+
+def appended(xs):
+    out = []
+    for row in xs:
+        out.append(row * row)
+        out.append(row + 1)
+    return out
+
+
+def enumerated(xs):
+    s = 0.0
+    for i, row in enumerate(xs):
+        s = s + i * row
+    return s
+
+
+def python_values_stay(x):
+    label = "neg"
+    scale = 3
+    if x > 0:
+        label = "neg"
+        scale = 3
+        x = x + 1
+    return x * scale + len(label)
+
+
+def nested(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            if (i + j) % 2 == 0:
+                s = s + x
+            j += 1
+        i += 1
+    return s
+
+
+CASES = [
+    (relu, (2.5,)), (relu, (-3.0,)),
+    (early_return, (5.0,)), (early_return, (-5.0,)), (early_return, (0.5,)),
+    (count_up, (1.5, 4)), (count_up, (2.0, 0)),
+    (while_break, (3.0,)),
+    (for_rows, (np.array([1.0, -2.0, 3.0, 0.5], np.float32),)),
+    (for_break, (np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32),)),
+    (for_range, (8.0, 5)),
+    (logic, (2.0, 3.0)), (logic, (-2.0, -3.0)), (logic, (0.5, -0.25)),
+    (ternary, (4.0,)), (ternary, (0.0,)),
+    (appended, (np.array([1.0, 2.0, 3.0], np.float32),)),
+    (enumerated, (np.array([1.0, 2.0, 3.0], np.float32),)),
+    (python_values_stay, (1.0,)), (python_values_stay, (-1.0,)),
+    (nested, (1.0, 5)),
+]
+
+
+def _same(expected, got):
+    if isinstance(expected, (tuple, list)) and not isinstance(got, (jax.Array, np.ndarray)):
+        assert len(expected) == len(got)
+        for e, g in zip(expected, got):
+            _same(e, g)
+        return
+    if isinstance(expected, str):
+        assert got == expected
+        return
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(expected, np.float64), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{f.__name__}{a[1:] or ''}-{i}" for i, (f, a) in enumerate(CASES)])
+def test_jit_of_converted_gives_what_python_gives(fn, args):
+    expected = fn(*args)
+    _same(expected, jax.jit(ag.convert(fn))(*args))
+
+
+@pytest.mark.parametrize("fn, args", CASES[:8], ids=[f.__name__ + str(i) for i, (f, _) in enumerate(CASES[:8])])
+def test_ag_jax_jit_gives_what_python_gives(fn, args):
+    _same(fn(*args), ag.jax.jit(fn)(*args))
+
+
+def test_python_values_stay_python():
+    # the label is a string on both paths and scale the same number: only x is an output of the cond
+    assert float(jax.jit(ag.convert(python_values_stay))(2.0)) == 12.0
+    (cond,) = [e for e in jax.make_jaxpr(ag.convert(python_values_stay))(2.0).eqns if e.primitive.name == "cond"]
+    assert len(cond.outvars) == 1
+
+
+def test_appended_list_is_stacked_into_an_array():
+    xs = np.array([1.0, 2.0, 3.0], np.float32)
+    got = jax.jit(ag.convert(appended))(xs)
+    assert got.shape == (6,)
+    np.testing.assert_allclose(got, np.array(appended(xs)))
+
+
+def test_static_ag_jax_jit_argument_stays_python():
+    def power(x, k):
+        y = 1.0
+        for _ in range(k):  # k static: a Python loop, unrolled
+            y = y * x
+        return y if k > 0 else -1.0
+
+    fast = ag.jax.jit(power, static_argnums=1)
+    assert float(fast(2.0, 3)) == 8.0 and float(fast(2.0, 0)) == -1.0
+
+
+# --------------------------------------------------------------------------
+# Gradients and batching
+# --------------------------------------------------------------------------
+
+
+def test_grad_through_a_cond():
+    grad = jax.grad(ag.convert(relu))
+    assert float(grad(2.0)) == 1.0 and float(grad(-2.0)) == -0.5
+    assert float(jax.jit(grad)(-2.0)) == -0.5
+
+
+def test_grad_through_a_static_length_for_loop_is_a_scan():
+    def weighted(w, xs):
+        s = 0.0
+        for row in xs:
+            s = s + jnp.sin(w * row)
+        return s
+
+    xs = jnp.array([0.5, 1.0, 2.0])
+    got = jax.grad(ag.convert(weighted))(0.3, xs)
+    np.testing.assert_allclose(got, jnp.sum(xs * jnp.cos(0.3 * xs)), rtol=1e-6)
+    assert "scan" in str(jax.make_jaxpr(ag.convert(weighted))(0.3, xs))
+
+
+def test_vmap_of_converted_code():
+    batched = jax.vmap(ag.convert(early_return))(jnp.array([5.0, -5.0, 0.5]))
+    np.testing.assert_allclose(batched, [50.0, 5.0, 1.5])
+    counted = jax.vmap(ag.convert(count_up), in_axes=(0, None))(jnp.array([1.0, 2.0]), 3)
+    np.testing.assert_allclose(counted[0], [3.0, 6.0])
+
+
+def test_vmap_over_a_traced_while_bound():
+    got = jax.jit(jax.vmap(ag.convert(count_up)))(jnp.array([1.0, 1.0]), jnp.array([2, 4]))
+    np.testing.assert_allclose(got[0], [1.0, 6.0])
+    np.testing.assert_array_equal(got[1], [2, 4])
+
+
+# --------------------------------------------------------------------------
+# Refusals: they name the variable, the construct and the user's line
+# --------------------------------------------------------------------------
+
+
+def _line_of(fn, text):
+    lines, first = __import__("inspect").getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def one_branch(x):
+    if x > 0:
+        y = x
+    return y  # noqa: F821
+
+
+def branch_dtypes(x):
+    if x > 0:
+        y = jnp.int32(1)
+    else:
+        y = jnp.float32(2.0)
+    return y
+
+
+def growing(x, n):
+    v = jnp.zeros(1)
+    i = 0
+    while i < n:
+        v = jnp.concatenate([v, v])
+        i += 1
+    return v
+
+
+def dtype_change(x, n):
+    i = jnp.int32(0)
+    while i < n:
+        i = i + 0.5
+    return i
+
+
+def while_list(x, n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(x)
+        i += 1
+    return out
+
+
+def branch_python(x):
+    if x > 0:
+        mode = "up"
+    else:
+        mode = "down"
+    return x, mode
+
+
+def asserting(x):
+    assert x > 0, "positive"
+    return x
+
+
+@pytest.mark.parametrize("fn, args, words, marker", [
+    (one_branch, (1.0,), ["'y'", "both paths", "true branch"], "if x > 0"),
+    (branch_dtypes, (1.0,), ["'y'", "int32", "float32"], "if x > 0"),
+    (growing, (1.0, 3), ["'v'", "shape"], "while i < n"),
+    (dtype_change, (1.0, 3), ["'i'", "dtype"], "while i < n"),
+    (while_list, (1.0, 3), ["'out'", "trip count"], "while i < n"),
+    (branch_python, (1.0,), ["'mode'", "'up'", "'down'"], "if x > 0"),
+    (asserting, (1.0,), ["assert", "checkify"], "assert x > 0"),
+])
+def test_refusals_name_the_variable_and_line(fn, args, words, marker):
+    with pytest.raises(ag.TracingError) as info:
+        jax.jit(ag.convert(fn))(*args)
+    message = str(info.value)
+    for word in words:
+        assert word in message, message
+    assert f"{HERE}:{_line_of(fn, marker)}" in message, message
+
+
+def test_bool_of_a_tracer_in_unconverted_code_names_the_line():
+    @ag.do_not_convert
+    def helper(x):
+        if x > 0:
+            return x
+        return -x
+
+    def caller(x):
+        return helper(x) + 1
+
+    with pytest.raises(ag.TracingError) as info:
+        ag.jax.jit(caller)(1.0)
+    assert "truth value" in str(info.value)
+    assert f"{HERE}:{_line_of(helper, 'if x > 0')}" in str(info.value)
+    assert isinstance(info.value.__cause__, jax.errors.TracerBoolConversionError)
+
+
+def test_an_effect_in_a_lazy_operand_is_refused():
+    def noisy(x):
+        return x > 0 and jax.debug.print("{}", x) is None
+
+    with pytest.raises(ag.TracingError, match="right operand of the `and`"):
+        jax.jit(ag.convert(noisy))(1.0)
+
+
+def test_a_list_appended_to_in_a_branch_of_a_scanned_loop_is_refused():
+    def sometimes(xs):
+        out = []
+        for row in xs:
+            if row > 0:
+                out.append(row)
+        return out
+
+    with pytest.raises(ag.TracingError, match="'out'"):
+        jax.jit(ag.convert(sometimes))(jnp.ones(3))
+
+
+# --------------------------------------------------------------------------
+# The program is the one written by hand
+# --------------------------------------------------------------------------
+
+
+def _primitives(closed):
+    counts = collections.Counter()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            counts[eqn.primitive.name] += 1
+            for value in eqn.params.values():
+                for sub in value if isinstance(value, (tuple, list)) else (value,):
+                    inner = getattr(sub, "jaxpr", None)
+                    if inner is not None:
+                        walk(inner if hasattr(inner, "eqns") else inner.jaxpr)
+
+    walk(closed.jaxpr)
+    return counts
+
+
+def clip_loop(x, n):
+    i = 0
+    while i < n:
+        if x > 1.0:
+            x = x * 0.5
+        else:
+            x = x + 1.0
+        i += 1
+    return x
+
+
+def clip_loop_lax(x, n):
+    def body(carry):
+        i, x = carry
+        x = lax.cond(x > 1.0, lambda x: x * 0.5, lambda x: x + 1.0, x)
+        return i + 1, x
+
+    return lax.while_loop(lambda carry: carry[0] < n, body, (0, x))[1]
+
+
+def cumulative(xs):
+    s = 0.0
+    out = []
+    for row in xs:
+        s = s + row
+        out.append(s * 2.0)
+    return s, out
+
+
+def cumulative_lax(xs):
+    def step(s, row):
+        s = s + row
+        return s, s * 2.0
+
+    return lax.scan(step, 0.0, xs)
+
+
+def both_positive(x, y):
+    if x > 0 and y > 0:
+        z = x * y
+    else:
+        z = x - y
+    return z
+
+
+def both_positive_lax(x, y):
+    return lax.cond(lax.bitwise_and(x > 0, y > 0), lambda: x * y, lambda: x - y)
+
+
+@pytest.mark.parametrize("converted, by_hand, args", [
+    (clip_loop, clip_loop_lax, (3.0, 5)),
+    (cumulative, cumulative_lax, (jnp.arange(4.0),)),
+    (both_positive, both_positive_lax, (1.0, 2.0)),
+])
+def test_make_jaxpr_has_the_hand_written_primitives(converted, by_hand, args):
+    ours = _primitives(jax.make_jaxpr(ag.convert(converted))(*args))
+    theirs = _primitives(jax.make_jaxpr(by_hand)(*args))
+    assert ours == theirs, (ours, theirs)
+    _same(by_hand(*args), jax.jit(ag.convert(converted))(*args))
+
+
+# --------------------------------------------------------------------------
+# Packaging: JAX stays optional; the README example runs
+# --------------------------------------------------------------------------
+
+
+def test_import_autograph_does_not_import_jax():
+    code = ("import sys, autograph as ag\n"
+            "def f(x):\n    return x if x > 0 else -x\n"
+            "assert ag.convert(f)(-2) == 2\n"
+            "assert 'jax' not in sys.modules, 'jax imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_readme_jax_example_runs(tmp_path):
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "ag.jax.jit" in b]
+    assert blocks, "README has no ag.jax.jit example"
+    path = tmp_path / "readme_jax.py"
+    path.write_text(blocks[0])
+    namespace = {}
+    exec(compile(blocks[0], str(path), "exec"), namespace)  # its own asserts check the results
