@@ -188,6 +188,12 @@ class Graph:
         self._capture_map[id(tensor)] = inner
         return inner
 
+    def set_captures(self, pairs) -> None:
+        """Makes ``pairs`` of (outer tensor, placeholder of this graph) the captures (a pass that
+        moves or substitutes the outer tensors)."""
+        self.captures = list(pairs)
+        self._capture_map = {id(outer): inner for outer, inner in self.captures}
+
     def add_capture(self, outer: Tensor, inner: Tensor) -> None:
         """Records ``inner``, a placeholder of this graph, as the capture of ``outer`` (a loader
         rebuilding a graph's captures; ``capture`` makes them while tracing)."""

@@ -156,8 +156,7 @@ def used_tensors(graph) -> set[int]:
 def remove_placeholder(graph, placeholder) -> None:
     """Removes input or capture ``placeholder`` from ``graph``'s signature and ops."""
     graph.inputs = [t for t in graph.inputs if t is not placeholder]
-    graph.captures = [(o, i) for o, i in graph.captures if i is not placeholder]
-    graph._capture_map = {id(o): i for o, i in graph.captures}
+    graph.set_captures((o, i) for o, i in graph.captures if i is not placeholder)
     graph.operations = [op for op in graph.operations if op is not placeholder.op]
 
 
@@ -169,8 +168,7 @@ def add_capture(graph, outer_tensor):
     )
     graph.operations.insert(0, placeholder)
     inner = placeholder.outputs[0]
-    graph.captures.append((outer_tensor, inner))
-    graph._capture_map[id(outer_tensor)] = inner
+    graph.add_capture(outer_tensor, inner)
     return inner
 
 
@@ -254,10 +252,9 @@ def _copy_into(src, dst, outer_tmap, copied) -> None:
             copy.attrs[attr] = sub_copy.name
     dst.inputs = [tmap[id(t)] for t in src.inputs]
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
-    dst.captures = [(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures]
+    dst.set_captures((outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures)
     dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
     dst._name_counts = dict(src._name_counts)  # the same op names: the same counters
-    dst._capture_map = {id(o): i for o, i in dst.captures}
     for key, value in vars(src).items():
         if not key.startswith("_") and key not in _GRAPH_FIELDS:
             setattr(dst, key, value)

@@ -49,8 +49,7 @@ def inline(rw, call_op, sub, args) -> list:
         rw.emit(op)
         for inner in graph_util.subgraphs(op):
             inner.outer = outer
-            inner.captures = [(local.get(id(o), o), i) for o, i in inner.captures]
-            inner._capture_map = {id(o): i for o, i in inner.captures}
+            inner.set_captures((local.get(id(o), o), i) for o, i in inner.captures)
     rw.replace_control(call_op, [chain[-1]] if chain else call_op.control_inputs)
     return [local.get(id(t), t) for t in sub.outputs]
 
@@ -73,6 +72,5 @@ def substitute(graph, mapping: dict) -> None:
     for op in graph.operations:
         op.inputs = [mapping.get(id(t), t) for t in op.inputs]
         for inner in graph_util.subgraphs(op):
-            inner.captures = [(mapping.get(id(o), o), i) for o, i in inner.captures]
-            inner._capture_map = {id(o): i for o, i in inner.captures}
+            inner.set_captures((mapping.get(id(o), o), i) for o, i in inner.captures)
     graph.outputs = [mapping.get(id(t), t) for t in graph.outputs]

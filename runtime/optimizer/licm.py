@@ -136,8 +136,7 @@ def _move(rw, inner, invariant) -> None:
     inner.inputs = args
     for sub in graph_util.subgraphs(inner):  # an If: its branches now hang off ``outer``
         sub.outer = outer
-        sub.captures = [(mapping[id(o)], i) for o, i in sub.captures]
-        sub._capture_map = {id(o): i for o, i in sub.captures}
+        sub.set_captures((mapping[id(o)], i) for o, i in sub.captures)
     rw.emit(inner)
 
 

@@ -96,8 +96,7 @@ def _reparent(op, graph, inputs) -> None:
     graph.operations.append(op)
     for sub in graph_util.subgraphs(op):
         sub.outer = graph
-        sub.captures = [(mapping.get(id(o), o), i) for o, i in sub.captures]
-        sub._capture_map = {id(o): i for o, i in sub.captures}
+        sub.set_captures((mapping.get(id(o), o), i) for o, i in sub.captures)
 
 
 def _condition(rw, cond, args):

@@ -115,5 +115,4 @@ def finish(rw: Rewriter) -> None:
         graph.last_stateful = chain[-1] if chain else None
     for op in graph.operations:
         for sub in graph_util.subgraphs(op):
-            sub.captures = [(rw.resolve(o), i) for o, i in sub.captures]
-            sub._capture_map = {id(o): i for o, i in sub.captures}
+            sub.set_captures((rw.resolve(o), i) for o, i in sub.captures)
