@@ -368,11 +368,24 @@ def test_a_list_appended_to_in_a_branch_of_a_scanned_loop_is_refused():
 # --------------------------------------------------------------------------
 
 
+def _live(jaxpr):
+    """The equations some output depends on (or that have effects): what jit keeps."""
+    used = {v for v in jaxpr.outvars if not hasattr(v, "val")}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in used for v in eqn.outvars):
+            kept.append(eqn)
+            used.update(v for v in eqn.invars if not hasattr(v, "val"))
+    return kept
+
+
 def _primitives(closed):
+    """primitive -> how many live equations apply it, sub-jaxprs included (a dead one -- the first
+    test of a while, evaluated before the loop is staged -- is removed by jit)."""
     counts = collections.Counter()
 
     def walk(jaxpr):
-        for eqn in jaxpr.eqns:
+        for eqn in _live(jaxpr):
             counts[eqn.primitive.name] += 1
             for value in eqn.params.values():
                 for sub in value if isinstance(value, (tuple, list)) else (value,):
@@ -418,7 +431,7 @@ def cumulative_lax(xs):
         s = s + row
         return s, s * 2.0
 
-    return lax.scan(step, 0.0, xs)
+    return lax.scan(step, jnp.float32(0.0), xs)
 
 
 def both_positive(x, y):

@@ -58,10 +58,11 @@ def refuse_staged(entries, names, construct):
             )
 
 
-def guess(init):
+def guess(init, can_stage):
+    """The plan before the body is traced (``can_stage``: the loop has a static trip count)."""
     plan = []
     for entry in init:
-        if type(entry) is list and not entry:
+        if can_stage and type(entry) is list and not entry:
             plan.append(STAGED)
         else:
             plan.append([values.aval_of(v) if values.is_numeric(v) else None for v in nest.flatten(entry)])

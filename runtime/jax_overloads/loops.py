@@ -81,12 +81,12 @@ def _combined(extra_test, test):
     return both
 
 
-def _traced(where, get_state, set_state, symbol_names, opts, run):
+def _traced(where, get_state, set_state, symbol_names, opts, run, can_stage=False):
     """Runs ``run(init, names, plan)`` until the plan holds; binds the final state."""
     init = state.read_state(get_state, where)
     names = state.labels(symbol_names, init, opts)
     state.refuse_shared(init, names, where)
-    plan = carry.guess(init)
+    plan = carry.guess(init, can_stage)
     for _ in range(len(init) * 3 + 3):
         try:
             final = run(init, names, plan)
@@ -152,7 +152,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     (length,) = lengths
     _traced(where, get_state, set_state, symbol_names, opts,
             lambda init, names, plan: _scan(where, init, names, plan, get_state, set_state, scanned, length,
-                                            extra_test, body))
+                                            extra_test, body), can_stage=True)
 
 
 def _item(scanned, rows, index):
