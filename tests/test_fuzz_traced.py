@@ -20,7 +20,14 @@ and called on every argument tuple of ``ARGS``.  Every outcome is one of
 - ``internal``: some mode raised anything but ``ag.TracingError``, or a
   ``TracingError`` that names no variable of the program;
 - ``refused``: some mode raised an ``ag.TracingError`` naming a variable
-  (counted apart: the goal is that a Python-total program is never refused);
+  (counted apart: the goal is that a Python-total program is never refused).
+  One kind is expected, from ``alias``: a list reached under two names
+  (``ys = acc``, ``box = {'r': acc}``) that a tensor loop or branch grows.
+  The statement stages the list (one tensor bound to the name it grows
+  through) or carries each name as its own variable, and the runtime
+  cannot rebind the user's other Python name to that tensor, so it refuses
+  naming both (``operators/aliases.py``, ``state.refuse_shared``) rather
+  than let the other name show the list without the appends;
 - ``python_error``: the reference itself raised (a generator bug), other
   than an exception its ``# may raise:`` header names: on inputs where the
   reference raises one of those, every mode must raise it too (the
@@ -83,9 +90,7 @@ from fuzz_programs import (  # noqa: E402
 
 # Constructs the runtime gets wrong today; the generator leaves them out
 # unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN: frozenset = frozenset(
-    {"alias", "helper_call"}
-)
+FEATURES_KNOWN_BROKEN: frozenset = frozenset()
 
 MODES = {
     "interpreter": {},
