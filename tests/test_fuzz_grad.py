@@ -1,7 +1,8 @@
 """Differential fuzzing of gradients: random differentiable programs with tensor control flow.
 
 Each program ``prog(x, v, n)`` keeps float state (scalars ``t``, ``u``, a
-vector ``s``; its results read some of them only) and changes it with smooth expressions under tensor ``if``s,
+vector ``s``, a dict item ``d['w']`` and a list ``acc`` it appends to; its
+results read some of them only) and changes it with smooth expressions under tensor ``if``s,
 ``for`` loops over ``range(n)`` and over the elements of ``v``, counter-bounded
 ``while`` loops, ``break``
 and early ``return``.  Its gradient with respect to ``x`` and ``v``
@@ -11,6 +12,16 @@ plain Python function.  Where a branch switches at the point or next to it
 (the one-sided slopes, or the central differences of two step sizes,
 disagree), the function has no derivative there and the example is
 discarded (``hypothesis.assume``).
+
+The generator is its own, not ``fuzz_programs.py``'s: those programs are
+integer-exact by design (every stored value reduced ``% 97``, ``//`` and
+comparisons of small integers, int counters mixed into the state), so that
+float32 and int32 runs compare exactly; as functions of their inputs they
+are piecewise constant, and their gradients zero or undefined almost
+everywhere.  A gradient fuzzer needs smooth expressions of float state
+instead, and the same control flow around them (tensor ``if``/``for``/
+``while``, ``break``, early ``return``, state in a dict item and a staged
+list, as there).
 """
 
 import importlib.util
@@ -27,7 +38,10 @@ SCALARS = ["t * 0.7 + u", "rt.sin(t) + 0.2 * u", "rt.tanh(u * t)", "t - 0.3 * u"
            "rt.cos(x) * t", "u * x + 0.5"]
 VECTORS = ["s * 0.9 + v * t", "rt.sin(s) + x", "rt.tanh(s * u)", "s * v + 0.1"]
 ROW_SCALARS = ["t * 0.9 + e * u", "rt.sin(e * t) + u", "e * e * 0.5 + t"]  # inside `for e in v:`
-RETURNS = ["rt.reduce_sum(s) * t + u", "t + 0.0", "rt.reduce_sum(s * v)", "u * 2.0 - t"]  # some leave state unread
+ITEMS = ["d['w'] * 0.8 + t", "rt.sin(d['w']) * u", "d['w'] + e * 0.3"]  # the last inside `for e in v:`
+APPENDS = ["t * 0.5", "u * t", "d['w'] - 0.2"]  # onto the list acc (staged where a tensor loop or if grows it)
+RETURNS = ["rt.reduce_sum(s) * t + u", "t + 0.0", "rt.reduce_sum(s * v)", "u * 2.0 - t",  # some leave state unread
+           "d['w'] * t", "rt.reduce_sum(rt.stack(acc)) * 0.3 + u"]
 CONDITIONS = ["t > 0.3", "rt.reduce_sum(s) < u", "u > t and t > -1.0", "not (u > 0.8)", "x * t > 0.1"]
 
 
@@ -43,7 +57,7 @@ class Writer:
             self.statement(depth, in_loop, row)
 
     def statement(self, depth, in_loop, row=False):
-        kinds = ["scalar", "scalar", "vector"] + (["if", "for", "while", "rows"] if depth < 3 else [])
+        kinds = ["scalar", "scalar", "vector", "item", "append"] + (["if", "for", "while", "rows"] if depth < 3 else [])
         kinds += ["break", "return"] if in_loop else ["return"] if depth else []
         kind = self.rng.choice(kinds)
         if kind == "scalar":
@@ -55,6 +69,10 @@ class Writer:
             self.block(depth + 1, True, self.rng.randint(0, 2), row=True)
         elif kind == "rows":
             self.emit(depth, "t = t * 0.5")
+        elif kind == "item":
+            self.emit(depth, f"d['w'] = {self.rng.choice(ITEMS if row else ITEMS[:-1])}")
+        elif kind == "append":
+            self.emit(depth, f"acc.append({self.rng.choice(APPENDS)})")
         elif kind == "vector":
             self.emit(depth, f"s = {self.rng.choice(VECTORS)}")
         elif kind == "if":
@@ -85,6 +103,8 @@ class Writer:
         self.emit(1, "t = x")
         self.emit(1, "u = rt.reduce_sum(v) * 0.5")
         self.emit(1, "s = v * x")
+        self.emit(1, "d = {'w': x * 0.5}")
+        self.emit(1, "acc = [u * 0.1]")
         self.block(1, False, self.rng.randint(2, 4))
         self.emit(1, f"return {self.rng.choice(RETURNS)}")
         return "\n".join(self.lines) + "\n"

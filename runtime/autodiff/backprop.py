@@ -82,14 +82,24 @@ def zeros_for(t):
     """Zeros of forward tensor ``t``'s dtype and shape (a constant when its shape is static)."""
     if shapes.is_fully_defined(t.shape):
         return ops.zeros(t.shape, t.dtype)
-    return ops.zeros_like(value(t))
+    return ops.zeros(dims_of(t), t.dtype)
 
 
 def dims_of(t):
-    """The shape of forward tensor ``t`` as an int32 value: a constant when static, else read from ``t``."""
+    """The shape of forward tensor ``t`` as an int32 value: a constant when static, else its shape
+    computed beside it, in its own graph, and only that read here (a loop stacks the shape of a
+    value whose gradient needs nothing else of it -- a staged list growing -- not the value)."""
     if shapes.is_fully_defined(t.shape):
         return np.asarray(t.shape, np.int32)
-    return ops.shape(value(t))
+    graph = t.op.graph
+    if graph is current_graph():
+        return ops.shape(t)
+    made = graph.__dict__.setdefault("_autodiff_shapes", {})  # id -> (tensor, its Shape): one per tensor
+    found = made.get(id(t))
+    if found is None or found[0] is not t:
+        with graph.as_default():
+            found = made[id(t)] = (t, ops.shape(t))
+    return value(found[1])
 
 
 def gradients(ys, xs, grad_ys=None, recorded=None) -> list:
