@@ -309,11 +309,18 @@ def test_second_derivatives_through_a_loop_with_a_branch(mode):
         np.testing.assert_allclose(second(x, np.int32(4)), numeric, rtol=1e-5, atol=1e-6)
 
 
-def test_second_derivatives_through_nested_loops_are_refused():
-    first = ag.grad(triangular_loops)
-    second = ag.grad(lambda x, n: rt.reduce_sum(first(x, n)))
-    with pytest.raises(ag.TracingError, match="second derivatives through a loop inside a loop are not supported"):
-        second(np.array([0.5, 0.9]), np.int32(3))
+@pytest.mark.parametrize("mode", [{}, {"jit_compile": True}], ids=str)
+@pytest.mark.parametrize("fn, args", [(triangular_loops, (np.array([0.5, 0.9]), np.int32(4))),
+                                      (nested_loops, (np.array([0.5, -0.3]), np.int32(3), np.int32(2)))],
+                         ids=["inner_lengths_vary", "nested"])
+def test_second_derivatives_through_nested_loops(mode, fn, args):
+    """The inner loop's accumulators are pushed padded onto the outer loop's: the gradient of that push
+    gives each its own part of the entry back."""
+    first = ag.grad(fn, **mode)
+    weights = np.array([1.0, -2.0])
+    second = ag.grad(lambda x, *rest: rt.reduce_sum(first(x, *rest) * weights), **mode)
+    numeric = numeric_grad(lambda v, *rest: np.sum(first(v, *rest) * weights), list(args), 0)
+    np.testing.assert_allclose(second(*args), numeric, rtol=1e-5, atol=1e-6)
 
 
 def sin_times_x(x, n):

@@ -6,7 +6,7 @@ import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.autodiff import registry
-from autograph.runtime.autodiff.backprop import Exact
+from autograph.runtime.autodiff.backprop import Exact, dims_of
 from autograph.runtime.autodiff.math_grads import spread
 from autograph.runtime.core import shapes
 from autograph.runtime.errors import TracingError
@@ -69,13 +69,19 @@ def _stack_read(fwd, grads):
 
 def _stack_push(fwd, grads):
     """A push: the pushed entry's cotangent goes to the item, the others to the buffer before it.  The
-    cotangent keeps the shape of the last buffer (entries past a smaller one are never read)."""
-    if fwd.attrs["ragged"]:
-        raise TracingError(f"cannot differentiate the gradient of the nested loop at {fwd.op.location or '<unknown>'} "
-                           "once more: second derivatives through a loop inside a loop are not supported")
+    cotangent keeps the shape of the last buffer (entries past a smaller one are never read).  A ragged
+    item (an inner loop's accumulator, padded with zeros to the largest entry) gets its own part of the
+    entry: the leading ``item.shape`` of it."""
     g, index = grads[0], fwd.x(1)
     where = f"the gradient of an accumulator push at {fwd.op.location or '<unknown>'}"
     item = indexing.getitem(g, index) if fwd.wants(2) else None
+    if item is not None and fwd.attrs["ragged"]:
+        rank = fwd.inputs[2].shape
+        if rank is None:
+            raise TracingError(f"cannot differentiate the gradient of the nested loop at {fwd.op.location or '<unknown>'} "
+                               "once more: its accumulators have no static rank")
+        dims = dims_of(fwd.inputs[2])
+        item = Exact(indexing.getitem(item, tuple(slice(0, dims[k]) for k in range(len(rank)))))
     return [Exact(_set_entry(g, index, np.zeros((), g.dtype), where)), None, item]
 
 
