@@ -12,7 +12,14 @@ The forward loop is extended once per differentiation (its op, ``cond`` and
   doubling).  Only the values the gradient rules
   read are accumulated; a loop invariant (a value the loop captures, or one
   computed from those alone) is read or recomputed, never stacked, and so is
-  a row of one at an index that varies (``x = xs[i]``: only ``i`` is stacked).
+  a row of one at an index that varies (``x = xs[i]``: only ``i`` is stacked,
+  and not even that when it is computed from the iteration, which the
+  gradient body has: ``i`` itself, a checked index of it), and a comparison
+  of values the gradient body reads anyway (a branch's predicate ``y > 1``).
+  A loop variable's next value (the body's output, ``h = tanh(h @ w)``) is
+  its value one iteration later: the gradient loop carries it from the
+  forward loop's result, setting it to the value it reads at each
+  iteration, instead of a second accumulator one entry apart from the first.
 
 The gradient ``While`` starts from the count and the cotangents of the
 loop's outputs; its body, a ``GradGraph`` over the forward body, takes
