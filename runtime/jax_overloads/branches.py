@@ -88,7 +88,7 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
 
     ``init`` is the state before the branches, to guess which leaves they change.
     """
-    traced = {}
+    traced, returned = {}, {}
     fixed = None  # (structure, plan) both branches fixed in an earlier attempt
     guessed = None
 
@@ -107,7 +107,8 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
             else:
                 like, plan = entries, _guess(entries, init)
                 guessed = plan
-            return _operands(entries, like, plan)
+            returned[name] = _operands(entries, like, plan)
+            return returned[name]
 
         return run
 
@@ -122,9 +123,24 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
     else:  # pragma: no cover - a plan both branches fixed is the one they are traced with
         raise TracingError(f"the branches of {where} gave no stable plan; please report it with the source")
     like, plan = _fix(labels, traced["true"], traced["false"], where)
-    results = iter(outputs)
+    results = iter(_selected(pred, returned, outputs))
     merged = [next(results) if aval is not None else leaf for leaf, aval in zip(_leaves(like), plan)]
     return tuple(nest.pack_as(like, merged))
+
+
+def _selected(pred, returned, outputs):
+    """The outputs of a cond whose branches compute nothing (each gives a value from outside or a
+    constant: a break flag set, a variable kept) as ``lax.select``s, the program a person writes;
+    XLA compiles a select much faster than a conditional.  The cond, unused, is dropped by jit."""
+    eqns = values.equations()
+    if not outputs or not eqns or eqns[-1].primitive.name != "cond":
+        return outputs
+    if any(branch.jaxpr.eqns or branch.effects for branch in eqns[-1].params["branches"]):
+        return outputs
+    try:
+        return tuple(lax.select(pred, t, f) for t, f in zip(returned["true"], returned["false"]))
+    except TypeError:  # operands lax.select does not take as they are (weak types): the cond's
+        return outputs
 
 
 def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):

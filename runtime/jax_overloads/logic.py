@@ -23,23 +23,13 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import branches, values
 
 
-def _equations():
-    """The list of equations the current jaxpr trace records, or None outside one."""
-    try:
-        from jax._src import core
-
-        return core.trace_ctx.trace.frame.tracing_eqns
-    except AttributeError:
-        return None
-
-
 def _is_bool(value) -> bool:
     return type(value) is bool or (values.kind(value) == values.ARRAY and values.aval_of(value).dtype == np.bool_)
 
 
 def _logical(a, b, construct, combine, take_right_when):
     where = construct_at(construct)
-    eqns = _equations()
+    eqns = values.equations()
     if eqns is None:
         pred = values.predicate(a, where)
         true_fn, false_fn = (b, lambda: a) if take_right_when else (lambda: a, b)

@@ -139,6 +139,17 @@ def join(label, a, b, where, paths=("true branch", "false branch")) -> Aval | No
     return Aval(x.shape, jnp.result_type(strong.dtype, jnp.zeros((), weak.dtype).item()), False)
 
 
+def equations():
+    """The list of equations the current jaxpr trace (``jax.jit``, ``make_jaxpr``) records, or None
+    under another trace (``jax.grad``/``jax.vmap`` outside a jit).  JAX has no public API for it."""
+    try:
+        from jax._src import core
+
+        return core.trace_ctx.trace.frame.tracing_eqns
+    except AttributeError:
+        return None
+
+
 def predicate(value, where):
     """``value`` as the scalar bool ``lax.cond``/``while_loop`` decide on (Python truth for numbers)."""
     aval = aval_of(value)
