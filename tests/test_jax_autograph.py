@@ -458,6 +458,20 @@ def test_make_jaxpr_has_the_hand_written_primitives(converted, by_hand, args):
     _same(by_hand(*args), jax.jit(ag.convert(converted))(*args))
 
 
+def test_a_cond_of_constants_is_a_select_and_runs_on_every_call():
+    def flagged(x):
+        flag = False
+        if x > 0:
+            flag = True
+        return flag
+
+    fast = jax.jit(ag.convert(flagged))
+    assert bool(fast(1.0)) and not bool(fast(-1.0)) and bool(fast(2.0))  # compiled once, run three times
+    assert _primitives(jax.make_jaxpr(ag.convert(flagged))(1.0)) == {"gt": 1, "select_n": 1}
+    search = jax.jit(ag.convert(while_break))
+    assert [int(search(v)[1]) for v in (3.0, 3.0, 1.0)] == [4, 4, 11]
+
+
 # --------------------------------------------------------------------------
 # Packaging: JAX stays optional; the README example runs
 # --------------------------------------------------------------------------

@@ -13,7 +13,10 @@ plan the two branches fixed, which happens at most once per ``if``.
 
 from __future__ import annotations
 
+import jax
+import numpy as np
 from jax import lax
+from jax._src import core as jax_core  # the current trace: JAX has no public API for it
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
@@ -88,7 +91,7 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
 
     ``init`` is the state before the branches, to guess which leaves they change.
     """
-    traced, returned = {}, {}
+    traced = {}
     fixed = None  # (structure, plan) both branches fixed in an earlier attempt
     guessed = None
 
@@ -107,8 +110,7 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
             else:
                 like, plan = entries, _guess(entries, init)
                 guessed = plan
-            returned[name] = _operands(entries, like, plan)
-            return returned[name]
+            return _operands(entries, like, plan)
 
         return run
 
@@ -123,12 +125,12 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
     else:  # pragma: no cover - a plan both branches fixed is the one they are traced with
         raise TracingError(f"the branches of {where} gave no stable plan; please report it with the source")
     like, plan = _fix(labels, traced["true"], traced["false"], where)
-    results = iter(_selected(pred, returned, outputs))
+    results = iter(_selected(pred, like, plan, traced, outputs))
     merged = [next(results) if aval is not None else leaf for leaf, aval in zip(_leaves(like), plan)]
     return tuple(nest.pack_as(like, merged))
 
 
-def _selected(pred, returned, outputs):
+def _selected(pred, like, plan, traced, outputs):
     """The outputs of a cond whose branches compute nothing (each gives a value from outside or a
     constant: a break flag set, a variable kept) as ``lax.select``s, the program a person writes;
     XLA compiles a select much faster than a conditional.  The cond, unused, is dropped by jit."""
@@ -137,10 +139,28 @@ def _selected(pred, returned, outputs):
         return outputs
     if any(branch.jaxpr.eqns or branch.effects for branch in eqns[-1].params["branches"]):
         return outputs
+    trace = jax_core.trace_ctx.trace
+    sides = []
+    for name in ("true", "false"):
+        expanded = tuple(expand_return_placeholder(e, l) for e, l in zip(traced[name], like))
+        side = [_outer(v, aval, trace) for v, aval in zip(_leaves(expanded), plan) if aval is not None]
+        if any(v is None for v in side):
+            return outputs
+        sides.append(side)
     try:
-        return tuple(lax.select(pred, t, f) for t, f in zip(returned["true"], returned["false"]))
-    except TypeError:  # operands lax.select does not take as they are (weak types): the cond's
+        return tuple(lax.select(pred, t, f) for t, f in zip(*sides))
+    except TypeError:  # operands lax.select does not take as they are: the cond's
         return outputs
+
+
+def _outer(value, aval, trace):
+    """``value`` as an operand in the enclosing trace, or None: a tracer of that trace, or a
+    constant as numpy (which JAX inlines); a tracer the branch's trace made cannot leave it."""
+    if isinstance(value, jax.core.Tracer):
+        return value if getattr(value, "_trace", None) is trace and values.aval_of(value) == aval else None
+    if values.kind(value) not in (values.ARRAY, values.NUMBER):
+        return None
+    return np.asarray(value, aval.dtype)
 
 
 def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
