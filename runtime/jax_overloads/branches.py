@@ -133,11 +133,13 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
 def _selected(pred, like, plan, traced, outputs):
     """The outputs of a cond whose branches compute nothing (each gives a value from outside or a
     constant: a break flag set, a variable kept) as ``lax.select``s, the program a person writes;
-    XLA compiles a select much faster than a conditional.  The cond, unused, is dropped by jit."""
+    XLA compiles a select much faster than a conditional.  The cond, unused, is taken out of the
+    trace's equations (JAX has no public API for it)."""
     eqns = values.equations()
     if not outputs or not eqns or eqns[-1].primitive.name != "cond":
         return outputs
-    if any(branch.jaxpr.eqns or branch.effects for branch in eqns[-1].params["branches"]):
+    cond_eqn = eqns[-1]
+    if cond_eqn.effects or any(branch.jaxpr.eqns or branch.effects for branch in cond_eqn.params["branches"]):
         return outputs
     trace = jax_core.trace_ctx.trace
     sides = []
@@ -148,9 +150,19 @@ def _selected(pred, like, plan, traced, outputs):
             return outputs
         sides.append(side)
     try:
-        return tuple(lax.select(pred, t, f) for t, f in zip(*sides))
+        selected = tuple(lax.select(pred, t, f) for t, f in zip(*sides))
     except TypeError:  # operands lax.select does not take as they are: the cond's
         return outputs
+    # unused, and jit would keep it in a loop body (XLA compiles it, then drops it)
+    for index in range(len(eqns) - 1, -1, -1):
+        if eqns[index] is cond_eqn:
+            del eqns[index]
+            index_eqn = eqns[index - 1] if index else None  # the predicate as the cond's int32 index
+            if (index_eqn is not None and index_eqn.primitive.name == "convert_element_type"
+                    and index_eqn.outvars[0] is getattr(cond_eqn.in_tracers[0], "val", None)):
+                del eqns[index - 1]
+            break
+    return selected
 
 
 def _outer(value, aval, trace):
