@@ -3,8 +3,8 @@
 The cheap-gradient principle says a reverse-mode gradient costs a small
 constant times the function.  For each computation this times, in the same
 run, the forward pass alone (``ag.function``) and ``ag.value_and_grad``
-(interpreter and ``jit_compile=True``), and prints the medians and the ratio
-value_and_grad / forward (target: at most 3):
+(interpreter and ``jit_compile=True``, the four timed in alternation), and
+prints the medians and the ratio value_and_grad / forward (target: at most 3):
 
 * ``while_branch``: a 1,000-iteration scalar ``while`` loop with a branch in
   the body (its gradient is a ``While`` over accumulators);
@@ -78,13 +78,21 @@ def cases():
 
 
 def median_time(fn, args, repeats):
-    fn(*args)  # trace and warm up
-    times = []
+    return median_times([fn], args, repeats)[0]
+
+
+def median_times(fns, args, repeats):
+    """The median time of each of ``fns`` on ``args``, timed in alternation (a load on the machine
+    slows them alike, so their ratios hold)."""
+    for fn in fns:
+        fn(*args)  # trace and warm up
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for fn, found in zip(fns, times):
+            start = time.perf_counter()
+            fn(*args)
+            found.append(time.perf_counter() - start)
+    return [statistics.median(found) for found in times]
 
 
 def accumulators(fn, args):
@@ -135,10 +143,9 @@ def main():
     rows = []
     print(f"{'case':14} {'forward':>10} {'v&g':>10} {'ratio':>6} {'v&g jit':>10} {'ratio':>6} {'vs JAX':>7}")
     for name, fn, args, argnums in cases():
-        forward = median_time(ag.function(fn), args, repeats)
-        both = median_time(ag.value_and_grad(fn, argnums=argnums), args, repeats)
-        forward_jit = median_time(ag.function(fn, jit_compile=True), args, repeats)
-        both_jit = median_time(ag.value_and_grad(fn, argnums=argnums, jit_compile=True), args, repeats)
+        forward, both, forward_jit, both_jit = median_times(
+            [ag.function(fn), ag.value_and_grad(fn, argnums=argnums), ag.function(fn, jit_compile=True),
+             ag.value_and_grad(fn, argnums=argnums, jit_compile=True)], args, repeats)
         jax_time = jax_ratio(name, args)
         row = {"case": name, "forward_s": forward, "value_and_grad_s": both, "ratio": both / forward,
                "forward_jit_s": forward_jit, "value_and_grad_jit_s": both_jit, "ratio_jit": both_jit / forward_jit,
