@@ -460,6 +460,28 @@ def test_make_jaxpr_has_the_hand_written_primitives(converted, by_hand, args):
     _same(by_hand(*args), jax.jit(ag.convert(converted))(*args))
 
 
+def test_item_assignment_and_max_min_on_arrays():
+    def update(x, v):
+        v[0] = x
+        v[1] += 2.0
+        return max(x, 1.0), min(v), v
+
+    args = (3.0, np.zeros(3, np.float32))
+    expected = update(args[0], args[1].copy())
+    _same(expected, jax.jit(ag.convert(update))(*args))
+
+
+def test_a_traced_dict_key_is_refused():
+    def keyed(x):
+        d = {}
+        d[x] = 1
+        return x
+
+    with pytest.raises(ag.TracingError, match="key of a dict") as info:
+        jax.jit(ag.convert(keyed))(1.0)
+    assert f"{HERE}:{_line_of(keyed, 'd[x] = 1')}" in str(info.value)
+
+
 def test_a_cond_of_constants_is_a_select_and_runs_on_every_call():
     def flagged(x):
         flag = False

@@ -54,6 +54,12 @@ def _is_traced(value) -> bool:
     return isinstance(value, Tracer)
 
 
+def _is_jax_array(value) -> bool:
+    import jax
+
+    return isinstance(value, jax.Array)
+
+
 def load() -> None:
     """Imports JAX and registers the handlers (once)."""
     if _state["loaded"]:
@@ -84,6 +90,9 @@ def load() -> None:
         "int": (_is_traced, logic.int_),
         "float": (_is_traced, logic.float_),
         "bool": (_is_traced, logic.bool_),
+        "max": (_is_traced, logic.max_),
+        "min": (_is_traced, logic.min_),
+        "aug_setitem": (_is_jax_array, logic.aug_setitem),
     }
     for operator, (detect, handler) in handlers.items():
         dispatch.register(operator, detect, handler, backend="jax")

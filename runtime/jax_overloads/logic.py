@@ -13,6 +13,8 @@ result is one of the operands, as in Python), the choice is a ``lax.cond``.
 
 from __future__ import annotations
 
+import operator
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -116,3 +118,42 @@ def len_(x):
     if not shape:
         raise TracingError(f"{construct_at('the len()')} is given a 0-d array, which has no length.")
     return shape[0]
+
+
+def _extremum(name, pick, reduce):
+    def extremum(*args, **kwargs):
+        """``max``/``min`` with a traced argument: ``jnp.maximum``/``minimum`` of the arguments, or the
+        reduction of one 1-d array (Python's ``max(v)`` over its items)."""
+        if kwargs:
+            raise TracingError(f"{construct_at(f'the {name}()')} passes {sorted(kwargs)} with a traced value; "
+                               f"use jnp.{reduce.__name__} or jnp.where instead.")
+        if len(args) == 1:
+            (items,) = args
+            if values.kind(items) != values.ARRAY or len(values.aval_of(items).shape) != 1:
+                raise TracingError(f"{construct_at(f'the {name}()')} of a traced {values.describe(items)}: Python "
+                                   "compares its items as truth values; give it a 1-d array, or use jnp.max/jnp.min.")
+            return reduce(items)
+        result = args[0]
+        for other in args[1:]:
+            result = pick(result, other)
+        return result
+
+    return extremum
+
+
+max_ = _extremum("max", jnp.maximum, jnp.max)
+min_ = _extremum("min", jnp.minimum, jnp.min)
+
+# an augmented assignment as written -> the binary operator it applies
+_BINARY = {
+    "+=": operator.add, "-=": operator.sub, "*=": operator.mul, "@=": operator.matmul, "/=": operator.truediv,
+    "//=": operator.floordiv, "%=": operator.mod, "**=": operator.pow, "<<=": operator.lshift,
+    ">>=": operator.rshift, "&=": operator.and_, "|=": operator.or_, "^=": operator.xor,
+}
+
+
+def aug_setitem(target, index, op, value):
+    """``target[index] op value`` on a JAX array: ``target.at[index].set(...)`` (JAX arrays are
+    values; converted code rebinds the name with the result)."""
+    new = value if op == "=" else _BINARY[op](target[index], value)
+    return target.at[index].set(new)

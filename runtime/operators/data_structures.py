@@ -120,7 +120,7 @@ def aug_setitem(target, index, op, value):
         staged = dispatch.handler_for("aug_setitem", target)
         if staged is not None:
             return staged(target, index, op, value)
-    if isinstance(index, Tensor) and isinstance(target, dict):
+    if isinstance(target, dict) and (isinstance(index, Tensor) or dispatch.handler_for("aug_setitem", index)):
         raise TracingError(
             f"{indexing.user_statement()}: a symbolic tensor used as a key of a dict; the dict "
             "would be keyed by the tensor object (its identity), never by the value the graph computes. "
