@@ -84,13 +84,13 @@ def _narrows_integers(from_dtype, to_dtype) -> bool:
 
 
 def _check_fits(value, cast, dtype):
-    """An ``Assert``, checked when the graph runs, that the Python integer the weak scalar ``value``
-    stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was ``cast`` to:
-    NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
+    """``cast`` through an ``Ensure``, checked when the graph runs, that the Python integer the weak
+    scalar ``value`` stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was
+    ``cast`` to: NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
     back = apply.apply_op("Cast", [cast], {"dtype": value.dtype})
     fits = apply.apply_op("Equal", [back, value])
     dtype = np.dtype(dtype)
-    apply.apply_op("Assert", [fits], {"message": (
+    return apply.apply_op("Ensure", [cast, fits], {"error": "OverflowError", "message": (
         f"a Python integer (the weakly typed {value.dtype.name} {value.name}, made at "
         f"{value.op.location or '<unknown>'}) is combined with a {dtype.name} tensor at {user_location_text()}, "
         f"but is out of {dtype.name}'s bounds: Python (NEP 50) raises OverflowError there, it never wraps. "
@@ -119,7 +119,7 @@ def _weak_as(value, dtype):
             return value
         result = apply.apply_op("Cast", [value], {"dtype": dtype})
         if value.shape == () and current_graph() is not None and _narrows_integers(value.dtype, dtype):
-            _check_fits(value, result, dtype)
+            return _check_fits(value, result, dtype)
         return result
     try:
         return np.asarray(value, dtype=dtype)
