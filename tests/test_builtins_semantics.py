@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, check_raises, i32, modes
+from modes import check, check_raises, i32, modes
 
 f32 = np.float32
 NAN = f32("nan")

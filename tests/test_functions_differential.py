@@ -22,6 +22,7 @@ import pytest
 import autograph as ag
 from autograph import runtime as rt
 from autograph.runtime.tracing.function import RetracingWarning
+from modes import MODES
 
 i32 = np.int32
 f32 = np.float32
@@ -1195,12 +1196,6 @@ def continued_fraction(x):
 # --------------------------------------------------------------------------
 # The harness
 # --------------------------------------------------------------------------
-
-MODES = {
-    "interpreter": {},
-    "unoptimized": {"optimize": False},
-    "jit": {"jit_compile": True},
-}
 
 
 def _all_op_types(graph):

@@ -16,7 +16,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from tf_behaviour_util import check, check_raises, i32, modes
+from modes import check, check_raises, i32, modes
 
 
 def check_python_error(f, *args, exc, match):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, i32, modes
+from modes import check, i32, modes
 
 
 def nested_returns(n):

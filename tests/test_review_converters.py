@@ -2,7 +2,7 @@
 
 Each case is a program a user could write whose traced result (or error) differed from
 plain Python's, in every execution mode: the interpreter, ``optimize=False`` and
-``jit_compile=True`` (``tf_behaviour_util.modes``), and ``ag.convert`` on Python values.
+``jit_compile=True`` (``modes.modes``), and ``ag.convert`` on Python values.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, i32, modes
+from modes import check, i32, modes
 
 
 def _raises_as_python(f, *args):

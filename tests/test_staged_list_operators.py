@@ -15,7 +15,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from tf_behaviour_util import check, check_raises, i32
+from modes import check, check_raises, i32
 
 
 def filled(n):

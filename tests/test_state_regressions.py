@@ -17,14 +17,9 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from modes import MODES
 
 i32, f32 = np.int32, np.float32
-
-MODES = {
-    "interpreter": {},
-    "unoptimized": {"optimize": False},
-    "jit": {"jit_compile": True},
-}
 
 
 def same(got, expected, staged=False) -> bool:

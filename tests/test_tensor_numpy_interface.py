@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, check_raises, i32
+from modes import check, check_raises, i32
 
 MATRICES = [np.arange(6, dtype=np.int32).reshape(2, 3), np.linspace(-1, 2, 6, dtype=np.float32).reshape(3, 2),
             np.array([[True, False], [True, True]]), np.arange(4, dtype=np.uint8).reshape(2, 2)]

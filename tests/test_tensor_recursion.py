@@ -7,7 +7,7 @@ import traceback
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, i32, modes
+from modes import check, i32, modes
 
 
 def total(n):

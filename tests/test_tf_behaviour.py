@@ -9,7 +9,7 @@ ext_slice; and the converters' and operators' control-flow tests), with the
 test code written anew for this project: every case is a plain Python
 function, run unconverted on Python/numpy values and through
 ``ag.function`` in its three execution modes on numpy inputs (see
-tests/tf_behaviour_util.py), with exact comparison.
+tests/modes.py), with exact comparison.
 
 Where TensorFlow raises, the expectation follows DESIGN.md instead when the
 two differ (e.g. a dimension that changes in a loop is relaxed here, not an
@@ -34,7 +34,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from tf_behaviour_util import assert_same, check, check_raises, check_value_or_error, i32, modes
+from modes import assert_same, check, check_raises, check_value_or_error, i32, modes
 
 
 def xfail(cls):

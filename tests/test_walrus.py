@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import autograph as ag
-from tf_behaviour_util import check, check_raises, i32
+from modes import check, check_raises, i32
 
 
 def while_test_binds(n):

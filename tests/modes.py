@@ -1,6 +1,6 @@
-"""Helpers for tests/test_tf_behaviour.py (public API only).
+"""Run a function in every mode and compare with Python: the one helper of the differential tests.
 
-A case is a plain Python function.  ``check(f, *args)`` runs it
+Public API only.  A case is a plain Python function.  ``check(f, *args)`` runs it
 
 * unconverted, on the given Python/numpy values: the expected result;
 * through ``ag.convert`` on the same values: must be identical;
@@ -30,11 +30,11 @@ import pytest
 
 import autograph as ag
 
-MODES = (
-    ("graph", {}),
-    ("unoptimized", {"optimize": False}),
-    ("jit", {"jit_compile": True}),
-)
+MODES = {
+    "interpreter": {},
+    "unoptimized": {"optimize": False},
+    "jit": {"jit_compile": True},
+}
 
 
 def _kind_ok(expected, got_dtype: np.dtype) -> bool:
@@ -83,7 +83,7 @@ def assert_same(expected, got, path="result", check_dtype=True):
 
 def modes(f, **options):
     """(mode name, fresh ag.function(f)) for each execution mode."""
-    for name, mode_opts in MODES:
+    for name, mode_opts in MODES.items():
         yield name, ag.function(f, **mode_opts, **options)
 
 
