@@ -14,6 +14,10 @@ a numpy value -- the same dtype.  A Python number expected from the plain
 function may come back as a numpy scalar of the same kind (bool / integer /
 floating), since a traced graph returns numpy values.
 
+``load_program`` execs a generated program's source under a fake file
+registered in ``linecache`` (so ``ag.convert`` can read it back), for the
+suites that compare converted and original code on Python values.
+
 ``check_raises`` expects an exception (``ag.TracingError`` by default) in
 every mode, with a message matching a regex; ``check_value_or_error``
 accepts either the right value or an ``ag.TracingError`` naming a given
@@ -23,6 +27,8 @@ variable, but never a wrong value.
 from __future__ import annotations
 
 import copy
+import itertools
+import linecache
 import re
 
 import numpy as np
@@ -35,6 +41,18 @@ MODES = {
     "unoptimized": {"optimize": False},
     "jit": {"jit_compile": True},
 }
+
+
+_PROGRAM_NUMBERS = itertools.count()
+
+
+def load_program(source: str, name: str = "f", tag: str = "program"):
+    """The function ``name`` defined by ``source``, exec'd under a unique fake file ``<tag-N>``."""
+    filename = f"<{tag}-{next(_PROGRAM_NUMBERS)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": filename}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
 
 
 def _kind_ok(expected, got_dtype: np.dtype) -> bool:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import itertools
 import linecache
 import os
 import random
@@ -40,6 +39,7 @@ from hypothesis import strategies as st
 
 import autograph as ag
 from corpus_registry import same
+from modes import load_program
 
 ARGS = (
     (0, 0, []),
@@ -264,18 +264,6 @@ def programs(draw, maybe_undefined: bool = False) -> str:
     return ProgramWriter(choose, maybe_undefined).program()
 
 
-_FILE_NUMBERS = itertools.count()
-
-
-def _load_program(source: str):
-    """Execs ``source`` under a unique fake file registered in linecache."""
-    filename = f"<autograph-differential-{next(_FILE_NUMBERS)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"__name__": filename}
-    exec(compile(source, filename, "exec"), namespace)
-    return filename, namespace["prog"]
-
-
 def _outcome(fn, args):
     args = copy.deepcopy(args)
     try:
@@ -299,7 +287,8 @@ def _equivalent(expected, actual) -> bool:
 
 
 def check_program(source: str) -> None:
-    filename, fn = _load_program(source)
+    fn = load_program(source, "prog", "autograph-differential")
+    filename = fn.__code__.co_filename
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", ag.AutoGraphWarning)
@@ -420,7 +409,8 @@ def test_program_writer_covers_the_constructs():
     assert not rare, f"constructs too rare in 300 programs: {rare}"
     outcomes = set()
     for source in sources:
-        filename, fn = _load_program(source)
+        fn = load_program(source, "prog", "autograph-differential")
+        filename = fn.__code__.co_filename
         linecache.cache.pop(filename, None)
         for args in ARGS:
             kind, value, _ = _outcome(fn, args)

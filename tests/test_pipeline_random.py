@@ -1,4 +1,4 @@
-"""Seeded random programs: converted == original, value or exception alike.
+"""Seeded random programs, and programs that once converted wrongly: converted == original, value or exception alike.
 
 A complement to the hypothesis differential test: the generator here mixes
 the constructs the pipeline lowers (nested if/while/for with break,
@@ -8,12 +8,13 @@ and/or/not, asserts) and reads of variables that may be unbound.  Each
 program is checked on several argument tuples.
 """
 
-import linecache
+import copy
 import random
 
 import pytest
 
 import autograph as ag
+from modes import load_program
 
 VARS = ["a", "b", "c", "x"]
 ARGS = [(0, 0, 3), (1, 2, 5), (-1, 3, 2), (2, -2, 0), (3, 1, 4)]
@@ -151,16 +152,123 @@ def _outcome(function, args):
         return "raise", type(e).__name__, str(e)
 
 
+def _same_outcomes(original, arguments, where):
+    converted = ag.convert(original, always_converted=True)
+    for args in arguments:
+        expected = _outcome(original, copy.deepcopy(args))
+        got = _outcome(converted, copy.deepcopy(args))
+        assert got == expected, f"{where}, args {args}:\n{ag.to_code(original)}"
+
+
 @pytest.mark.parametrize("chunk", range(3))
 def test_random_programs(chunk):
     for seed in range(chunk * 100, chunk * 100 + 100):
         source = _Generator(seed).program()
-        filename = f"<pipeline-random-{seed}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {}
-        exec(compile(source, filename, "exec"), namespace)
-        original = namespace["f"]
-        converted = ag.convert(original, always_converted=True)
-        for args in ARGS:
-            expected, got = _outcome(original, args), _outcome(converted, args)
-            assert got == expected, f"seed {seed}, args {args}:\n{source}\n{ag.to_code(original)}"
+        _same_outcomes(load_program(source, tag=f"pipeline-random-{seed}"), ARGS, f"seed {seed}\n{source}")
+
+
+# Programs that once converted wrongly, each on the arguments that showed it.
+REGRESSIONS = {
+    # A tuple target modified in the body: its binding comes from `k, v = itr`.
+    "tuple_target_modified": (
+        """
+def f(items):
+    out = []
+    for k, v in items:
+        if v:
+            k = k + 1
+        out.append(k)
+    return out
+""",
+        [([(1, True), (5, False)],), ([],)],
+    ),
+    # Shared extra loop tests must be defined outside try/except blocks.
+    "extra_test_shared_across_try": (
+        """
+def f(xs):
+    try:
+        for x in xs:
+            if x == 0:
+                return 'zero'
+        y = 10 // len(xs)
+    except ZeroDivisionError:
+        for x in [1, 2]:
+            if x == 2:
+                return 'handler'
+    for x in xs:
+        if x > 5:
+            return x
+    return -1
+""",
+        [([],), ([1, 0],), ([1, 7],), ([1, 2],)],
+    ),
+    # A continue flag used in closures hoisted out of the loop body.
+    "continue_flag_in_guarded_try": (
+        """
+def f(n):
+    i = 0
+    total = 0
+    while i < n:
+        i += 1
+        if i == 2:
+            return total
+        try:
+            if i % 3 == 0:
+                continue
+            total += i
+        except ValueError:
+            pass
+        total += 100
+    return total
+""",
+        [(0,), (1,), (2,), (5,)],
+    ),
+    # Dead code after a jump keeps its names local.
+    "dead_code_binding": (
+        """
+def f(xs):
+    for x in xs:
+        break
+        e = x
+    return e
+""",
+        [([1],), ([],)],
+    ),
+    # Reads of a possibly-unbound variable in a closure raise UnboundLocalError.
+    "unbound_read_in_closure": (
+        """
+def f(xs):
+    a = 1 if xs else e
+    e = a
+    return a
+""",
+        [([1],), ([],)],
+    ),
+    # `x += v` reads x before evaluating v.
+    "augassign_reads_target_first": (
+        """
+def f(xs):
+    if xs:
+        e = xs.pop()
+    e += xs[0]
+    return e
+""",
+        [([1, 2],), ([],)],
+    ),
+    # Recursion through the module globals, not the factory's local name.
+    "recursion": (
+        """
+def f(n):
+    if n <= 1:
+        return 1
+    return n * f(n - 1)
+""",
+        [(5,)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_regression(name):
+    source, arguments = REGRESSIONS[name]
+    _same_outcomes(load_program(source, tag=f"regression-{name}"), arguments, name)
