@@ -7,7 +7,8 @@ code could tell apart: ``0.0`` from ``-0.0`` (``t / x``), ``True`` from
 ``{'b': 2, 'a': 1}`` (iteration order), a tuple from a list.  Hypothesis
 draws a sequence of calls to one function, each compared with the plain
 Python function on the same arguments, so a call that reuses a wrong
-trace gives a different value.
+trace gives a different value.  Fixed cases follow: mutable defaults
+changed between calls, dict keys and frozensets of numbers of other types.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,3 +101,72 @@ def test_nan_arguments_do_not_retrace_forever():
     traced = run_calls(divide, [(float("nan"), np.float64(1.0))] * 5)
     assert traced.tracing_count == 1
     assert math.isnan(traced(float("nan"), np.float64(2.0)))
+
+
+# -- fixed cases: a cached trace once gave another value than Python
+
+
+def _both(fn):
+    return fn, ag.function(fn)
+
+
+def test_a_mutable_default_list_changed_between_calls_retraces():
+    default = [1]
+
+    def f(x, items=default):
+        return x + len(items)
+
+    python, traced = _both(f)
+    x = np.float32(0)
+    assert traced(x) == python(x) == 1.0
+    default.append(2)  # the cached call's key must not be made of the positional arguments only
+    assert traced(x) == python(x) == 2.0
+    assert traced.tracing_count == 2
+
+
+def test_a_mutable_default_dict_changed_between_calls_retraces():
+    config = {}
+
+    def f(x, cfg=config):
+        return x + cfg.get("scale", 0)
+
+    python, traced = _both(f)
+    x = np.float32(1)
+    assert traced(x) == python(x) == 1.0
+    config["scale"] = 5
+    assert traced(x) == python(x) == 6.0
+
+
+def test_constant_defaults_keep_the_hot_path():
+    @ag.function
+    def f(x, n=3, name="a", pair=(1, 2.0)):
+        return x * n
+
+    x = np.float32(2)
+    assert f(x) == 6.0 and f(x) == 6.0
+    assert len(f._traces.fast) == 1
+
+
+@pytest.mark.parametrize("keys", [((1, 2), (1.0, 2), (True, 2)), ((0.0, 1), (-0.0, 1))])
+def test_tuple_dict_keys_tell_number_types_and_signed_zero_apart(keys):
+    def f(x, d):
+        for k in d:
+            return x, k[0]
+
+    python, traced = _both(f)
+    x = np.float32(0)
+    for key in keys:
+        got, want = traced(x, {key: 0})[1], python(x, {key: 0})[1]
+        assert (type(got), repr(got)) == (type(want), repr(want))
+
+
+def test_frozenset_static_arguments_tell_member_types_apart():
+    def f(x, s):
+        return x, next(iter(s))
+
+    python, traced = _both(f)
+    x = np.float32(0)
+    for members in (frozenset({1}), frozenset({1.0}), frozenset({True})):
+        got, want = traced(x, members)[1], python(x, members)[1]
+        assert (type(got), got) == (type(want), want)
+    assert traced.tracing_count == 3
