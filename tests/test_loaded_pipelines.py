@@ -1,4 +1,4 @@
-"""Review of rt.data: loaded pipelines whose records lie, and the work a loaded pipeline may do."""
+"""rt.data pipelines saved and loaded: records that lie are refused, the work a loaded pipeline may do is bounded."""
 
 import json
 
