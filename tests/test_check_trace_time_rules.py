@@ -1,4 +1,6 @@
-"""``autograph check`` AG111-AG113: what they report, what they leave alone, and that it is real.
+"""``autograph check`` on what a trace decides once: AG111 (a type test or match on a tensor), AG112 (text
+of a tensor), AG113 (an attribute assigned after the call): what they report, what they leave alone,
+and that it is real.
 
 The golden reports of ``fixtures/check/ag111_*.py`` ... are pinned by
 ``tests/test_check.py``; here: the behaviour the reports describe happens
