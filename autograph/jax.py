@@ -7,7 +7,8 @@ in one step: ``f``'s ``if``/``while``/``for``/``break``/``continue``/
 ``autograph.runtime.jax_overloads``), Python values stay Python.  It also
 answers JAX's own refusal of a traced value used as a Python value in code
 that was not converted (``bool(x)`` in a library function, ``int(x)``) with
-an ``ag.TracingError`` naming the construct and the user's ``file:line``.
+an ``ag.TracingError`` naming the construct and the user's ``file:line``, and
+so is a traced value that escaped the ``lax`` body that computed it.
 
 ``jax.jit(ag.convert(f))``, ``jax.grad(ag.convert(f))`` and
 ``jax.vmap(ag.convert(f))`` work as well: the handlers load by themselves.
@@ -32,12 +33,21 @@ __all__ = ["jit"]
 
 _JAX_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, __import__("jaxlib")))
 
-# JAX's error -> the Python construct that needs a concrete value
+_UNCONVERTED = ("in code autograph did not convert (a do_not_convert function, a library, or a construct left "
+                "as written): JAX needs that value while it traces. Let autograph convert the function, compute "
+                "it with jnp/lax (jnp.where, lax.cond), or mark the argument static (ag.jax.jit(f, static_argnums=...)).")
+# JAX's error -> what the user's code did, and what to do instead
 _CONSTRUCTS = (
-    (jax.errors.TracerBoolConversionError, "the truth value (bool(), if, while, and/or, assert) of a traced value"),
-    (jax.errors.TracerIntegerConversionError, "a traced value used as a Python int (int(), an index, range())"),
-    (jax.errors.ConcretizationTypeError, "a Python value computed from a traced value"),
+    (jax.errors.TracerBoolConversionError,
+     "the truth value (bool(), if, while, and/or, assert) of a traced value", _UNCONVERTED),
+    (jax.errors.TracerIntegerConversionError,
+     "a traced value used as a Python int (int(), an index, range())", _UNCONVERTED),
+    (jax.errors.ConcretizationTypeError, "a Python value computed from a traced value", _UNCONVERTED),
+    (jax.errors.UnexpectedTracerError, "a traced value used outside the branch or loop body that computed it",
+     "(a function the body called stored it in an enclosing variable, a global or an object, which lax cannot "
+     "carry out). Return it from the function, or assign it in the converted function itself."),
 )
+_REFUSED = tuple(kind for kind, _, _ in _CONSTRUCTS)
 
 
 def jit(fun=None, /, *, static_argnums=None, **jit_kwargs):
@@ -54,7 +64,7 @@ def jit(fun=None, /, *, static_argnums=None, **jit_kwargs):
     def traced(*args, **kwargs):
         try:
             return converted(*args, **kwargs)
-        except jax.errors.ConcretizationTypeError as e:
+        except _REFUSED as e:
             raise _refusal(e) from e
 
     jitted = jax.jit(traced, static_argnums=static_argnums, **jit_kwargs)
@@ -75,10 +85,5 @@ def _user_line(error):
 
 
 def _refusal(error):
-    construct = next(text for kind, text in _CONSTRUCTS if isinstance(error, kind))
-    return TracingError(
-        f"{construct} at {_user_line(error)}, in code autograph did not convert (a do_not_convert function, "
-        "a library, or a construct left as written): JAX needs that value while it traces. Let autograph "
-        "convert the function, compute it with jnp/lax (jnp.where, lax.cond), or mark the argument static "
-        "(ag.jax.jit(f, static_argnums=...))."
-    )
+    construct, advice = next((text, advice) for kind, text, advice in _CONSTRUCTS if isinstance(error, kind))
+    return TracingError(f"{construct} at {_user_line(error)}, {advice}")
