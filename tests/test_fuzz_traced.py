@@ -43,7 +43,7 @@ The test fails on any mismatch, internal error or python error, and
 hypothesis shrinks the program first.  Constructs the runtime still gets
 wrong are listed in ``FEATURES_KNOWN_BROKEN`` and left out of the generated
 programs; the minimal reproducers of those bugs are in
-``test_state_regressions.py``.  Whoever fixes one removes it from the set.
+``test_control_flow_state.py``.  Whoever fixes one removes it from the set.
 
 Environment:
 

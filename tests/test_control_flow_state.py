@@ -1,4 +1,4 @@
-"""Minimal reproducers of the state bugs the traced fuzzer found (issue 8).
+"""The state of a tensor if or loop (what its branches and bodies carry), traced vs Python: the bugs the traced fuzzer found.
 
 Each function is Python-total; ``ag.function`` must return what the plain
 function returns, in all three execution modes.  Each stood for a class
@@ -426,7 +426,7 @@ def big_python_number_appended_to_an_int8_list(x, n):
 def test_a_python_number_a_staged_list_cannot_hold_is_refused():
     for options in MODES.values():
         with pytest.raises(ag.TracingError, match=r"adds the Python number 1000 to the staged list 'acc' of the "
-                                                  r"for loop at .*test_state_regressions.py:\d+, of int8 elements"):
+                                                  r"for loop at .*test_control_flow_state.py:\d+, of int8 elements"):
             ag.function(big_python_number_appended_to_an_int8_list, **options)(np.int8(1), i32(2))
 
 
