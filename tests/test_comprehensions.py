@@ -174,3 +174,76 @@ def test_closures_in_a_comprehension_see_its_one_variable():
 
     assert f(3) == ([2, 2, 2], [[2], [2], [2]])
     assert ag.convert(f, always_converted=True)(3) == f(3)
+
+
+# -- a list comprehension reading a loop's variable: it runs at once, it does not capture it ----
+
+def comprehension_reads_loop_index(x, n):
+    s = np.float32(0)
+    for i in range(n):
+        s += sum([v * i for v in x])
+    return s
+
+
+def python_comprehension_in_tensor_loop(n):
+    s = 0
+    for i in range(n):
+        s += sum([k * i for k in [1, 2]])
+    return s
+
+
+def comprehension_with_unpacking_in_while(x, n):
+    s = np.float32(0)
+    i = 0
+    while i < n:
+        s += sum([j * v * i for j, v in enumerate(x)])
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_list_comprehension_in_a_tensor_loop_reads_its_index(n):
+    x = np.array([1.0, 2.0], np.float32)
+    check(comprehension_reads_loop_index, x, i32(n))
+    check(python_comprehension_in_tensor_loop, i32(n))
+    check(comprehension_with_unpacking_in_while, x, i32(n))
+
+
+# -- a generator expression a builtin consumes, in a tensor loop
+
+def generator_sum_reads_loop_index(x, n):
+    s = np.float32(0)
+    for i in range(n):
+        s += sum(v * i for v in x)
+    return s
+
+
+def python_generator_in_tensor_loop(n):
+    s = 0
+    for i in range(n):
+        s += sum(k * i for k in [1, 2])
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_a_generator_a_builtin_consumes_reads_where_it_stands(n):
+    check(generator_sum_reads_loop_index, np.array([1.0, 2.0], np.float32), i32(n))
+    check(python_generator_in_tensor_loop, i32(n))
+
+
+# -- a comprehension's target named like a builtin
+
+def add_one(v):
+    return v + 1
+
+
+def double(v):
+    return v * 2
+
+
+def comprehension_target_shadows_a_builtin(x):
+    return sum([abs(x) for abs in [add_one, double]])
+
+
+def test_a_comprehension_target_named_like_a_builtin_is_the_target():
+    check(comprehension_target_shadows_a_builtin, np.float32(3.0))

@@ -217,7 +217,7 @@ def test_a_raise_inside_try_is_python_for_python_values_and_refused_under_a_tens
     code = ag.to_code(caught)
     assert "with ag__.python_try(lambda: (ValueError,), 'try'):" in code and "ag__.caught()" in code
     assert ag.convert(caught, always_converted=True)(-1) == 0
-    for _, g in modes(caught):  # the handler would run only while tracing (tests/test_review_converters.py)
+    for _, g in modes(caught):  # the handler would run only while tracing (tests/test_staged_raise_exceptions.py)
         with pytest.raises(ag.TracingError, match=r"under a tensor condition inside a try whose handler catches it"):
             g(i32(1))
 

@@ -2,7 +2,9 @@
 
 A name bound in a ``while`` test is loop state (the test is evaluated into a
 variable before the loop and at the end of each iteration); one bound under
-``and``/``or``/a conditional expression is branch state of an ``if``.
+``and``/``or``/a conditional expression is branch state of an ``if``.  In a
+chained comparison a walrus binds before the links after it; deep in one
+whose result a tensor decides, it is refused.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import autograph as ag
-from modes import check, check_raises, i32
+from modes import check, check_raises, i32, modes
 
 
 def while_test_binds(n):
@@ -161,3 +163,107 @@ def test_a_walrus_in_a_comprehension_filter():
     check(comprehension_filter, 2)
     check_raises(comprehension_filter, i32(2), match=r"the filter of the list comprehension at .*test_walrus.py:"
                                                      r"\d+ is decided by a tensor.* binds 'y'")
+
+
+# -- walrus in a chained comparison; a walrus in an if test binds before either branch -----------
+
+def chain_walrus_if(x):
+    k = 0
+    if 0 < (k := x * 2) < 10:
+        return 1, k
+    return 0, k
+
+
+def chain_walrus_three_links(x):
+    k = -1
+    m = -1
+    r = -5 < (k := x - 1) < (m := x * x) <= 50
+    return r, k, m
+
+
+def chain_walrus_while(n):
+    i = 0
+    while 0 <= (j := i * 2) < n:
+        i += 1
+    return i, j
+
+
+def chain_walrus_in_call(x):
+    k = 0
+    y = int(0 < (k := x) < 10)
+    return y, k
+
+
+def if_test_walrus_read_in_loop(n):
+    s = 0
+    last = 0
+    for i in range(n):
+        if (t := i * i) > 4:
+            s += t
+        last = t
+    return s, last
+
+
+def if_test_walrus_then_break(n):
+    found = -1
+    for i in range(n):
+        if (sq := i * i) > 10:
+            found = sq
+            break
+    return found
+
+
+@pytest.mark.parametrize("x", [-3, 0, 2, 4, 30])
+def test_walrus_in_a_chained_comparison(x):
+    check(chain_walrus_if, i32(x))
+    check(chain_walrus_three_links, i32(x))
+    check(chain_walrus_while, i32(x))
+    check(chain_walrus_in_call, x)
+
+
+def test_walrus_deep_in_a_chained_comparison_refuses_a_tensor():
+    for _, g in modes(chain_walrus_in_call):
+        with pytest.raises(ag.TracingError, match=r"the chained comparison at .*test_walrus.py:\d+ "
+                                                  r"is decided by a tensor.*binds 'k'"):
+            g(i32(3))
+
+
+@pytest.mark.parametrize("n", [0, 3, 6])
+def test_walrus_in_an_if_test_inside_a_tensor_loop(n):
+    check(if_test_walrus_read_in_loop, i32(n))
+    check(if_test_walrus_then_break, i32(n))
+
+
+# -- a walrus read in its own statement: the name is not live before it -------------------------
+
+def walrus_read_in_its_statement(n):
+    c = 0
+    i = 0
+    while i < n:
+        c += (t := i + 1) * t
+        i += 1
+    return c
+
+
+def walrus_then_and_in_loop(n):
+    c = 0
+    for i in range(n):
+        ok = (t := i * 3) > 2 and t < 10
+        if ok:
+            c += 1
+    return c
+
+
+def walrus_read_before_bound(n):
+    t = 100
+    s = 0
+    for i in range(n):
+        s += t + (t := i)
+    return s, t
+
+
+@pytest.mark.parametrize("n", [0, 3, 6])
+def test_walrus_read_in_its_own_statement(n):
+    check(walrus_read_in_its_statement, i32(n))
+    check(walrus_then_and_in_loop, i32(n))
+    check(walrus_read_before_bound, i32(n))
