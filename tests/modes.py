@@ -19,7 +19,8 @@ registered in ``linecache`` (so ``ag.convert`` can read it back), for the
 suites that compare converted and original code on Python values.
 
 ``check_raises`` expects an exception (``ag.TracingError`` by default) in
-every mode, with a message matching a regex; ``check_value_or_error``
+every mode, with a message matching a regex (``check_python_error``: and
+plain Python raises its type too); ``check_value_or_error``
 accepts either the right value or an ``ag.TracingError`` naming a given
 variable, but never a wrong value.
 """
@@ -122,6 +123,15 @@ def check_raises(f, *args, match, exc=None, input_signature=None):
     exc = ag.TracingError if exc is None else exc
     options = {} if input_signature is None else {"input_signature": input_signature}
     for name, g in modes(f, **options):
+        with pytest.raises(exc, match=match):
+            g(*copy.deepcopy(args))
+
+
+def check_python_error(f, *args, exc, match):
+    """Plain Python raises ``exc``; so does every mode, its message naming ``match`` (the statement)."""
+    with pytest.raises(exc):
+        f(*copy.deepcopy(args))
+    for name, g in modes(f):
         with pytest.raises(exc, match=match):
             g(*copy.deepcopy(args))
 

@@ -6,25 +6,16 @@ execution modes (interpreter, ``optimize=False``, ``jit_compile=True``).
 
 from __future__ import annotations
 
-import copy
 import warnings
 
 import numpy as np
 import pytest
 
 import autograph as ag
-from modes import check, check_raises, i32, modes
+from modes import check, check_python_error, check_raises, i32, modes
 
 f32 = np.float32
 NAN = f32("nan")
-
-
-def check_python_error(f, *args, exc, match):
-    with pytest.raises(exc):
-        f(*copy.deepcopy(args))
-    for name, g in modes(f):
-        with pytest.raises(exc, match=match):
-            g(*copy.deepcopy(args))
 
 
 def max2(a, b):

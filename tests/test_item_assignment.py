@@ -8,7 +8,6 @@ raises, when the graph runs, with the user's statement and ``file:line``.
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
@@ -16,16 +15,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from modes import check, check_raises, i32, modes
-
-
-def check_python_error(f, *args, exc, match):
-    """Plain Python raises ``exc``; so does every mode, its message naming ``match`` (the statement)."""
-    with pytest.raises(exc):
-        f(*copy.deepcopy(args))
-    for name, g in modes(f):
-        with pytest.raises(exc, match=match):
-            g(*copy.deepcopy(args))
+from modes import check, check_python_error, check_raises, i32
 
 
 def store(x, i, v):
