@@ -66,8 +66,14 @@ def _kind_ok(expected, got_dtype: np.dtype) -> bool:
     return True
 
 
-def assert_same(expected, got, path="result", check_dtype=True):
-    """Exact comparison of a plain-Python result with a converted/traced one."""
+def assert_same(expected, got, path="result", check_dtype=True, stacked_lists=False):
+    """Exact comparison of a plain-Python result with a converted/traced one.
+
+    With ``stacked_lists``, an expected list may come back as one array of its
+    elements: a staged list (``runtime/tracing/staged_list.py``) is returned so.
+    """
+    if stacked_lists and type(expected) is list and isinstance(got, np.ndarray):
+        expected = np.asarray(expected, dtype=got.dtype)
     if expected is None:
         assert got is None, f"{path}: expected None, got {got!r}"
         return
@@ -77,14 +83,14 @@ def assert_same(expected, got, path="result", check_dtype=True):
             f"{path}: keys {sorted(map(repr, expected))} expected, got {sorted(map(repr, got))}"
         )
         for k in expected:
-            assert_same(expected[k], got[k], f"{path}[{k!r}]", check_dtype)
+            assert_same(expected[k], got[k], f"{path}[{k!r}]", check_dtype, stacked_lists)
         return
     if isinstance(expected, (tuple, list)):
         kind = tuple if isinstance(expected, tuple) else list
         assert isinstance(got, kind), f"{path}: expected a {kind.__name__}, got {got!r}"
         assert len(expected) == len(got), f"{path}: expected {expected!r}, got {got!r}"
         for i, (e, g) in enumerate(zip(expected, got)):
-            assert_same(e, g, f"{path}[{i}]", check_dtype)
+            assert_same(e, g, f"{path}[{i}]", check_dtype, stacked_lists)
         return
     assert not isinstance(got, (dict, list, tuple)) and got is not None, (
         f"{path}: expected {expected!r}, got {got!r}"
@@ -106,15 +112,18 @@ def modes(f, **options):
         yield name, ag.function(f, **mode_opts, **options)
 
 
-def check(f, *args, check_dtype=True, input_signature=None):
-    """f unconverted == ag.convert(f, always_converted=True) == ag.function(f) in every mode."""
+def check(f, *args, check_dtype=True, input_signature=None, stacked_lists=False):
+    """f unconverted == ag.convert(f, always_converted=True) == ag.function(f) in every mode.
+
+    ``stacked_lists``: a list may come back from a mode as one array (see ``assert_same``).
+    """
     expected = f(*copy.deepcopy(args))
     converted = ag.convert(f, always_converted=True)(*copy.deepcopy(args))
     assert_same(expected, converted, "ag.convert result", check_dtype)
     options = {} if input_signature is None else {"input_signature": input_signature}
     for name, g in modes(f, **options):
         got = g(*copy.deepcopy(args))
-        assert_same(expected, got, f"{name} result", check_dtype)
+        assert_same(expected, got, f"{name} result", check_dtype, stacked_lists)
     return expected
 
 
