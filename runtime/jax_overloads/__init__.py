@@ -34,7 +34,7 @@ def probe() -> bool:
     """True while JAX traces (a ``jax.jit``/``grad``/``vmap`` trace is current)."""
     ctx = _state["trace_ctx"]
     if ctx is None:
-        if "jax" not in sys.modules:
+        if sys.modules.get("jax") is None:  # not imported (or blocked: sys.modules["jax"] = None)
             return False
         load()
         ctx = _state["trace_ctx"]
