@@ -16,9 +16,9 @@ two differ (e.g. a dimension that changes in a loop is relaxed here, not an
 error; ``while``/``else`` is supported).  A tensor ``if`` or loop that
 cannot represent a variable is an ``ag.TracingError`` naming it.
 
-The reproducers of issue 8 are in the last section, one test each.  Tests
-that fail today are ``xfail(strict=True)`` with the reason
-``issue 8: <class>``, so each mark flips to a failure when it is fixed.
+The last section holds cases that once differed from Python (state,
+dicts, lists, attributes, side effects, static arguments, shapes), one test
+each.
 
 Only the public API is used: ``import autograph as ag``,
 ``from autograph import runtime as rt``.
@@ -35,10 +35,6 @@ import pytest
 import autograph as ag
 from autograph import runtime as rt
 from modes import assert_same, check, check_raises, check_value_or_error, i32, modes
-
-
-def xfail(cls):
-    return pytest.mark.xfail(strict=True, reason=f"issue 8: {cls}")
 
 
 def bools(*values):
@@ -1979,11 +1975,11 @@ def test_tensor_index_inside_loop():
 
 
 # ---------------------------------------------------------------------------
-# issue 8 reproducers
+# cases that once differed from Python
 # ---------------------------------------------------------------------------
 
 
-def test_issue8_successive_if_elses():
+def test_successive_if_elses():
     # Python: first if takes the else branch (0 < 0 is False): s = 0, then
     # the second one too: s = 0.  The traced graph returned 12.
     check(two_if_elses, np.int32(0), np.int32(0))
@@ -1991,13 +1987,13 @@ def test_issue8_successive_if_elses():
         assert g(np.int32(0), np.int32(0)) == 0
 
 
-def test_issue8_dict_key_set_in_both_branches():
+def test_dict_key_set_in_both_branches():
     for _, g in modes(dict_item_set_in_both):
         assert g(np.int32(1))["b"] == 1
         assert g(np.int32(0))["b"] == -1
 
 
-def test_issue8_dict_key_set_in_one_branch():
+def test_dict_key_set_in_one_branch():
     check_raises(dict_key_only_in_body, np.int32(0), match=r"x\['b'\]")
 
 
@@ -2008,7 +2004,7 @@ def grow_list_by_concat(l):
     return state
 
 
-def test_issue8_list_structure_changes_in_tensor_loop():
+def test_list_structure_changes_in_tensor_loop():
     # DESIGN.md: a container changing structure across iterations other than
     # through a staged append is an ag.TracingError naming it.
     check_raises(grow_list_by_concat, i32([1, 2, 3]), match=r"'state'")
@@ -2023,7 +2019,7 @@ def append_in_both_branches(x):
     return l[0]
 
 
-def test_issue8_list_append_in_both_branches():
+def test_list_append_in_both_branches():
     # Either the right value (2.0) or a TracingError naming l -- never -2.0.
     check_value_or_error(append_in_both_branches, np.float32(-2.0), name_regex=r"'l'")
     check_value_or_error(append_in_both_branches, np.float32(3.0), name_regex=r"'l'")
@@ -2043,7 +2039,7 @@ def new_attribute_in_both_branches(x):
 
 
 @pytest.mark.parametrize("x", [-2.0, 3.0])
-def test_issue8_attribute_created_in_both_branches(x):
+def test_attribute_created_in_both_branches(x):
     check(new_attribute_in_both_branches, np.float32(x))
 
 
@@ -2063,11 +2059,11 @@ def pop_after_staged_loop(n):
     return last, rt.stack(acc)
 
 
-def test_issue8_append_after_tensor_loop():
+def test_append_after_tensor_loop():
     check(append_after_staged_loop, i32(3), check_dtype=False)
 
 
-def test_issue8_pop_after_tensor_loop():
+def test_pop_after_tensor_loop():
     check(pop_after_staged_loop, i32(3), check_dtype=False)
 
 
@@ -2081,15 +2077,15 @@ def item_augmented_assignment(v, j):
     return v
 
 
-def test_issue8_item_augmented_assignment_tensor_index():
+def test_item_augmented_assignment_tensor_index():
     check(item_augmented_assignment, np.array([1.0, 2.0, 3.0], np.float32), np.int32(1))
 
 
-def test_issue8_item_assignment_tensor_index():
+def test_item_assignment_tensor_index():
     check(item_assignment, np.array([1.0, 2.0, 3.0], np.float32), np.int32(1))
 
 
-def test_issue8_item_assignment_in_tensor_loop():
+def test_item_assignment_in_tensor_loop():
     def fill(t, n):
         for k in range(n):
             t[k] = k
@@ -2109,7 +2105,7 @@ def stores_weak_tensor(n):
     return c
 
 
-def test_issue8_escaped_weak_tensor_used_later():
+def test_escaped_weak_tensor_used_later():
     # The graph writes the values of tensors left in the function's objects back at every call
     # (runtime/tracing/escapes.py): _saved holds 3, as in Python.
     _saved.clear()
@@ -2117,7 +2113,7 @@ def test_issue8_escaped_weak_tensor_used_later():
     assert _saved[0] + 1 == 4
 
 
-def test_issue8_escaped_strong_tensor_used_later():
+def test_escaped_strong_tensor_used_later():
     saved = []
 
     def keep(x):
@@ -2140,7 +2136,7 @@ def make_nonlocal_counter():
     return f
 
 
-def test_issue8_python_side_effects_happen_at_trace_time_only():
+def test_python_side_effects_happen_at_trace_time_only():
     # TensorFlow semantics: the Python counter runs while tracing, so a second
     # call with the same signature returns the same value; a new signature
     # retraces and sees the counter's new value.
@@ -2164,7 +2160,7 @@ def make_nonlocal_loop_counter():
     return f
 
 
-def test_issue8_nonlocal_tensor_counter_across_traces():
+def test_nonlocal_tensor_counter_across_traces():
     # The first trace leaves a symbolic tensor in `count`; a retrace that reads
     # it must fail with a TracingError, not a crash in the runtime.
     g = ag.function(make_nonlocal_loop_counter())
@@ -2183,12 +2179,12 @@ def chained_less(a, b, c):
 
 
 @pytest.mark.parametrize("values", [(1, 1, 1), (1, 1, 2)])
-def test_issue8_chained_equality(values):
+def test_chained_equality(values):
     check(chained_equal, *[np.int32(v) for v in values])
 
 
 @pytest.mark.parametrize("values", [(1, 2, 3), (1, 3, 2)])
-def test_issue8_chained_less(values):
+def test_chained_less(values):
     check(chained_less, *[np.int32(v) for v in values])
 
 
@@ -2212,17 +2208,17 @@ def _double(x):
     return x * 2.0
 
 
-def test_issue8_function_argument_is_static():
+def test_function_argument_is_static():
     g = ag.function(call_arg)
     assert g(_double, np.float32(3.0)) == 6.0
 
 
-def test_issue8_bound_method_argument():
+def test_bound_method_argument():
     g = ag.function(call_arg)
     assert g(Scaler(3.0).scale, np.float32(2.0)) == 6.0
 
 
-def test_issue8_partial_argument():
+def test_partial_argument():
     g = ag.function(call_arg)
     assert g(functools.partial(_mul, 4.0), np.float32(2.0)) == 8.0
 
@@ -2231,11 +2227,11 @@ def length(x):
     return len(x)
 
 
-def test_issue8_len_static_dimension():
+def test_len_static_dimension():
     check(length, np.zeros((4, 2), np.float32))
 
 
-def test_issue8_len_unknown_dimension():
+def test_len_unknown_dimension():
     for _, g in modes(length, input_signature=[rt.TensorSpec((None,), "float32")]):
         assert g(np.zeros(5, np.float32)) == 5
         assert g(np.zeros(2, np.float32)) == 2
@@ -2248,7 +2244,7 @@ def dict_key_in_loop(n):
     return y
 
 
-def test_issue8_dict_key_created_in_tensor_loop():
+def test_dict_key_created_in_tensor_loop():
     check_raises(dict_key_in_loop, i32(2), match=r"y\['a'\].*loop")
 
 
@@ -2260,7 +2256,7 @@ def first_assigned_in_loop(n):
     return j
 
 
-def test_issue8_variable_first_assigned_in_tensor_loop():
+def test_variable_first_assigned_in_tensor_loop():
     check_raises(first_assigned_in_loop, i32(2), match=r"'j'.*loop")
 
 
@@ -2289,7 +2285,7 @@ def steps_while(n, x):
     return steps
 
 
-def test_issue8_python_counter_dtype_independent_of_loop_body():
+def test_python_counter_dtype_independent_of_loop_body():
     dtypes = {}
     for target in (steps_plain, steps_with_if, steps_while):
         for mode, g in modes(target):
@@ -2307,13 +2303,13 @@ def zeros_from_dynamic_shape(x):
     return rt.zeros((rt.shape(x)[0], 2))
 
 
-def test_issue8_zeros_from_dynamic_shape_works():
+def test_zeros_from_dynamic_shape_works():
     sig = [rt.TensorSpec((None,), "float32")]
     for _, g in modes(zeros_from_dynamic_shape, input_signature=sig):
         np.testing.assert_array_equal(g(np.ones(3, np.float32)), np.zeros((3, 2), np.float32))
 
 
-def test_issue8_unknown_static_dimension_error_names_fix():
+def test_unknown_static_dimension_error_names_fix():
     sig = [rt.TensorSpec((None,), "float32")]
     check_raises(zeros_from_static_shape, np.ones(3, np.float32), input_signature=sig,
                  exc=ag.AutoGraphError, match=r"rt\.shape\(x\)\[0\]")
@@ -2327,11 +2323,11 @@ def python_max_on_tensors(a, b):
     return max(a, b)
 
 
-def test_issue8_numpy_function_on_tensor_error_names_fix():
+def test_numpy_function_on_tensor_error_names_fix():
     check_raises(numpy_ufunc_on_tensor, np.float32(1.0), exc=ag.AutoGraphError, match=r"rt\.exp")
 
 
-def test_issue8_builtin_max_on_tensors_is_staged():
+def test_builtin_max_on_tensors_is_staged():
     # Better than the error the report asked for: max()/min() of tensors stage rt.maximum/rt.minimum.
     check(python_max_on_tensors, np.float32(1.0), np.float32(2.0))
     check(python_max_on_tensors, np.float32(3.0), np.float32(-2.0))
