@@ -3,7 +3,7 @@
 Loops with break / continue / else, early returns from nested loops,
 while/else and for/else, if/elif chains, exceptions raised inside loops.
 Every function is registered with the argument lists it is checked on;
-tests/test_behaviour.py checks convert(f) == f on each.
+tests/test_convert_behaviour.py checks convert(f) == f on each.
 """
 
 from corpus_registry import LOG, call, check

@@ -2,7 +2,7 @@
 
 Iterative solvers, reductions, running statistics, array updates in loops,
 early exits on convergence.  Registered with their argument lists;
-tests/test_behaviour.py checks convert(f) == f on each, bit for bit.
+tests/test_convert_behaviour.py checks convert(f) == f on each, bit for bit.
 """
 
 import numpy as np

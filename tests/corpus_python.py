@@ -5,7 +5,7 @@ with append/pop, comprehensions, ``x[i] += v``, short-circuit logic with
 side effects, ternaries, asserts, calls to other user functions (recursion
 too), every parameter kind, generators consumed inside, try/except,
 with-statements, strings and dicts.  Registered with their argument lists;
-tests/test_behaviour.py checks convert(f) == f on each.
+tests/test_convert_behaviour.py checks convert(f) == f on each.
 """
 
 import contextlib

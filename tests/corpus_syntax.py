@@ -5,7 +5,7 @@ generated ones (``break_``, ``retval_``, ``loop_body``...), chained and
 starred assignments, every augmented operator on subscripts (lists and 2-d
 numpy arrays), lazy assert messages, try/except/else in while/else,
 exception chaining, f-strings, walrus, identity and membership tests.
-Registered with their argument lists; tests/test_behaviour.py checks
+Registered with their argument lists; tests/test_convert_behaviour.py checks
 convert(f) == f on each.
 """
 

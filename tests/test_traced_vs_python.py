@@ -1,4 +1,4 @@
-"""Differential tests of ag.function: the traced graph computes what the Python function computes.
+"""Numeric functions traced by ag.function compute what the Python function computes, in every mode.
 
 Each function below is called plainly on its numpy arguments and through
 ``ag.function`` (interpreter, unoptimized interpreter, jit_compile); the

@@ -1,6 +1,6 @@
 """Seeded random programs, and programs that once converted wrongly: converted == original, value or exception alike.
 
-A complement to the hypothesis differential test: the generator here mixes
+A complement to tests/test_convert_random_programs.py (hypothesis): the generator here mixes
 the constructs the pipeline lowers (nested if/while/for with break,
 continue, return, loop else, try/except inside loops, nested functions,
 list mutation, augmented item assignment, comprehensions, ternaries,
@@ -164,7 +164,7 @@ def _same_outcomes(original, arguments, where):
 def test_random_programs(chunk):
     for seed in range(chunk * 100, chunk * 100 + 100):
         source = _Generator(seed).program()
-        _same_outcomes(load_program(source, tag=f"pipeline-random-{seed}"), ARGS, f"seed {seed}\n{source}")
+        _same_outcomes(load_program(source, tag=f"seeded-program-{seed}"), ARGS, f"seed {seed}\n{source}")
 
 
 # Programs that once converted wrongly, each on the arguments that showed it.

@@ -1,4 +1,4 @@
-"""Differential test: random programs behave the same converted and not.
+"""Random programs drawn by hypothesis behave the same converted (``ag.convert``) and not.
 
 ``ProgramWriter`` writes the source of a random, always-terminating
 function ``prog(a, b, xs)`` over ints and lists: nested if/elif/else, while
@@ -20,7 +20,8 @@ the same programs every time; a failure prints the program.
 
 ``AUTOGRAPH_DIFF_EXAMPLES`` (default 500) changes the number of programs,
 and ``AUTOGRAPH_DIFF_RANDOM=1`` draws fresh programs instead of the fixed
-set, for bug hunting.
+set, for bug hunting.  Seeded programs of other constructs, and programs
+that once converted wrongly: tests/test_convert_seeded_programs.py.
 """
 
 from __future__ import annotations
@@ -287,7 +288,7 @@ def _equivalent(expected, actual) -> bool:
 
 
 def check_program(source: str) -> None:
-    fn = load_program(source, "prog", "autograph-differential")
+    fn = load_program(source, "prog", "random-program")
     filename = fn.__code__.co_filename
     try:
         with warnings.catch_warnings():
@@ -409,7 +410,7 @@ def test_program_writer_covers_the_constructs():
     assert not rare, f"constructs too rare in 300 programs: {rare}"
     outcomes = set()
     for source in sources:
-        fn = load_program(source, "prog", "autograph-differential")
+        fn = load_program(source, "prog", "random-program")
         filename = fn.__code__.co_filename
         linecache.cache.pop(filename, None)
         for args in ARGS:
