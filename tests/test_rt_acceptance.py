@@ -1,4 +1,4 @@
-"""Acceptance checks of the tracing runtime (issue 3), as a new user meets it.
+"""Acceptance checks of the tracing runtime, as a new user meets it.
 
 Each test exercises one promise of DESIGN.md end to end: the public op
 names running eagerly, portable graphs loaded in a fresh process that never
