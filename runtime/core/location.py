@@ -38,12 +38,18 @@ def _is_user_file(filename: str) -> bool:
     if found is None:
         if not _OWN_DIRS:
             _OWN_DIRS = _own_dirs()
-        if filename.startswith("<"):
-            found = not filename.startswith("<frozen")
+        if filename.startswith("<"):  # "<stdin>", "<string>"; not "<frozen ...>", nor jit code ("<autograph-jit ...>")
+            found = not filename.startswith(("<frozen", "<autograph-"))
         else:
             found = not os.path.abspath(filename).startswith(_OWN_DIRS)
         _IS_USER_FILE[filename] = found
     return found
+
+
+def traceback_filtering() -> bool:
+    """Whether tracebacks show the user's frames only: unless ``AUTOGRAPH_TRACEBACK_FILTERING`` is
+    ``off`` (``0``, ``false``, ``no``) in the environment."""
+    return os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "").lower() not in ("off", "0", "false", "no")
 
 
 def without_library_frames(error: BaseException) -> BaseException:
@@ -53,7 +59,7 @@ def without_library_frames(error: BaseException) -> BaseException:
     TensorFlow and JAX do.  ``AUTOGRAPH_TRACEBACK_FILTERING=off`` in the
     environment keeps every frame.
     """
-    if os.environ.get("AUTOGRAPH_TRACEBACK_FILTERING", "").lower() in ("off", "0", "false", "no"):
+    if not traceback_filtering():
         return error
     kept, dropped = [], 0
     tb = error.__traceback__

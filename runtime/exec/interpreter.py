@@ -34,7 +34,8 @@ sub-graph also lists the ``If``/``While`` ops it was nested in
 (``wrap_error``).  An exception of the user's own code (a ``py_function``,
 a failing assert: ``USER_ERRORS``) keeps its type, so ``except
 RuntimeError`` still catches it; the op and ``file:line`` are attached as
-notes (PEP 678).
+notes (PEP 678).  Either way the traceback ends at the user's lines that
+made the failing op and its ``If``/``While`` ops (``exec/user_frames.py``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import numpy as np
 
 from autograph.runtime.core import backend, opdef, printer, spellings
 from autograph.runtime.errors import USER_ERROR_ATTR, ExecutionError, ResourceLimitError, mark_user_error
-from autograph.runtime.exec import limits
+from autograph.runtime.exec import limits, user_frames
 from autograph.runtime.exec.plan import INPUTS, NO_INPUTS, ONE_INPUT, Plan
 
 
@@ -67,7 +68,7 @@ def run(plan, args) -> list:
             wrapped = wrap_error(e, op)
             if wrapped is e:  # the user's own exception, with a note added
                 raise
-            raise wrapped from e
+            raise wrapped from user_frames.cause_of(wrapped, e)
         if out.__class__ is int:
             env[out] = result
         else:
@@ -212,13 +213,20 @@ def add_note(error: BaseException, note: str) -> None:
 
 
 def wrap_error(error: Exception, op):
-    """``error`` raised by ``op``'s kernel, with the op's context.
+    """``error`` raised by ``op``'s kernel, with the op's context and a traceback of the user's
+    lines (``exec/user_frames.py``).
 
     Usually an ``ExecutionError`` naming the op; an exception of the user's
     own code (marked by its kernel, or in ``USER_ERRORS``, or passing through an
     ``If``/``While`` around one) is returned itself, with a note naming the
     op and its ``file:line`` added.
     """
+    wrapped = _wrapped(error, op)
+    user_frames.at_user_lines(wrapped, op, error)
+    return wrapped
+
+
+def _wrapped(error: Exception, op):
     if getattr(error, "__autograph_noted__", False):  # already noted by an inner op
         add_note(error, f"  inside {op.type} op '{op.name}' created at {_location(op)}")
         return error
