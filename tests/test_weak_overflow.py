@@ -12,6 +12,7 @@ execution mode, the JAX backend's too.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import warnings
 
 import numpy as np
@@ -81,3 +82,49 @@ def test_a_python_integer_within_bounds_gives_pythons_value_and_dtype(fn, n, mod
     got = traced(fn, mode, PX, np.int32(n))
     assert got.dtype == expected.dtype == np.uint8
     np.testing.assert_array_equal(got, expected)
+
+
+# -- a counter that wraps in its partner's dtype: numpy's warning, at the user's line ------------
+
+def wrapping_sum(x, n):
+    s = 0
+    for _ in range(n):
+        s += x  # int8 + int8: wraps, as numpy scalars do in Python too
+    return s
+
+
+def _line_of(fn, text):
+    source, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(source) if text in line)
+
+
+NUMPY_MODES = [m for m in MODES if m != "jax"]  # (numpy's warnings: the numpy backend's)
+
+
+@pytest.mark.parametrize("mode", NUMPY_MODES)
+def test_an_overflowing_counter_warns_at_the_users_line(mode):
+    fn = ag.function(wrapping_sum, **MODES[mode])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = fn(np.int8(100), np.int32(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert got == wrapping_sum(np.int8(100), np.int32(3)) and got.dtype == np.int8  # numpy's wrap
+    overflows = [w for w in caught if issubclass(w.category, RuntimeWarning) and "overflow" in str(w.message)]
+    assert overflows and all(w.filename == __file__ for w in overflows)
+    # the line of the op; jit compiles the loop into one line, so its line is the loop's
+    line = _line_of(wrapping_sum, "for _ in range" if mode == "jit" else "s += x")
+    assert {w.lineno for w in overflows} == {line}
+
+
+@pytest.mark.parametrize("mode", NUMPY_MODES)
+def test_the_callers_numpy_error_settings_still_apply(mode):
+    fn = ag.function(wrapping_sum, **MODES[mode])
+    fn(np.int8(1), np.int32(3))  # traced outside the settings
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fn(np.int8(100), np.int32(3)) == np.int8(44)
+    with np.errstate(over="raise"), pytest.raises(Exception) as info:
+        fn(np.int8(100), np.int32(3))
+    assert isinstance(info.value, FloatingPointError) or isinstance(info.value.__cause__, FloatingPointError)
+    assert np.geterr()["over"] == "warn"  # and they are the caller's again after the call

@@ -100,6 +100,12 @@ def warn_at_user(message: str, category) -> None:
     """Warns at the user's ``file:line`` (the innermost frame outside autograph), not ours; once
     per line under the default filters."""
     filename, lineno = user_frame(2) or ("<unknown>", 0)
+    warn_at(message, category, filename, lineno)
+
+
+def warn_at(message: str, category, filename: str, lineno: int) -> None:
+    """Warns at ``filename:lineno`` (a user line known from elsewhere: an op's), once per line
+    under the default filters."""
     registry = _WARNING_REGISTRIES.setdefault(filename, {})
     warnings.warn_explicit(message, category, filename, lineno, registry=registry)
 

@@ -31,7 +31,7 @@ import time
 
 from autograph.runtime.core import opdef
 
-from autograph.runtime.exec import interpreter as executor, limits
+from autograph.runtime.exec import fp_warnings, interpreter as executor, limits
 
 HEAVY_COST = 1 << 20
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
@@ -302,7 +302,7 @@ def runner(graph, parallel: bool = True):
         flow = dataflow(graph)
         if flow.worthwhile:
             return flow.adaptive.run
-    return plan.run
+    return fp_warnings.naming_user_lines(plan.run, graph)
 
 
 def _two_heavy_steps(plan) -> bool:

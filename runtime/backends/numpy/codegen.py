@@ -69,12 +69,13 @@ from autograph.runtime.backends.numpy.compiled import JitUnsupported
 from autograph.runtime.backends.numpy.identifiers import Namer
 from autograph.runtime.backends.numpy.kernels import KERNELS
 from autograph.runtime.core import opdef, shapes
-from autograph.runtime.exec import limits, memory, plan
+from autograph.runtime.exec import fp_warnings, limits, memory, plan
 
 def compile_graph(graph):
     """``(function, source)``: ``graph`` compiled into one Python/numpy function."""
     gen = _Codegen(graph.name, [graph])
     function, source = gen.load(gen.generate(graph))
+    function = fp_warnings.naming_user_lines(function, graph)  # numpy's warnings at the user's lines
     return limits.scoped(function, graph), source  # a loaded graph: one iteration budget per call
 
 

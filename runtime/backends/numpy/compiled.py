@@ -19,7 +19,7 @@ import linecache
 import weakref
 
 from autograph.runtime.errors import AutoGraphError
-from autograph.runtime.exec import interpreter as executor
+from autograph.runtime.exec import fp_warnings, interpreter as executor
 
 _counter = itertools.count()
 
@@ -65,4 +65,6 @@ def load(source, namespace, function_name, line_ops):
     exec(code, namespace)
     function = namespace[function_name]
     weakref.finalize(function, linecache.cache.pop, filename, None)
+    fp_warnings.GENERATED[filename] = line_ops  # numpy's warnings name the op of the line
+    weakref.finalize(function, fp_warnings.GENERATED.pop, filename, None)
     return function
