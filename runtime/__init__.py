@@ -102,7 +102,7 @@ from autograph.runtime.exec.interpreter import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
 
-from autograph.runtime.tracing.cond_while import cond, while_loop
+from autograph.runtime.tracing.functional_api import cond, while_loop
 from autograph.runtime.ops.random_ops import random
 from autograph.runtime.ops.variables import Variable
 from autograph.runtime.ops.effects import py_function
@@ -124,10 +124,10 @@ def _install() -> None:
     """The one install step: the numpy backend as the default, the ``Tensor`` operators and numpy methods."""
     from autograph.runtime.backends import numpy as numpy_backend
     from autograph.runtime.core import backend
-    from autograph.runtime.ops import array_methods, spellings
+    from autograph.runtime.ops import array_methods, tensor_operators
 
     backend.register(numpy_backend.BACKEND, default=True)
-    spellings.install()
+    tensor_operators.install()
     array_methods.install()
     from autograph.runtime import jax_overloads
 

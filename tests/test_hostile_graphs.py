@@ -22,7 +22,7 @@ from autograph import runtime as rt
 from autograph.runtime.backends.numpy import codegen
 from autograph.runtime.core import serialize
 from autograph.runtime.errors import AutoGraphError, GraphDefError, ResourceLimitError
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 
 
 def loop_graph_def():
@@ -122,7 +122,7 @@ def test_plain_string_handle_cannot_reach_a_live_variable():
     # a well-formed record naming the victim's handle and this process gets a variable of its own
     for node in nodes(graph_def):
         if "handle" in node["attrs"]:
-            node["attrs"]["handle"] = {"variable": dict(state.export_variable(v.handle), handle=victim.handle.id)}
+            node["attrs"]["handle"] = {"variable": dict(variables.export_variable(v.handle), handle=victim.handle.id)}
     loaded = rt.Graph.from_graph_def(graph_def)
     assert rt.run_graph(loaded, [np.float32(5.0)]) == [np.float32(5.0)]
     assert victim.numpy() == np.float32(1.0) and v.numpy() == np.float32(0.0)

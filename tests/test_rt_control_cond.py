@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograph.runtime import operators as cf
-from autograph.runtime.tracing import cond_while as cfo
+from autograph.runtime.tracing import functional_api as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import ExecutionError, TracingError
 from autograph.runtime import operators
@@ -126,7 +126,7 @@ def test_cond_escaped_tensor_from_another_trace_is_an_error():
 def test_cond_with_stateful_branch_keeps_side_effects():
     def fn(x):
         def loud():
-            ops.state.print("big", x)
+            ops.effects.print("big", x)
             return x
 
         return cfo.cond(x > 10, loud, lambda: x)

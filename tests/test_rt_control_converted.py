@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime.tracing import cond_while as cfo
+from autograph.runtime.tracing import functional_api as cfo
 from autograph.runtime.errors import TracingError
 from rt_control_util import traced
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from autograph.runtime import operators as cf
 from autograph.runtime.operators import loop_statements
-from autograph.runtime.tracing import cond_while as cfo
+from autograph.runtime.tracing import functional_api as cfo
 from autograph.runtime import ops
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import Undefined
@@ -162,7 +162,7 @@ def test_if_inside_while_inside_if():
 def test_stateful_body_makes_the_while_stateful(capsys):
     def fn(n):
         def body(i):
-            ops.state.print("step", i)
+            ops.effects.print("step", i)
             return (i + 1,)
 
         return cfo.while_loop(lambda i: i < n, body, (0,))

@@ -259,7 +259,7 @@ def test_bad_graph_defs_are_rejected_clearly():
 # -- control flow through the shared library ----------------------------------
 
 
-needs_control_flow = pytest.mark.skipif(not hasattr(rt, "while_loop"), reason="ops/control_flow not present")
+needs_control_flow = pytest.mark.skipif(not hasattr(rt, "while_loop"), reason="ops/functional_control_flow.py not present")
 
 
 def nested_control_flow_graph():

@@ -10,7 +10,7 @@ import pytest
 from autograph import runtime as rt
 from autograph.runtime.core.graph import Graph
 from autograph.runtime.errors import GraphDefError
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 
 
 # -- rt.print --------------------------------------------------------------------
@@ -286,13 +286,13 @@ def test_export_import_variable():
     import json
 
     v = rt.Variable(np.array([1.0, 2.0]), name="w")
-    record = json.loads(json.dumps(state.export_variable(v.handle)))
+    record = json.loads(json.dumps(variables.export_variable(v.handle)))
     assert record["name"] == "w" and record["value"] == [1.0, 2.0] and record["shape"] == [2]
     owned = {}
-    handle = state.import_variable(record, owned)
+    handle = variables.import_variable(record, owned)
     assert handle != v.handle  # a record never names a live variable, even in the process that saved it
-    assert state.import_variable(record, owned) == handle  # recreated once per load
-    copy = state.lookup_variable(handle)
+    assert variables.import_variable(record, owned) == handle  # recreated once per load
+    copy = variables.lookup_variable(handle)
     np.testing.assert_array_equal(copy.numpy(), [1.0, 2.0])
     assert copy.dtype == np.float64 and handle != v.handle
     copy.assign_add(1.0)

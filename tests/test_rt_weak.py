@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from autograph import runtime as rt
 from autograph.runtime import operators as cf
 from autograph.runtime.operators import tensor_builtins
-from autograph.runtime.tracing import cond_while as cfo
+from autograph.runtime.tracing import functional_api as cfo
 from autograph.runtime import operators, ops
 from autograph.runtime.core import opdef
 from autograph.runtime.exec import interpreter as executor

@@ -19,7 +19,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
-from autograph.runtime.ops import state
+from autograph.runtime.ops import variables
 
 
 # -- variables created inside the function -------------------------------------------------------
@@ -194,7 +194,7 @@ def test_saved_graph_of_a_variable_argument_holds_that_variable():
     a = rt.Variable(np.float32(41.0), name="a")
     graph = rt.Graph.from_graph_def(g.get_concrete_function(a).graph.as_graph_def())
     handle = next(op.attrs["handle"] for op in graph.operations if "handle" in op.attrs)
-    assert state.lookup_variable(handle).numpy() == 41.0  # the value of a, not of a stand-in
+    assert variables.lookup_variable(handle).numpy() == 41.0  # the value of a, not of a stand-in
 
 
 def test_variables_with_jit_compile():

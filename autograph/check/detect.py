@@ -28,7 +28,7 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
 _ITERATING = frozenset({"list", "tuple", "set", "frozenset", "sorted", "sum", "min", "max", "any", "all", "iter",
                         "dict", "enumerate", "zip"})
 _VARIABLE = frozenset({
-    "autograph.runtime.Variable", "autograph.runtime.ops.state.Variable", "autograph.runtime.ops.variables.Variable",
+    "autograph.runtime.Variable", "autograph.runtime.ops.variables.Variable",
 })
 _UNCONVERTED = "in code autograph does not convert (@ag.do_not_convert, rt.function or autograph=False)"
 _FIX_BOOL = "let autograph convert this code (drop @ag.do_not_convert / autograph=False), or use rt.cond / rt.where"

@@ -2,7 +2,7 @@
 
 Each ``Spelling`` says which Python dunder builds an op type on a ``Tensor``
 and how the op is written as Python (``template``).  The table feeds the
-``Tensor`` dunders (installed once by ``runtime/ops/spellings.py``), the
+``Tensor`` dunders (installed once by ``runtime/ops/tensor_operators.py``), the
 printers (``core/printer.py``), the interpreter's fast path for operators
 on scalars (``exec/interpreter.py``) and the code generator
 (``backends/numpy/codegen.py``).

@@ -4,7 +4,7 @@ A ``Tensor`` is one output of an ``Operation`` in a ``Graph``: it has no
 value, only a dtype and a static shape.  Its Python operators (``+``, ``<``,
 ``@``, ``-t``, ``t[i]``, ...) build graph operations; they are installed from
 the one table of operator spellings in ``runtime/core/spellings.py``
-(by ``runtime/ops/spellings.py``, once, when ``autograph.runtime`` is imported).
+(by ``runtime/ops/tensor_operators.py``, once, when ``autograph.runtime`` is imported).
 
 A tensor is *weakly typed* (``weak``) when it stands for a Python number:
 a ``Const`` made from a Python ``bool``/``int``/``float``, a branch or loop

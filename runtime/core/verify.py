@@ -13,7 +13,7 @@ For the graph and every library function it calls:
 * functional ops (``If``/``While``, their definitions' ``function_attrs``)
   name functions that exist in the library, and their signatures match the
   op: that is checked by the op type's ``verify(op, library)`` hook
-  (``OpDef.verify``, registered with the op in ``ops/control_flow.py``),
+  (``OpDef.verify``, registered with the op in ``ops/functional_control_flow.py``),
   which raises ``ValueError`` naming the mismatch; the library functions
   are then verified themselves.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from autograph.runtime import ops
 from autograph.runtime.core import nest
 from autograph.runtime.operators import calls
-from autograph.runtime.tracing.cond_while import cond
+from autograph.runtime.tracing.functional_api import cond
 
 from autograph.runtime.data.functions import as_element_tensor, trace
 

@@ -30,7 +30,7 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
-from autograph.runtime.operators import state
+from autograph.runtime.operators import statement_state
 from autograph.runtime.tracing import retrace
 from autograph.runtime.tracing.loop_slots import (
     Slot, body_output, classify, initial_tensor, loop_inputs, refute_speculation,
@@ -46,8 +46,8 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
     """The graph path of ``for x in ds``: a ``DatasetReduce`` whose results bind the state."""
     where = construct_at("the for loop over a dataset")
     init = tuple(get_state())
-    names = state.labels(symbol_names, init, opts)
-    state.refuse_shared(init, names, where)
+    names = statement_state.labels(symbol_names, init, opts)
+    statement_state.refuse_shared(init, names, where)
 
     def trace(init, staged):
         if staged:
@@ -56,7 +56,7 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
                 f"'{names[index]}' is a list that {where} grows or shrinks; a loop over a dataset carries a "
                 "fixed state. Collect the values with Dataset.scan or batch(), or in a tensor."
             )
-        flat, labels = state.flatten_state(init, names, staged)
+        flat, labels = statement_state.flatten_state(init, names, staged)
         slots = [Slot(label, value) for label, value in zip(labels, flat)]
         for s in slots:
             if s.kind == "open" and type(s.init) in (int, float):  # most Python numbers become loop variables
@@ -64,7 +64,7 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
         return _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where)
 
     final, init, staged = retrace.restaging(trace, init)
-    state.bind(set_state, init, state.pack_state(init, final, staged), names, where)
+    statement_state.bind(set_state, init, statement_state.pack_state(init, final, staged), names, where)
 
 
 def _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where):
@@ -90,7 +90,7 @@ def _build(ds, slots, init, names, staged, extra_test, body, get_state, set_stat
 
 def _trace_cond(graph, slots, init, staged, extra_test, set_state, where):
     values = loop_inputs(graph, slots, where, name="state")
-    set_state(state.fresh(state.pack_state(init, values, staged)))
+    set_state(statement_state.fresh(statement_state.pack_state(init, values, staged)))
     keep_going = True if extra_test is None else extra_test()
     if isinstance(keep_going, Tensor):
         graph.outputs = [as_predicate(keep_going, where)]
@@ -102,9 +102,9 @@ def _trace_body(graph, ds, slots, init, names, staged, body, get_state, set_stat
     """Traces the body on one element; updates ``slots``; returns True if another trace is needed."""
     values = loop_inputs(graph, slots, where, name="state")
     element = [graph.add_placeholder(s.dtype, s.shape, name="element") for s in structure.flat(ds.element_spec)]
-    set_state(state.fresh(state.pack_state(init, values, staged)))
+    set_state(statement_state.fresh(statement_state.pack_state(init, values, staged)))
     body(structure.pack(ds.element_spec, element))
-    after = state.flatten_like(init, state.read_state(get_state, where), names, where, staged)
+    after = statement_state.flatten_like(init, statement_state.read_state(get_state, where), names, where, staged)
     if refute_speculation(slots, values, after):  # a Python number the body leaves alone stays one
         return True
     changed = False

@@ -15,7 +15,7 @@ values is the same whichever backend runs it, so it lives here once:
 * ``PyFunc`` -- the user's function called, its exceptions kept as the
   user's (``errors.mark_user_error``), its results checked against
   ``Tout`` and the declared shapes;
-* ``Assert`` (``ops/control_flow.py``) -- the user's ``AssertionError``.
+* ``Assert`` (``ops/functional_control_flow.py``) -- the user's ``AssertionError``.
 
 Each function has a kernel's signature (``core/backend.py``:
 ``kernel(*input_values, **attrs)``) and takes host (numpy) values: the

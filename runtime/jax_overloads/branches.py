@@ -1,6 +1,6 @@
 """``if`` and ``a if c else b`` on a traced condition: ``lax.cond`` over the state.
 
-Each branch starts from a fresh copy of the state (``operators.state.fresh``),
+Each branch starts from a fresh copy of the state (``operators.statement_state.fresh``),
 runs, and gives the state's leaves.  The operands of ``lax.cond`` are the
 leaves a *plan* makes outputs: the ones whose values differ between the
 branches (Python values both branches agree on stay Python; a variable set
@@ -22,7 +22,7 @@ from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import carry, values
-from autograph.runtime.operators import state
+from autograph.runtime.operators import statement_state
 from autograph.runtime.tracing.branches import expand_return_placeholder
 
 
@@ -179,19 +179,19 @@ def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts,
     """``if`` on a traced value: ``lax.cond``; the first ``nouts`` state variables are its outputs."""
     where = construct_at("the if")
     pred = values.predicate(cond_value, where)
-    init = state.read_state(get_state, where)
-    labels = state.labels(symbol_names, init, opts)[:nouts]
+    init = statement_state.read_state(get_state, where)
+    labels = statement_state.labels(symbol_names, init, opts)[:nouts]
     carry.refuse_staged(init, labels, f"a traced if ({where})")
 
     def branch(fn):
         def run():
-            set_state(state.fresh(init))
+            set_state(statement_state.fresh(init))
             fn()
-            return state.read_state(get_state, where)[:nouts]
+            return statement_state.read_state(get_state, where)[:nouts]
         return run
 
     outputs = cond(pred, branch(body), branch(orelse), labels, where, init[:nouts])
-    set_state(state.write_back(init, outputs + tuple(init[nouts:])))
+    set_state(statement_state.write_back(init, outputs + tuple(init[nouts:])))
 
 
 def if_exp(cond_value, if_true, if_false, expr_repr):

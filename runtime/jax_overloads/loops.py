@@ -21,7 +21,7 @@ from jax import lax
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import branches, carry, logic, values
-from autograph.runtime.operators import state
+from autograph.runtime.operators import statement_state
 
 
 class TracedRange:
@@ -83,9 +83,9 @@ def _combined(extra_test, test):
 
 def _traced(where, get_state, set_state, symbol_names, opts, run, can_stage=False):
     """Runs ``run(init, names, plan)`` until the plan holds; binds the final state."""
-    init = state.read_state(get_state, where)
-    names = state.labels(symbol_names, init, opts)
-    state.refuse_shared(init, names, where)
+    init = statement_state.read_state(get_state, where)
+    names = statement_state.labels(symbol_names, init, opts)
+    statement_state.refuse_shared(init, names, where)
     plan = carry.guess(init, can_stage)
     for _ in range(len(init) * 3 + 3):
         try:
@@ -95,7 +95,7 @@ def _traced(where, get_state, set_state, symbol_names, opts, run, can_stage=Fals
             plan = replan.plan
     else:  # pragma: no cover - each replan fixes one more leaf
         raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
-    set_state(state.write_back(init, final))
+    set_state(statement_state.write_back(init, final))
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
@@ -128,7 +128,7 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
     def body_fun(values_):
         set_state(carry.state_of(init, plan, values_[k:], names, where))
         new_lead = list(step(values_[:k - (maximum is not None)]))
-        new, _ = carry.body_outputs(init, plan, state.read_state(get_state, where), names, where, False)
+        new, _ = carry.body_outputs(init, plan, statement_state.read_state(get_state, where), names, where, False)
         return (*new_lead, *([values_[k - 1] + 1] if maximum is not None else []), *new)
 
     final = lax.while_loop(cond_fun, body_fun, (*lead, *start))
@@ -175,7 +175,7 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
             _guarded(where, keep, lambda: body(_item(scanned, rows, index)), current, get_state, set_state, names)
         elif keep:
             body(_item(scanned, rows, index))
-        new, appended = carry.body_outputs(init, plan, state.read_state(get_state, where), names, where, True)
+        new, appended = carry.body_outputs(init, plan, statement_state.read_state(get_state, where), names, where, True)
         return tuple(new), tuple(tuple(items) for items in appended)
 
     final, ys = lax.scan(step, tuple(start), xs, length=length)
@@ -196,9 +196,9 @@ def _guarded(where, keep, run_body, current, get_state, set_state, names):
     """One iteration under ``lax.cond(keep, body, nothing)`` (a ``break`` or ``return`` flag is traced)."""
     carry.refuse_staged(current, names, "a break, continue or return decided by a traced value")
     def taken():
-        set_state(state.fresh(current))
+        set_state(statement_state.fresh(current))
         run_body()
-        return state.read_state(get_state, where)
+        return statement_state.read_state(get_state, where)
 
     def skipped():
         return tuple(current)

@@ -12,7 +12,7 @@ values, undefined variables, staged lists).
 from __future__ import annotations
 
 from autograph.runtime.core.location import construct_at
-from autograph.runtime.operators import aliases, dispatch, outside_writes, raises, recursion, state
+from autograph.runtime.operators import aliases, dispatch, outside_writes, raises, recursion, statement_state
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.tracing.branches import build_cond
 
@@ -60,14 +60,14 @@ def staged_if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts
 def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts):
     where = construct_at("the if")
     init = tuple(get_state())
-    names = state.labels(symbol_names, init, opts)
+    names = statement_state.labels(symbol_names, init, opts)
     outside = outside_writes.Snapshot(symbol_names or (), (body, orelse))
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
 
     def branch(fn):
         def run():
-            set_state(state.fresh(init))
+            set_state(statement_state.fresh(init))
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
                 with raises.branch():
@@ -77,7 +77,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
                 dead.append(fn)
                 return raises.no_values(nouts)  # the outputs are the other branch's
             outside.check(where)
-            return state.read_state(get_state, where)[:nouts]
+            return statement_state.read_state(get_state, where)[:nouts]
 
         return run
 
@@ -85,7 +85,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
         outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
     if len(dead) == 2:
         outputs = raises.both_branches_raise(init[:nouts])
-    state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
+    statement_state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
 
 
 dispatch.register("if_stmt", is_tensor, staged_if_stmt, backend="numpy")

@@ -28,7 +28,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, warn_at_user
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingWarning
-from autograph.runtime.operators import aliases, dispatch, iterables, outside_writes, raises, state
+from autograph.runtime.operators import aliases, dispatch, iterables, outside_writes, raises, statement_state
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.operators.logical import and_
@@ -271,35 +271,35 @@ def _loop(where, get_state, set_state, symbol_names, opts, lead, lead_labels, te
 
 def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labels, test, step, bodies):
     init = tuple(get_state())
-    names = state.labels(symbol_names, init, opts)
-    state.refuse_shared(init, names, where)
+    names = statement_state.labels(symbol_names, init, opts)
+    statement_state.refuse_shared(init, names, where)
     outside = outside_writes.Snapshot(symbol_names or (), bodies)
     opts = opts or {}
     k = len(lead)
 
     def trace(init, staged):
-        flat, labels = state.flatten_state(init, names, staged)
+        flat, labels = statement_state.flatten_state(init, names, staged)
 
         def cond_fn(values):
-            set_state(state.pack_state(init, values[k:], staged))
+            set_state(statement_state.pack_state(init, values[k:], staged))
             condition = test(values[:k])
             outside.check(where)
             return condition
 
         def body_fn(values):
-            set_state(state.pack_state(init, values[k:], staged))
+            set_state(statement_state.pack_state(init, values[k:], staged))
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
             new_lead = raises.run_body(step, values[:k])
             outside.check(where)
-            return [*new_lead, *state.flatten_like(init, state.read_state(get_state, where), names, where, staged)]
+            return [*new_lead, *statement_state.flatten_like(init, statement_state.read_state(get_state, where), names, where, staged)]
 
-        invariants = state.loop_invariants(opts, flat, labels, where)
+        invariants = statement_state.loop_invariants(opts, flat, labels, where)
         return build_while(cond_fn, body_fn, [*lead, *flat], labels=[*lead_labels, *labels], where=where,
                            invariants=None if invariants is None else [None] * k + invariants,
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
     final, init, staged = retrace.restaging(trace, init)
-    state.bind(set_state, init, state.pack_state(init, final[k:], staged), names, where)
+    statement_state.bind(set_state, init, statement_state.pack_state(init, final[k:], staged), names, where)
 
 
 dispatch.register("while_stmt", is_tensor, staged_while_stmt, backend="numpy")

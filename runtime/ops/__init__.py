@@ -1,6 +1,6 @@
 """The op library: every ``rt.*`` op, grouped by family.
 
-* ``core``: ``Placeholder``, ``Const``, ``Identity``, ``Cast``;
+* ``basic``: ``Placeholder``, ``Const``, ``Identity``, ``Cast``;
 * ``math``: elementwise arithmetic, comparison and logic, ``MatMul``;
 * ``reduction``: ``Sum`` ... ``All``, ``ArgMax``;
 * ``array``: ``Reshape``, ``Shape``, ``Size``, ``Pack``, ``ConcatV2``,
@@ -9,11 +9,17 @@
 * ``indexing``: ``StridedSlice`` and ``t[...]``.
 
 Importing this package registers every op type (the families above, and
-``control_flow``: ``If``/``While``/``Assert``; ``variables``: variables;
+``functional_control_flow``: ``If``/``While``/``Assert``; ``variables``: variables;
 ``effects``: ``print``, ``py_function``; ``random_ops``).  Each function runs eagerly on
 the default backend when no graph is being traced and adds an op otherwise
 (``apply.apply_op``).  ``rt.cond``/``rt.while_loop`` are tracing's
-(``tracing/cond_while.py``).
+(``tracing/functional_api.py``).
+
+The op types of ``variables``, ``effects`` and ``random_ops`` are registered
+``stateful=True``, so while tracing the graph chains them through automatic
+control dependencies (``graph.last_stateful``): their side effects happen in
+program order at every execution of the graph, and the executor and the
+optimizer never drop them even when their results are unused.
 """
 
 from autograph.runtime.ops.array import (
@@ -31,7 +37,7 @@ from autograph.runtime.ops.array import (
     zeros_like,
 )
 from autograph.runtime.ops.array import tensor_range as range  # noqa: A001 - rt.range, as tf.range
-from autograph.runtime.ops.core import cast, constant, identity
+from autograph.runtime.ops.basic import cast, constant, identity
 from autograph.runtime.ops.indexing import getitem
 from autograph.runtime.ops.math import (
     abs,  # noqa: A004
@@ -74,4 +80,4 @@ from autograph.runtime.ops.reduction import (
     reduce_prod,
     reduce_sum,
 )
-from autograph.runtime.ops import control_flow, effects, random_ops, state, variables  # noqa: F401 - register their op types
+from autograph.runtime.ops import effects, functional_control_flow, random_ops, variables  # noqa: F401 - register their op types

@@ -28,7 +28,7 @@ from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import array, math, reduction
-from autograph.runtime.ops.core import cast
+from autograph.runtime.ops.basic import cast
 
 # dtype kind of a weakly typed scalar -> the Python type it stands for
 _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float"}

@@ -1,6 +1,6 @@
 """Effects: ``rt.print`` and ``rt.py_function``, ops that act outside the graph.
 
-Both op types are registered ``stateful=True`` (see ``ops/state.py``):
+Both op types are registered ``stateful=True`` (see ``ops/__init__.py``):
 they run in program order at every execution of the graph, and the
 executor and the optimizer never drop them even when their results are
 unused.

@@ -33,7 +33,7 @@ from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array
-from autograph.runtime.ops.core import cast
+from autograph.runtime.ops.basic import cast
 
 # dunder -> the operator as Python names it in its TypeError
 _SYMBOLS = {

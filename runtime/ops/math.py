@@ -31,7 +31,7 @@ from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.ops import apply
 from autograph.runtime.ops._common import dtype_of, promote, static_value, ufunc_dtype
-from autograph.runtime.ops.core import cast
+from autograph.runtime.ops.basic import cast
 
 # op type -> the numpy ufunc it means, for ops of two broadcast operands
 BINARY = {

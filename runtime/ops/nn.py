@@ -44,7 +44,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, math, reduction
 from autograph.runtime.ops._common import check_int_attr, normalize_axis, partial_value
-from autograph.runtime.ops.core import cast
+from autograph.runtime.ops.basic import cast
 
 
 def _check_dims(t, what):

@@ -1,7 +1,7 @@
 """Random ops: ``rt.random.uniform`` / ``rt.random.normal`` / ``rt.random.set_seed``.
 
 ``RandomUniform`` / ``RandomNormal`` are registered ``stateful=True`` (see
-``ops/state.py``): they draw fresh values at every execution of the graph, in
+``ops/__init__.py``): they draw fresh values at every execution of the graph, in
 program order, and are never pruned.  Seeding follows TensorFlow: with
 neither a global seed (``random.set_seed``) nor an op seed the values are
 unpredictable; with either, each op draws a reproducible sequence (an op

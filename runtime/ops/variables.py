@@ -3,7 +3,7 @@
 Eagerly a variable holds a numpy array.  In a trace,
 ``read_value``/``assign``/``assign_add``/``assign_sub`` become the ops
 ``ReadVariable``/``AssignVariable``/``AssignAddVariable``/
-``AssignSubVariable``, registered ``stateful=True`` (see ``ops/state.py``:
+``AssignSubVariable``, registered ``stateful=True`` (see ``ops/__init__.py``:
 they run in program order at every execution and are never dropped).  They
 refer to the variable by its *handle* (a ``VariableHandle``: a
 process-unique id) in the op attrs (``handle``).  The kernels find the
@@ -37,7 +37,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.opdef import get, register
 from autograph.runtime.ops.apply import apply_op, eager_result, register_conversion
-from autograph.runtime.ops.core import cast
+from autograph.runtime.ops.basic import cast
 from autograph.runtime.core.tensor import Tensor
 
 __all__ = ["Variable", "VariableHandle", "creation_scope", "lookup_variable", "export_variable", "import_variable"]

@@ -7,13 +7,13 @@ value is a ``loop_slots.Slot``, a weak counter's dtype ``weak_loop_vars``,
 and ``retrace`` owns retracing: the rounds of a body's traces and the
 restaging of the state's structure, which the operators only ask for) over
 the values and sub-graph bookkeeping of ``values``, staged lists, and
-``rt.cond``/``rt.while_loop`` (``cond_while``).
+``rt.cond``/``rt.while_loop`` (``functional_api``).
 
 The rules of traced control flow
 --------------------------------
 ``build_cond`` traces two branches and emits an ``If``; ``build_while``
 traces a loop condition and body and emits a ``While`` (the ops are defined
-in ``ops/control_flow``).  ``rt.cond``, ``rt.while_loop`` and the operators of
+in ``ops/functional_control_flow``).  ``rt.cond``, ``rt.while_loop`` and the operators of
 converted code all go through them.
 
 Rules:

@@ -14,7 +14,7 @@ rounds; the other modules only answer "trace again" and say why:
   ``MAX_TRACES`` rounds is a ``TracingError``.
 * ``restaging(trace, init)`` is the outer loop, over the structure of the
   state rather than over dtypes: the operators flatten a statement's state
-  to loop values (``operators/state.py``), and when a body changes what
+  to loop values (``operators/statement_state.py``), and when a body changes what
   that flattening must be (a top-level list that grows is one staged list,
   not its items; an unset return value became a tuple) they raise
   ``Restage``; the loop is traced again from the start with that entry

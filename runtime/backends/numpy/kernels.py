@@ -36,7 +36,7 @@ from autograph.runtime.exec import effects
 # reduction it means: numpy is the reference semantics, so these kernels are it.
 ELEMENTWISE = {**math.BINARY, **math.UNARY, "MatMul": np.matmul}
 
-# -- core ops (runtime/ops/core.py) ---------------------------------------------------
+# -- core ops (runtime/ops/basic.py) ---------------------------------------------------
 
 
 def _placeholder(*, dtype, shape):

@@ -2,7 +2,7 @@
 
 Eagerly (outside a trace), or with a Python predicate, they run plain
 Python control flow on numpy values.  While tracing they build ``If`` /
-``While`` ops (``ops/control_flow.py``) with ``tracing.branches``' and ``tracing.loops``'
+``While`` ops (``ops/functional_control_flow.py``) with ``tracing.branches``' and ``tracing.loops``'
 ``build_cond`` / ``build_while``, the same rules the operators of converted
 code use.
 """

@@ -25,7 +25,7 @@ loop variable stays a Python number on every path).
 Running them is the executor's rule (``exec/interpreter.py``): they have no
 kernel.  Building them is tracing's: ``tracing/branches.py`` and ``tracing/loops.py`` hold the
 tracing rules (dtypes, shapes, Python values, undefined variables) that
-``rt.cond`` / ``rt.while_loop`` (``tracing/cond_while.py``) and the operators
+``rt.cond`` / ``rt.while_loop`` (``tracing/functional_api.py``) and the operators
 of converted code (``runtime/operators/if_statements.py``, ``loop_statements.py``) share.
 """
 
