@@ -99,7 +99,10 @@ def _numpy_message(name, tensor) -> str:
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
-    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "list_label")
+    # ``label`` is set only on a ``StagedList`` (``runtime/ops/list_operators.py``), the type a tensor
+    # standing for a Python list becomes in place; it is declared here because ``__class__``
+    # assignment needs one layout (graphs know their tensors by identity: no copy may stand for one)
+    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "label")
 
     __array_priority__ = 1000
 
@@ -129,10 +132,6 @@ class Tensor:
         self.dtype = dtype
         self.shape = shape
         self.weak = weak  # stands for a Python number (NEP 50 weak typing); see the module docstring
-        # set (to what messages call it: "the staged list 'acc' of the for loop at f.py:3") on a tensor
-        # standing for a Python list (a staged list: its elements stacked), so Python's operators on
-        # it mean what they mean on lists (``ops/list_operators.py``); set while tracing only
-        self.list_label = None
 
     @property
     def name(self) -> str:
@@ -205,12 +204,6 @@ class Tensor:
         )
 
     def __getattr__(self, name):  # only for names a Tensor does not have
-        if name in _LIST_METHODS and name != "list_label" and self.list_label:
-            raise AttributeError(
-                f"'Tensor' object has no attribute '{name}': {self.list_label} is carried as one tensor of "
-                "its elements, which can be appended to, extended, popped, indexed and iterated, but not "
-                f".{name}(). Build the list in another way (append in order), or work on rt.stack(...) of it."
-            )
         if not name.startswith("_") and hasattr(np.ndarray, name):
             raise AttributeError(
                 f"'Tensor' object has no attribute '{name}': numpy's ndarray.{name} is not available on a "
@@ -224,11 +217,6 @@ class Tensor:
             "a symbolic tensor cannot be used as a Python index or int" + self._where() + ". "
             "Use tensor ops (rt.gather, rt.cast) instead."
         )
-
-
-# methods of Python lists that a staged list (``list_label`` set) does not have
-_LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "index", "count", "copy", "append",
-                           "extend", "pop"})
 
 
 def is_tensor(value) -> bool:

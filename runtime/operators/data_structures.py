@@ -28,6 +28,7 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops import indexing, list_operators
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 
 _INPLACE = {
@@ -151,8 +152,8 @@ def staged_setitem(target, index, op, value):
 
 def staged_del_item(target, index):
     """``del l[i]`` on a staged list: the list without the item; on another tensor, numpy's refusal."""
-    if target.list_label:
-        return list_operators.deleted(target, index)
+    if isinstance(target, StagedList):
+        return target.without(index)
     raise ValueError(f"cannot delete array elements: {construct_at('`del x[i]`')} deletes from the "
                      f"tensor {target.name}, an array; build the new array with rt.concat of slices")
 

@@ -32,6 +32,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import dispatch, iterables, tensor_builtins
 from autograph.runtime.operators.iterables import is_tensor
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing.branches import build_cond
 
 
@@ -186,7 +187,7 @@ _PYTHON_BOOLS = (bool, np.bool_)
 
 def staged_not(a):
     """``not a`` for a tensor: ``LogicalNot`` (``a == 0`` for numbers, as Python's truth)."""
-    if a.list_label:  # a staged list is false when empty, as a Python list
+    if isinstance(a, StagedList):  # a staged list is false when empty, as a Python list
         return ops.equal(iterables.len_(a), 0)
     if a.shape != ():  # numpy's truth of an array: one element, else its ValueError when the graph runs
         return ops.logical_not(tensor_builtins.bool_(a, "`not`"))

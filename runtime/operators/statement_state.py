@@ -17,10 +17,10 @@ rounds, and the data layer should not depend on the operators' internals.
 from __future__ import annotations
 
 from autograph.runtime.core import nest
-from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
 from autograph.runtime.tracing.retrace import Restage, StageFirst
@@ -136,7 +136,7 @@ def _lists_as_leaves(before, after, label, where):
     staged list, or as a list of another length, made one leaf: an unset one if it is empty or
     unset (an empty staged list), else its items to stage (``StageFirst``); None if there is none."""
     if type(before) is list:
-        grown = (isinstance(after, Tensor) and after.list_label) or (type(after) is list and len(after) != len(before))
+        grown = isinstance(after, StagedList) or (type(after) is list and len(after) != len(before))
         if not grown:
             return None
         if all(is_return_placeholder(v) for v in before):
@@ -158,7 +158,7 @@ def _lists_as_leaves(before, after, label, where):
 def _staged_unset_lists(before, after, label, where):
     """``after`` with each Python list that sits where ``before`` has one leaf (unset, or a staged
     list) staged (stacked)."""
-    if isinstance(before, Tensor) and before.list_label and type(after) is list:
+    if isinstance(before, StagedList) and type(after) is list:
         return staged_list.stack(after, like=before, label=label, where=where)
     if is_return_placeholder(before) and type(after) is list:
         # An empty list is still unknown (the loop traces a list it grows as a Python list first):

@@ -48,6 +48,7 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
 from autograph.runtime.operators.iterables import len_
 from autograph.runtime.ops import effects, math, reduction
+from autograph.runtime.ops.list_operators import StagedList
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -55,7 +56,7 @@ _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": 
 
 def numpy_type(tensor) -> type:
     """The type of the value ``tensor`` stands for: a Python number's, a numpy scalar's, ndarray or list."""
-    if tensor.list_label:
+    if isinstance(tensor, StagedList):
         return builtins.list
     if tensor.shape == ():
         if tensor.weak and tensor.dtype.kind in _PYTHON_TYPES:
@@ -168,7 +169,7 @@ def float_(x):
 def bool_(x, construct="bool()"):
     """``bool(t)`` (or the truth test of ``construct``, ``not``): numpy's truth value of the array, a weak
     bool (numpy's ValueError when the graph runs, for more or less than one element)."""
-    if x.list_label:
+    if isinstance(x, StagedList):
         return math.greater(iterables.len_(x), 0)  # a list is true when not empty
     if x.shape == () and x.dtype == dtypes.bool_:
         return x

@@ -29,6 +29,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import array, math, reduction
 from autograph.runtime.ops.basic import cast
+from autograph.runtime.ops.list_operators import StagedList
 
 # dtype kind of a weakly typed scalar -> the Python type it stands for
 _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float"}
@@ -36,7 +37,7 @@ _PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float"}
 
 def _receiver(tensor, name):
     """``tensor``, unless it stands for a Python number or list, which has no numpy method ``name``."""
-    owner = "list" if tensor.list_label else _PYTHON_NAMES.get(tensor.dtype.kind) if tensor.weak and tensor.shape == () else None
+    owner = "list" if isinstance(tensor, StagedList) else _PYTHON_NAMES.get(tensor.dtype.kind) if tensor.weak and tensor.shape == () else None
     if owner is not None:
         raise AttributeError(f"'{owner}' object has no attribute '{name}' (at {user_location_text()})")
     return tensor
@@ -115,9 +116,9 @@ def _round(self, ndigits=None):
     where = f"round() at {user_location_text()}"
     if isinstance(ndigits, Tensor):
         raise TracingError(f"{where}: a tensor number of digits is not supported; pass a Python int.")
-    if self.shape != () and not self.list_label:
+    if self.shape != () and not isinstance(self, StagedList):
         raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, decimals)")
-    if self.list_label:
+    if isinstance(self, StagedList):
         raise TypeError(f"{where}: type list doesn't define __round__ method")
     if ndigits is None:
         if dtypes.is_integer(self.dtype):

@@ -39,7 +39,8 @@ import numpy as np
 
 from autograph.runtime.core import dtypes, opdef, shapes
 
-from autograph.runtime.ops import apply, list_operators
+from autograph.runtime.ops import apply
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.ops.array import gather
 from autograph.runtime.core.location import user_frame, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_python_number
@@ -197,8 +198,8 @@ def _checked(tensor, spec, dynamic):
                 spec[position] = ("index", f"${len(dynamic)}")
             where = where or user_statement()
             k = int(spec[position][1][1:]) - 1
-            attrs = {"axis": axis, "where": f"{where} ({tensor.list_label})" if tensor.list_label else where,
-                     "is_list": bool(tensor.list_label)}
+            is_list = isinstance(tensor, StagedList)
+            attrs = {"axis": axis, "where": f"{where} ({tensor.label})" if is_list else where, "is_list": is_list}
             dynamic[k] = apply.apply_op("CheckIndex", [tensor, dynamic[k]], attrs, name="check_index")
         if item[0] in ("index", "slice"):
             axis += 1
@@ -316,7 +317,7 @@ def setitem(tensor, key, operator, value):
     """``tensor[key] = value`` (``operator`` ``'='``) or ``tensor[key] += value`` (``'+='``, ...):
     a new tensor, updated as numpy updates a copy of the array (see the module docstring)."""
     where = user_statement()
-    if tensor.list_label:
+    if isinstance(tensor, StagedList):
         return _list_setitem(tensor, key, operator, value, where)
     if not isinstance(key, tuple):
         key = (key,)
@@ -332,7 +333,7 @@ def _list_setitem(target, index, operator, value, where):
     """``l[i] = v`` on a staged list: one element replaced, as in the Python list it stands for."""
     if isinstance(index, (tuple, slice)) or _is_advanced(index):
         raise TracingError(
-            f"{where}: {target.list_label} is carried as one tensor of its elements; assigning to a slice "
+            f"{where}: {target.label} is carried as one tensor of its elements; assigning to a slice "
             "of it (which may change its length) is not supported. Build the new list with append, or "
             "assign one item at a time."
         )
@@ -342,7 +343,7 @@ def _list_setitem(target, index, operator, value, where):
         shape = np.shape(value)
     if operator == "=" and (element is None or shape is None or tuple(shape) != tuple(element)):
         raise TracingError(
-            f"{where}: the value stored in {target.list_label} must have the shape of its elements "
+            f"{where}: the value stored in {target.label} must have the shape of its elements "
             f"({shapes.format_shape(element)}), got {shapes.format_shape(shape)}; a Python list would hold it "
             "as it is, a staged list cannot."
         )
@@ -350,21 +351,21 @@ def _list_setitem(target, index, operator, value, where):
     builder = _KeyBuilder()
     spec = (builder.item(index),)
     attrs = {"key": spec, "operator": operator, "python_value": _is_python_value(value),
-             "where": f"{where} ({target.list_label}): list assignment"}
+             "where": f"{where} ({target.label}): list assignment"}
     result = apply.apply_op("SetItem", [target, value, *builder.dynamic], attrs, name="set_item")
-    return list_operators.marked(result, target.list_label)
+    return StagedList.mark(result, target.label)
 
 
 def _check_list_dtype(target, value, where):
     """A staged list keeps one dtype: a value Python would store as another type is refused."""
-    if isinstance(value, Tensor) and value.list_label:
-        raise TracingError(f"{where}: storing a list in an item of {target.list_label} is not supported.")
+    if isinstance(value, StagedList):
+        raise TracingError(f"{where}: storing a list in an item of {target.label} is not supported.")
     weak = _is_python_value(value)
     dtype = value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
     fits = np.can_cast(dtype, target.dtype, "same_kind") if weak else dtype == target.dtype
     if not fits:
         raise TracingError(
-            f"{where}: {target.list_label} holds {target.dtype.name} elements; storing a "
+            f"{where}: {target.label} holds {target.dtype.name} elements; storing a "
             f"{'Python ' + type(value).__name__ if not isinstance(value, Tensor) else dtype.name} value would "
             f"hold another type in the Python list. Cast the value to {target.dtype.name} first."
         )

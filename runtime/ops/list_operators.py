@@ -1,10 +1,21 @@
-"""Python's operators on a staged list: what they mean on Python lists, or an error.
+"""The staged list type, ``StagedList``, and Python's operators on it: what they mean on lists, or an error.
 
-A staged list (``Tensor.list_label`` set: a list appended to in a tensor loop or
-branch, carried as one tensor of its stacked elements) stands for a Python
-list, so ``l + [x]`` concatenates and ``l * 2`` repeats, where the same
-operators on a tensor would add and multiply element by element.  Per the
-other operand, as Python decides for a ``list``:
+A staged list (a list appended to in a tensor loop or branch, carried as
+one tensor of its stacked elements; ``tracing/staged_list.py`` stages one)
+is a ``StagedList``: a ``Tensor`` whose ``label`` is what messages call it
+("the staged list 'acc' of the for loop at f.py:3").  A tensor becomes one
+in place (``StagedList.mark``), since graphs know their tensors by identity.
+What is made from a list as a list is one too: a slice (``l[1:]``),
+``l + [x]``, ``l * 2``, ``extended``, ``without`` (``del l[i]``), item
+assignment, and ``append``/``pop`` (``tracing/staged_list.py``); an item
+(``l[i]``) is a tensor.  Its truth value is non-emptiness
+(``operators/tensor_builtins.bool_``), its methods that Python lists have
+and it lacks are an ``AttributeError`` naming it.
+
+It stands for a Python list, so ``l + [x]`` concatenates and ``l * 2``
+repeats, where the same operators on a tensor would add and multiply
+element by element.  Per the other operand, as Python decides for a
+``list``:
 
 * another list (a Python list or a staged list): ``+`` concatenates;
   comparisons (``==``, ``<``, ...) compare lists as a whole, which a staged
@@ -44,9 +55,38 @@ _SYMBOLS = {
 _COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 
-def is_list(value) -> bool:
-    """A staged list (a tensor standing for a Python list)."""
-    return isinstance(value, Tensor) and value.list_label is not None
+# methods of Python lists that a staged list does not have (converted code calls the operators instead
+# of append, extend and pop)
+_LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "index", "count", "copy", "append",
+                           "extend", "pop"})
+
+
+class StagedList(Tensor):
+    """A tensor standing for a Python list: its elements stacked on a new first axis; ``label`` is
+    what messages call it."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def mark(tensor, label=None) -> "StagedList":
+        """``tensor``, made the staged list ``label`` in place (its graph keeps the same object)."""
+        tensor.__class__ = StagedList
+        tensor.label = label or f"the staged list {tensor.name}"
+        return tensor
+
+    def __getattr__(self, name):  # only for names a StagedList does not have
+        if name in _LIST_METHODS:
+            raise AttributeError(
+                f"'Tensor' object has no attribute '{name}': {self.label} is carried as one tensor of "
+                "its elements, which can be appended to, extended, popped, indexed and iterated, but not "
+                f".{name}(). Build the list in another way (append in order), or work on rt.stack(...) of it."
+            )
+        return Tensor.__getattr__(self, name)
+
+    def without(self, index):
+        """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
+        IndexError, when the graph runs, for an index out of range)."""
+        return _deleted(self, index)
 
 
 def cast_numbers(value, dtype, weak=False):
@@ -59,7 +99,7 @@ def cast_numbers(value, dtype, weak=False):
         from autograph.runtime.ops import math, reduction  # math's operators reach this module
 
         unchanged = reduction.reduce_all(math.equal(cast(result, value.dtype), value))
-        label = value.list_label or f"the staged list {value.name}"
+        label = value.label if isinstance(value, StagedList) else f"the staged list {value.name}"
         apply.apply_op("Assert", [unchanged], {"message": (
             f"{label} holds a Python number that {dtypes.as_dtype(dtype).name} cannot hold, the dtype of the "
             f"tensor it is combined with (at {user_location_text()}); cast that tensor to a wider dtype first "
@@ -68,22 +108,16 @@ def cast_numbers(value, dtype, weak=False):
     return result
 
 
-def marked(tensor, label=None):
-    """``tensor``, marked as the staged list ``label`` ("the staged list 'acc' of the for loop at f.py:3")."""
-    tensor.list_label = label or f"the staged list {tensor.name}"
-    return tensor
-
-
 def binary(name: str, left, right):
     """``left <op> right`` (``name``: ``"add"``, ``"mul"``, ...) where one operand is a staged list;
     None when numpy's element-by-element meaning applies (then the tensor operator runs)."""
-    lst, other = (left, right) if is_list(left) else (right, left)
-    if type(other) in (list, tuple) or is_list(other):
+    lst, other = (left, right) if isinstance(left, StagedList) else (right, left)
+    if type(other) in (list, tuple) or isinstance(other, StagedList):
         if name == "add" and type(other) is not tuple:
             return _concat(left, right)
         if name in _COMPARISONS:
             raise TracingError(
-                f"comparing {lst.list_label} with a list ({_SYMBOLS[name]}) at {user_location_text()}: "
+                f"comparing {lst.label} with a list ({_SYMBOLS[name]}) at {user_location_text()}: "
                 "a list appended to in a tensor loop or branch is one tensor of its elements, which cannot "
                 "be compared as a Python list. Compare the elements with rt ops, e.g. "
                 "rt.reduce_all(rt.equal(rt.stack(a), rt.stack(b))) for lists of one length."
@@ -95,7 +129,7 @@ def binary(name: str, left, right):
         if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar
             if other.dtype.kind in "iu":
                 raise TracingError(
-                    f"repeating {lst.list_label} by a tensor count at {user_location_text()} cannot be "
+                    f"repeating {lst.label} by a tensor count at {user_location_text()} cannot be "
                     "staged; repeat it by a Python int, or build the list in a loop."
                 )
             raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{other.dtype.name}'")
@@ -116,18 +150,23 @@ def unary(symbol: str, operand):
 
 def _type_error(name, left, right):
     def kind(v):
-        return "list" if is_list(v) else type(v).__name__
+        return "list" if isinstance(v, StagedList) else type(v).__name__
 
     symbol = _SYMBOLS.get(name, name)
     if name in _COMPARISONS:
         return TypeError(f"'{symbol}' not supported between instances of '{kind(left)}' and '{kind(right)}'")
-    if name == "add" and is_list(left):
+    if name == "add" and isinstance(left, StagedList):
         return TypeError(f'can only concatenate list (not "{kind(right)}") to list')
     if name == "mul":
-        other = type(right if is_list(left) else left)
+        other = type(right if isinstance(left, StagedList) else left)
         spelled = other.__name__ if other.__module__ == "builtins" else f"{other.__module__}.{other.__name__}"
         return TypeError(f"can't multiply sequence by non-int of type '{spelled}'")
     return TypeError(f"unsupported operand type(s) for {symbol}: '{kind(left)}' and '{kind(right)}'")
+
+
+def extended(lst, items):
+    """The staged list ``lst`` with ``items`` (a Python list, or a tensor: its rows) appended."""
+    return _concat(lst, items)
 
 
 def _as_stacked(value, like):
@@ -145,13 +184,8 @@ def _as_stacked(value, like):
     return array.stack(tensors, axis=0, weak=all(t.weak for t in tensors))
 
 
-def extended(lst, items):
-    """The staged list ``lst`` with ``items`` (a Python list, or a tensor: its rows) appended."""
-    return _concat(lst, items)
-
-
 def _concat(left, right):
-    like = left if is_list(left) else right
+    like = left if isinstance(left, StagedList) else right
     a, b = _as_stacked(left, like), _as_stacked(right, like)
     weak = a.weak and b.weak  # lists of Python numbers only: so is the concatenation
     if a.dtype != b.dtype:
@@ -161,19 +195,17 @@ def _concat(left, right):
             numbers, other = (a, b) if a.weak else (b, a)
             dtype = dtypes.staged_list_result_type(numbers.dtype, other.dtype)
         a, b = (x if x.dtype == dtype else cast_numbers(x, dtype, weak=weak) for x in (a, b))
-    return marked(array.concat([a, b], axis=0, weak=weak), like.list_label)
+    return StagedList.mark(array.concat([a, b], axis=0, weak=weak), getattr(like, "label", None))
 
 
 def _repeat(lst, count):
     if count <= 0:
-        return marked(lst[:0], lst.list_label)
-    return marked(array.concat([lst] * count, axis=0, weak=lst.weak), lst.list_label) if count > 1 else lst
+        return StagedList.mark(lst[:0], lst.label)
+    return StagedList.mark(array.concat([lst] * count, axis=0, weak=lst.weak), lst.label) if count > 1 else lst
 
 
-def deleted(target, index):
-    """``del l[i]`` on a staged list: the list without item ``i`` (an int or a scalar tensor; Python's
-    IndexError, when the graph runs, for an index out of range)."""
-    where = f"`del` of an item of {target.list_label} at {user_location_text()}"
+def _deleted(target, index):
+    where = f"`del` of an item of {target.label} at {user_location_text()}"
     if isinstance(index, (slice, tuple)) or isinstance(index, Tensor) and index.shape not in ((), None):
         raise TracingError(f"{where}: only one item at a time can be deleted from a staged list (del l[i]).")
     target[index]  # noqa: B018 - checks the index when the graph runs (ops/indexing.py: CheckIndex)
@@ -186,4 +218,4 @@ def deleted(target, index):
     elif int(index) < 0:
         index = int(index) + length
     rest = array.concat([target[:index], target[index + 1:]], axis=0)
-    return marked(rest, target.list_label)
+    return StagedList.mark(rest, target.label)

@@ -17,6 +17,7 @@ import numpy as np
 from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.ops._common import dtype_of
 from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 
@@ -49,7 +50,7 @@ def _binary_method(candidates, reflected: bool):
 
     def method(self, other):
         operands = (other, self) if reflected else (self, other)
-        if self.list_label or (isinstance(other, Tensor) and other.list_label):
+        if isinstance(self, StagedList) or isinstance(other, StagedList):
             result = list_operators.binary(name, *operands)
             if result is not None:
                 return result
@@ -74,7 +75,7 @@ def _unary_method(candidates):
         symbol = candidates[0].template.replace("{0}", "").strip()
 
         def method(self):
-            if self.list_label:
+            if isinstance(self, StagedList):
                 list_operators.unary(symbol, self)
             return math.unary(_choose(candidates, (self,)).op_type, self)
 
@@ -84,8 +85,8 @@ def _unary_method(candidates):
 
 def _getitem(self, key):
     result = indexing.getitem(self, key)
-    if self.list_label and type(key) is slice and isinstance(result, Tensor):
-        return list_operators.marked(result, self.list_label)  # a slice of a list is a list
+    if isinstance(self, StagedList) and type(key) is slice and isinstance(result, Tensor):
+        return StagedList.mark(result, self.label)  # a slice of a list is a list
     return result
 
 

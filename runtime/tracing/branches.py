@@ -11,6 +11,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, list_operators
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
@@ -37,10 +38,10 @@ def _staged_pair(a, b, then_g, else_g, label, where):
             a = staged_list.stack(a, like=like, label=label, where=where)
         with else_g.as_default():
             b = staged_list.stack(b, like=like, label=label, where=where)
-    elif type(a) is list and isinstance(b, Tensor) and b.list_label:
+    elif type(a) is list and isinstance(b, StagedList):
         with then_g.as_default():
             a = staged_list.stack(a, like=b, label=label, where=where)
-    elif type(b) is list and isinstance(a, Tensor) and a.list_label:
+    elif type(b) is list and isinstance(a, StagedList):
         with else_g.as_default():
             b = staged_list.stack(b, like=a, label=label, where=where)
     elif type(a) is tuple and type(b) is tuple and len(a) == len(b):
@@ -100,7 +101,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
                 else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
-                slots.append((index, j, next((v.list_label for v in (x, y) if isinstance(v, Tensor) and v.list_label), None)))
+                slots.append((index, j, next((v.label for v in (x, y) if isinstance(v, StagedList)), None)))
         results.append((a, merged))
 
     then_g.outputs, else_g.outputs = then_flat, else_flat
@@ -108,8 +109,9 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j, list_label), tensor in zip(slots, outputs):
-        tensor.list_label = list_label  # a staged list on either path stays one
+    for (index, j, label), tensor in zip(slots, outputs):
+        if label is not None:  # a staged list on either path stays one
+            StagedList.mark(tensor, label)
         results[index][1][j] = tensor
     return [nest.pack_as(structure, merged) for structure, merged in results]
 
@@ -134,10 +136,9 @@ def _branch_tensor(graph, value, other, dtype, weak):
     if is_return_placeholder(value):
         with graph.as_default():
             return zeros_like_value(other, dtype, weak)
-    if isinstance(value, Tensor) and value.list_label and value.weak and value.dtype != dtype:
+    if isinstance(value, StagedList) and value.weak and value.dtype != dtype:
         with graph.as_default():  # Python numbers joining a list of another dtype: checked
-            captured = apply.capture(graph, value)
-            captured.list_label = value.list_label
+            captured = StagedList.mark(apply.capture(graph, value), value.label)
             return list_operators.cast_numbers(captured, dtype, weak)
     return to_tensor_in(graph, value, dtype, weak)
 
@@ -193,7 +194,7 @@ def _merge_dtype(label, a, b, where):
             f"{where}; both branches must give it the same dtype. Cast one of them, e.g. "
             f"rt.cast({label}, '{strong[1].name}')."
         )
-    numbers = [v for v in (a, b) if isinstance(v, Tensor) and v.weak and v.list_label]
+    numbers = [v for v in (a, b) if isinstance(v, StagedList) and v.weak]
     if numbers:  # a staged list of Python numbers: never narrowed (its numbers stay what they are)
         return dtypes.staged_list_result_type(numbers[0].dtype, strong[0]), False
     weak = [weak_number(v) for v in (a, b) if is_weak(v)]

@@ -31,6 +31,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import effects
+from autograph.runtime.ops.list_operators import StagedList
 
 _DEPTH = 3  # attribute / item levels searched below a root (``self.stats['sum']``)
 _WIDTH = 256  # containers larger than this are not searched
@@ -87,7 +88,7 @@ def _rebuilt(value, arrays):
     elements, a 0-d array by a numpy scalar)."""
     if isinstance(value, Tensor):
         array = next(arrays)
-        return list(array) if value.list_label else array[()] if array.ndim == 0 else array
+        return list(array) if isinstance(value, StagedList) else array[()] if array.ndim == 0 else array
     if isinstance(value, (tuple, list)):
         items = [_rebuilt(v, arrays) if isinstance(v, (Tensor, tuple, list)) else v for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)

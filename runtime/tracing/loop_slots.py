@@ -20,6 +20,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, list_operators
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     describe_value, is_numeric_array, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
@@ -81,13 +82,13 @@ class Slot:
     def unsettled(self) -> bool:
         """A weakly typed loop variable whose dtype ``weak_loop_vars.settle`` has not settled yet (not a
         staged list of Python numbers: it keeps numpy's dtype until a strongly typed element joins)."""
-        return self.kind == "weak" and self.weak and not self.settled and not getattr(self.init, "list_label", None)
+        return self.kind == "weak" and self.weak and not self.settled and not isinstance(self.init, StagedList)
 
-    def list_label(self, where):
+    def staged_label(self, where):
         """What messages call this slot if it is a staged list (one this loop stages, or one staged
         before it), else None."""
-        if isinstance(self.init, Tensor) and self.init.list_label:
-            return self.init.list_label
+        if isinstance(self.init, StagedList):
+            return self.init.label
         return f"the staged list '{self.label}' of {where}" if self.kind == "list" else None
 
 
@@ -113,7 +114,9 @@ def loop_inputs(graph, slots, where, name="loop_var"):
         if s.is_loop_var:
             placeholder = graph.add_placeholder(s.dtype, s.shape, name=name)
             placeholder.weak = s.weak
-            placeholder.list_label = s.list_label(where)
+            label = s.staged_label(where)
+            if label is not None:
+                StagedList.mark(placeholder, label)
             values.append(placeholder)
         elif type(s.init) is list:
             values.append(list(s.init))  # the body may append to it: never to the user's list
@@ -156,7 +159,7 @@ def classify(s, before, after, where, stage_lists, zero_trips="a tensor loop may
         )
     if is_return_placeholder(init) and (is_strong(after) or is_weak(after)):
         # unset until the loop returns: zeros (an empty list, for a staged list) before that
-        s.kind = "list" if isinstance(after, Tensor) and after.list_label else "weak"
+        s.kind = "list" if isinstance(after, StagedList) else "weak"
         s.fill = True
         s.dtype = after.dtype if is_strong(after) else weak_dtype(after)
         s.weak = is_weak(after)
@@ -289,10 +292,9 @@ def _output_tensor(graph, s, value):
     if s.weak:
         dtype = dtypes.result_type(s.dtype, value) if is_python_number(value) else value.dtype
         return to_tensor_in(graph, value, dtype, weak=True)
-    if is_weak(value) and isinstance(value, Tensor) and value.list_label:  # Python numbers joining a list
+    if is_weak(value) and isinstance(value, StagedList):  # Python numbers joining a list
         with graph.as_default():
-            tensor = apply.capture(graph, value)
-            tensor.list_label = value.list_label
+            tensor = StagedList.mark(apply.capture(graph, value), value.label)
             dtype = dtypes.staged_list_result_type(value.dtype, s.dtype)
             if tensor.dtype != dtype:
                 tensor = list_operators.cast_numbers(tensor, dtype)

@@ -16,6 +16,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import retrace, weak_loop_vars
 from autograph.runtime.tracing.loop_slots import (
     Slot, as_invariant, body_output, classify, initial_tensor, loop_inputs, refute_speculation,
@@ -105,8 +106,9 @@ def _emit_while(outer, slots, cond_g, body_g, maximum_iterations, where):
     outputs = iter(emit("While", [*initial, *captured], attrs, [cond_g, body_g]))
     final = [next(outputs) if s.is_loop_var else s.init for s in slots]
     for s, value in zip(slots, final):
-        if s.is_loop_var:
-            value.list_label = s.list_label(where)
+        label = s.staged_label(where) if s.is_loop_var else None
+        if label is not None:
+            StagedList.mark(value, label)
     return final
 
 

@@ -52,7 +52,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.ops import apply
 from autograph.runtime.ops import array as array_ops
 from autograph.runtime.ops import list_operators
-from autograph.runtime.ops.list_operators import marked
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.errors import TracingError
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, user_location_text
@@ -63,7 +63,7 @@ __all__ = ["element_spec", "empty", "stack", "list_append", "list_pop", "describ
 
 def describe(target) -> str:
     """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
-    return target.list_label or f"the staged list {target.name}"
+    return target.label if isinstance(target, StagedList) else f"the staged list {target.name}"
 
 
 def _describe(value) -> str:
@@ -152,7 +152,7 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, weak=None, label="l
     dtype and element shape when ``values`` is empty; ``dtype`` and
     ``weak`` force them (by default the list is weak if its elements are).
     """
-    return marked(_stacked(list(values), dtype, like, elem_shape, weak, label, where),
+    return StagedList.mark(_stacked(list(values), dtype, like, elem_shape, weak, label, where),
                   f"the staged list '{label}' of {where}")
 
 
@@ -219,7 +219,7 @@ def list_append(target, item):
         dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
                  else dtypes.staged_list_result_type(target.dtype, item.dtype))
         if target.dtype != dtype:
-            target = marked(list_operators.cast_numbers(target, dtype, weak=item.weak), label)
+            target = StagedList.mark(list_operators.cast_numbers(target, dtype, weak=item.weak), label)
     if item.dtype != target.dtype:
         if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
             raise TracingError(
@@ -228,13 +228,13 @@ def list_append(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = ops.cast(item, target.dtype, weak=item.weak)
-    return marked(array_ops.list_append(target, item, label), label)
+    return StagedList.mark(array_ops.list_append(target, item, label), label)
 
 
 def list_pop(target, index=None):
     """``(target without the item at index, that item)``; the last item by default."""
     rest, item = _pop(target, index)
-    return marked(rest, describe(target)), item
+    return StagedList.mark(rest, describe(target)), item
 
 
 def _pop(target, index):

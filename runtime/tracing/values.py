@@ -15,6 +15,7 @@ from autograph.runtime.core.undefined import UndefinedReturnValue, is_undefined
 from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
+from autograph.runtime.ops.list_operators import StagedList
 
 
 def is_return_placeholder(value) -> bool:
@@ -91,7 +92,7 @@ def as_predicate(value, where: str):
         )
     if isinstance(value, Tensor):
         value = apply.capture(current_graph(), value)
-        if value.list_label:  # a staged list is true when not empty, as a Python list
+        if isinstance(value, StagedList):  # a staged list is true when not empty, as a Python list
             return ops.greater(ops.shape(value)[0], 0)
         if value.shape is not None and any(d != 1 for d in value.shape):
             raise TracingError(
