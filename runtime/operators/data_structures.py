@@ -94,7 +94,7 @@ def list_pop(target, index=None):
 
 def staged_append(target, item):
     """``l.append(x)`` on a staged list (a tensor of stacked elements)."""
-    return staged_list.list_append(target, item)
+    return StagedList.appended(target, item)  # on the class: a plain tensor receiver is the list of its rows
 
 
 def staged_extend(target, items):
@@ -107,7 +107,7 @@ def staged_extend(target, items):
 
 def staged_pop(target, index=None):
     """``l.pop(i)`` on a staged list: ``(rest, item)``."""
-    return staged_list.list_pop(target, index)
+    return StagedList.popped(target, index)
 
 
 def aug_setitem(target, index, op, value):

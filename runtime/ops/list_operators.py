@@ -39,9 +39,10 @@ import numbers
 
 import numpy as np
 
-from autograph.runtime.core import dtypes
-from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.location import construct_at, user_location_text
+from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array
 from autograph.runtime.ops.basic import cast
@@ -83,10 +84,54 @@ class StagedList(Tensor):
             )
         return Tensor.__getattr__(self, name)
 
+    def appended(self, item):
+        """``l.append(x)``: this list with ``item`` appended (a Python number joins it as NEP 50 says;
+        another element dtype is a ``TracingError``).  Called on the class, ``StagedList.appended(t, x)``
+        takes the tensor ``t`` as the list of its rows."""
+        return _appended(self, item)
+
+    def popped(self, index=None):
+        """``l.pop(i)``: ``(this list without item i, that item)``; the last item by default."""
+        rest, item = _pop(self, index)
+        return StagedList.mark(rest, describe(self)), item
+
     def without(self, index):
         """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
         IndexError, when the graph runs, for an index out of range)."""
         return _deleted(self, index)
+
+
+def describe(target) -> str:
+    """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
+    return target.label if isinstance(target, StagedList) else f"the staged list {target.name}"
+
+
+def _describe_element(value) -> str:
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name}{shapes.format_shape(value.shape)} tensor"
+    return f"the {type(value).__name__} {value!r}"
+
+
+def check_element(value, label, where):
+    """A ``TracingError`` unless ``value`` can be an element of a staged list (a tensor or a number)."""
+    if isinstance(value, Tensor) or is_weak(value):
+        return
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
+        return
+    raise TracingError(
+        f"the list '{label}' of {where} holds {_describe_element(value)}; a list changed in a tensor loop or "
+        "branch is staged as a tensor, so its elements must be tensors or numbers."
+    )
+
+
+def fits(number, dtype) -> bool:
+    """The Python number ``number`` is exactly a value of ``dtype`` (as an element of a list it
+    keeps its value, so a list of it and int8 elements is not int8 if it is 1000)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(number, dtype=dtype).item() == number
+    except (OverflowError, ValueError):
+        return False
 
 
 def cast_numbers(value, dtype, weak=False):
@@ -219,3 +264,50 @@ def _deleted(target, index):
         index = int(index) + length
     rest = array.concat([target[:index], target[index + 1:]], axis=0)
     return StagedList.mark(rest, target.label)
+
+
+def _appended(target, item):
+    where = construct_at("the append")
+    label = describe(target)
+    if current_graph() is None:
+        raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
+    if is_weak(item) and not isinstance(item, Tensor):
+        if not target.weak and not fits(item, target.dtype):
+            raise TracingError(
+                f"{where} adds the Python number {item!r} to {label}, of {target.dtype.name} elements, which "
+                f"cannot hold it; all elements of a staged list share one dtype. Give the list a wider dtype "
+                f"(start it from rt.cast(x, 'int64'), say)."
+            )
+        item = apply.constant(item, dtypes.result_type(target.dtype, item), weak=True)
+    elif not isinstance(item, Tensor):
+        check_element(item, "list", where)
+        item = apply.constant(item)
+    if target.weak:  # a list of Python numbers: the element joins it (never narrowing its numbers)
+        dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
+                 else dtypes.staged_list_result_type(target.dtype, item.dtype))
+        if target.dtype != dtype:
+            target = StagedList.mark(cast_numbers(target, dtype, weak=item.weak), label)
+    if item.dtype != target.dtype:
+        if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
+            raise TracingError(
+                f"{where} adds a {item.dtype.name} element to {label}, of {target.dtype.name} elements; all "
+                "elements of a staged list share one dtype. Cast the "
+                f"element, e.g. rt.cast(x, '{target.dtype.name}')."
+            )
+        item = cast(item, target.dtype, weak=item.weak)
+    return StagedList.mark(array.list_append(target, item, label), label)
+
+
+def _pop(target, index):
+    if index is None:
+        return target[:-1], target[-1]
+    if isinstance(index, Tensor):
+        raise TracingError(
+            f"list pop at {user_location_text()}: popping a staged list at a tensor index is not "
+            "supported; pop the last element (l.pop()) or index it (l[i])."
+        )
+    index = int(index)
+    item = target[index]
+    if index == -1:
+        return target[:-1], item
+    return array.concat([target[:index], target[index + 1:]], axis=0), item

@@ -109,10 +109,8 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j, label), tensor in zip(slots, outputs):
-        if label is not None:  # a staged list on either path stays one
-            StagedList.mark(tensor, label)
-        results[index][1][j] = tensor
+    for (index, j, label), tensor in zip(slots, outputs):  # a staged list on either path stays one
+        results[index][1][j] = tensor if label is None else StagedList.mark(tensor, label)
     return [nest.pack_as(structure, merged) for structure, merged in results]
 
 

@@ -7,12 +7,12 @@ carried through the ``While`` as a single tensor of shape
 axis, TensorArray-like, with an unknown length), and comes out of the loop
 as that stacked tensor.
 
-Converted code rebinds the list on every mutation (``l.append(x)`` becomes
-``l = ag__.list_append(l, x)``), and the operators send a ``Tensor``
-receiver here:
-
-* ``list_append(l, x)`` -- a ``ListAppend`` op (``ops/array.py``);
-* ``list_pop(l, i=None)`` -- ``(l without item i, item i)``.
+Staged, the list is a ``StagedList`` (``ops/list_operators.py``), whose
+methods are its mutations: converted code rebinds the list on every one
+(``l.append(x)`` becomes ``l = ag__.list_append(l, x)``), and the operators
+call ``l.appended(x)`` (a ``ListAppend`` op, ``ops/array.py``),
+``l.popped(i)`` (``(l without item i, item i)``), ``l.without(i)``
+(``del l[i]``) and ``list_operators.extended(l, xs)``.
 
 Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
 ``for x in l`` are the tensor operations on its first dimension.  All
@@ -45,42 +45,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime import ops
-
 from autograph.runtime.core import dtypes, shapes
-
 from autograph.runtime.ops import apply
 from autograph.runtime.ops import array as array_ops
 from autograph.runtime.ops import list_operators
-from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.ops.list_operators import StagedList, check_element, fits
 from autograph.runtime.errors import TracingError
-from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 
-__all__ = ["element_spec", "empty", "stack", "list_append", "list_pop", "describe"]
-
-
-def describe(target) -> str:
-    """What messages call the staged list ``target``: ``"the staged list 'rows' of the for loop at f.py:3"``."""
-    return target.label if isinstance(target, StagedList) else f"the staged list {target.name}"
-
-
-def _describe(value) -> str:
-    if isinstance(value, Tensor):
-        return f"a {value.dtype.name}{shapes.format_shape(value.shape)} tensor"
-    return f"the {type(value).__name__} {value!r}"
-
-
-def _check_element(value, label, where):
-    if isinstance(value, Tensor) or is_weak(value):
-        return
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
-        return
-    raise TracingError(
-        f"the list '{label}' of {where} holds {_describe(value)}; a list changed in a tensor loop or branch "
-        "is staged as a tensor, so its elements must be tensors or numbers."
-    )
+__all__ = ["element_spec", "empty", "stack"]
 
 
 def element_spec(elements, like=None, label="list", where="the loop"):
@@ -92,7 +65,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     """
     strong, weak, elem_shapes = [], [], []
     for value in elements:
-        _check_element(value, label, where)
+        check_element(value, label, where)
         if is_weak(value):  # a Python number, a weak scalar, or a staged list of Python numbers
             weak.append(value)
             elem_shapes.append(shapes.as_shape(value.shape) if isinstance(value, Tensor) else ())
@@ -117,7 +90,7 @@ def element_spec(elements, like=None, label="list", where="the loop"):
         scalars = [v for v in weak if not (isinstance(v, Tensor) and v.shape != ())]
         dtype = dtypes.result_type(*strong, *[weak_number(v) for v in scalars])
         numbers = [v for v in scalars if not isinstance(v, Tensor)]
-        if not all(_fits(v, dtype) for v in numbers):
+        if not all(fits(v, dtype) for v in numbers):
             dtype = dtypes.result_type(dtypes.result_type(*numbers), dtype)
         if lists:  # checked where they are cast (list_operators.cast_numbers)
             dtype = dtypes.staged_list_result_type(dtypes.result_type(*lists), dtype)
@@ -127,16 +100,6 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     for other in elem_shapes[1:]:
         elem_shape = shapes.relax(elem_shape, other)
     return dtype, elem_shape, not strong
-
-
-def _fits(number, dtype) -> bool:
-    """The Python number ``number`` is exactly a value of ``dtype`` (as an element of a list it
-    keeps its value, so a list of it and int8 elements is not int8 if it is 1000)."""
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.asarray(number, dtype=dtype).item() == number
-    except (OverflowError, ValueError):
-        return False
 
 
 def empty(dtype, elem_shape, weak=False):
@@ -169,7 +132,7 @@ def _stacked(values, dtype, like, elem_shape, weak, label, where):
     if not values:
         return empty(dtype, elem_shape, weak)
     for value in values:
-        _check_element(value, label, where)
+        check_element(value, label, where)
     known = [shapes.as_shape(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values]
     if any(not shapes.is_compatible(known[0], other) for other in known[1:]):
         raise TracingError(
@@ -196,57 +159,3 @@ def _stacked(values, dtype, like, elem_shape, weak, label, where):
         else:
             tensors.append(apply.constant(value, dtype, weak=is_weak(value)))
     return array_ops.stack(tensors, axis=0, weak=weak)
-
-
-def list_append(target, item):
-    """``target`` (a staged list tensor) with ``item`` appended."""
-    where = construct_at("the append")
-    label = describe(target)
-    if current_graph() is None:
-        raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
-    if is_weak(item) and not isinstance(item, Tensor):
-        if not target.weak and not _fits(item, target.dtype):
-            raise TracingError(
-                f"{where} adds the Python number {item!r} to {label}, of {target.dtype.name} elements, which "
-                f"cannot hold it; all elements of a staged list share one dtype. Give the list a wider dtype "
-                f"(start it from rt.cast(x, 'int64'), say)."
-            )
-        item = apply.constant(item, dtypes.result_type(target.dtype, item), weak=True)
-    elif not isinstance(item, Tensor):
-        _check_element(item, "list", where)
-        item = apply.constant(item)
-    if target.weak:  # a list of Python numbers: the element joins it (never narrowing its numbers)
-        dtype = (dtypes.result_type(target.dtype, item.dtype) if item.weak
-                 else dtypes.staged_list_result_type(target.dtype, item.dtype))
-        if target.dtype != dtype:
-            target = StagedList.mark(list_operators.cast_numbers(target, dtype, weak=item.weak), label)
-    if item.dtype != target.dtype:
-        if dtypes.result_type(target.dtype, weak_number(item) if item.weak else item.dtype) != target.dtype:
-            raise TracingError(
-                f"{where} adds a {item.dtype.name} element to {label}, of {target.dtype.name} elements; all "
-                "elements of a staged list share one dtype. Cast the "
-                f"element, e.g. rt.cast(x, '{target.dtype.name}')."
-            )
-        item = ops.cast(item, target.dtype, weak=item.weak)
-    return StagedList.mark(array_ops.list_append(target, item, label), label)
-
-
-def list_pop(target, index=None):
-    """``(target without the item at index, that item)``; the last item by default."""
-    rest, item = _pop(target, index)
-    return StagedList.mark(rest, describe(target)), item
-
-
-def _pop(target, index):
-    if index is None:
-        return target[:-1], target[-1]
-    if isinstance(index, Tensor):
-        raise TracingError(
-            f"list pop at {user_location_text()}: popping a staged list at a tensor index is not "
-            "supported; pop the last element (l.pop()) or index it (l[i])."
-        )
-    index = int(index)
-    item = target[index]
-    if index == -1:
-        return target[:-1], item
-    return ops.concat([target[:index], target[index + 1:]], axis=0), item
