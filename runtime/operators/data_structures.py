@@ -13,7 +13,8 @@ On Python values they mutate in place and return the same object.  For a
 receiver that is not plain Python the overload registry
 (``operators/dispatch.py``) gives the handler of each; the numpy runtime's
 ``Tensor`` registers ``staged_append``/``staged_extend``/``staged_pop`` (a
-staged list: one tensor of stacked elements, ``tracing/staged_list.py``),
+staged list: one tensor of stacked elements, a ``StagedList`` of
+``ops/list_operators.py`` whose methods they call),
 ``staged_setitem`` (``ops.indexing.setitem``) and ``staged_del_item`` here.
 """
 
@@ -27,7 +28,7 @@ from autograph.runtime.core.undefined import Undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.iterables import is_tensor
-from autograph.runtime.ops import indexing, list_operators
+from autograph.runtime.ops import indexing
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 
@@ -102,7 +103,7 @@ def staged_extend(target, items):
     which is staged here): the items of ``xs`` (a list, or a tensor's rows) appended."""
     if type(target) is list:
         target = staged_list.stack(target, like=items, label="list", where=construct_at("the extend"))
-    return list_operators.extended(target, items if isinstance(items, Tensor) else list(items))
+    return StagedList.extended(target, items if isinstance(items, Tensor) else list(items))
 
 
 def staged_pop(target, index=None):

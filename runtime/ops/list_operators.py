@@ -5,12 +5,13 @@ one tensor of its stacked elements; ``tracing/staged_list.py`` stages one)
 is a ``StagedList``: a ``Tensor`` whose ``label`` is what messages call it
 ("the staged list 'acc' of the for loop at f.py:3").  A tensor becomes one
 in place (``StagedList.mark``), since graphs know their tensors by identity.
-What is made from a list as a list is one too: a slice (``l[1:]``),
-``l + [x]``, ``l * 2``, ``extended``, ``without`` (``del l[i]``), item
-assignment, and ``append``/``pop`` (``tracing/staged_list.py``); an item
-(``l[i]``) is a tensor.  Its truth value is non-emptiness
-(``operators/tensor_builtins.bool_``), its methods that Python lists have
-and it lacks are an ``AttributeError`` naming it.
+Its mutations are its methods (``appended``, ``popped``, ``extended``,
+``without`` for ``del l[i]``; converted code rebinds the list to what they
+return), and what is made from a list as a list is one too: those, a slice
+(``l[1:]``), ``l + [x]``, ``l * 2`` and item assignment; an item (``l[i]``)
+is a tensor.  Its truth value is non-emptiness
+(``operators/tensor_builtins.bool_``); the methods Python lists have and it
+lacks are an ``AttributeError`` naming it.
 
 It stands for a Python list, so ``l + [x]`` concatenates and ``l * 2``
 repeats, where the same operators on a tensor would add and multiply
@@ -94,6 +95,10 @@ class StagedList(Tensor):
         """``l.pop(i)``: ``(this list without item i, that item)``; the last item by default."""
         rest, item = _pop(self, index)
         return StagedList.mark(rest, describe(self)), item
+
+    def extended(self, items):
+        """``l.extend(xs)``: this list with ``items`` (a Python list, or a tensor: its rows) appended."""
+        return _concat(self, items)
 
     def without(self, index):
         """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
@@ -207,11 +212,6 @@ def _type_error(name, left, right):
         spelled = other.__name__ if other.__module__ == "builtins" else f"{other.__module__}.{other.__name__}"
         return TypeError(f"can't multiply sequence by non-int of type '{spelled}'")
     return TypeError(f"unsupported operand type(s) for {symbol}: '{kind(left)}' and '{kind(right)}'")
-
-
-def extended(lst, items):
-    """The staged list ``lst`` with ``items`` (a Python list, or a tensor: its rows) appended."""
-    return _concat(lst, items)
 
 
 def _as_stacked(value, like):

@@ -11,8 +11,8 @@ Staged, the list is a ``StagedList`` (``ops/list_operators.py``), whose
 methods are its mutations: converted code rebinds the list on every one
 (``l.append(x)`` becomes ``l = ag__.list_append(l, x)``), and the operators
 call ``l.appended(x)`` (a ``ListAppend`` op, ``ops/array.py``),
-``l.popped(i)`` (``(l without item i, item i)``), ``l.without(i)``
-(``del l[i]``) and ``list_operators.extended(l, xs)``.
+``l.popped(i)`` (``(l without item i, item i)``), ``l.extended(xs)`` and
+``l.without(i)`` (``del l[i]``).
 
 Reading a staged list needs nothing special: ``len(l)``, ``l[i]`` and
 ``for x in l`` are the tensor operations on its first dimension.  All
