@@ -43,61 +43,8 @@ from autograph.runtime.core.dtypes import (
 )
 from autograph.runtime.core.tensor import Tensor, TensorSpec, is_tensor
 from autograph.runtime.core.graph import Graph, Operation, current_graph
-from autograph.runtime.ops import (
-    abs,  # noqa: A004
-    add,
-    argmax,
-    cast,
-    concat,
-    constant,
-    cos,
-    divide,
-    equal,
-    exp,
-    fill,
-    floordiv,
-    gather,
-    greater,
-    greater_equal,
-    identity,
-    less,
-    less_equal,
-    log,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    matmul,
-    maximum,
-    minimum,
-    mod,
-    multiply,
-    negative,
-    not_equal,
-    ones,
-    ones_like,
-    pow,  # noqa: A004
-    range,  # noqa: A004
-    reduce_all,
-    reduce_any,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
-    reshape,
-    shape,
-    sin,
-    size,
-    sqrt,
-    square,
-    stack,
-    subtract,
-    tanh,
-    where,
-    zeros,
-    zeros_like,
-)
+from autograph.runtime import ops
+from autograph.runtime.ops import *  # noqa: F403 - the op functions (ops.__all__)
 from autograph.runtime.exec.interpreter import run_graph
 
 bool = bool_  # noqa: A001 - rt.bool, as tf.bool
@@ -143,12 +90,7 @@ __all__ = [
     "VerificationError",
     "as_dtype", "bool", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "Graph", "Operation", "Tensor", "TensorSpec", "current_graph", "is_tensor", "run_graph",
-    "abs", "add", "argmax", "cast", "concat", "constant", "cos", "divide", "equal", "exp", "fill",
-    "floordiv", "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "minimum", "mod",
-    "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
-    "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
+    *ops.__all__,
     "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "data", "GradientTape",
     "transpose", "broadcast_to", "clip_by_value", "cumsum", "expand_dims", "log_softmax", "one_hot",
     "reduce_logsumexp", "sigmoid", "softmax", "squeeze", "tile",

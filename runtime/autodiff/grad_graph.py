@@ -52,18 +52,8 @@ class GradGraph(Graph):
             tensor = found[1]
             if tensor.op.graph is self:
                 return tensor
-        if _encloses(self, tensor.op.graph):
+        if self.encloses(tensor.op.graph):
             return super().capture(tensor)
         if isinstance(self.outer, GradGraph):
             return super().capture(self.outer.capture(tensor))
         return super().capture(tensor)  # the error for a tensor of an unrelated graph
-
-
-def _encloses(graph, other) -> bool:
-    """True if ``other`` is ``graph``'s outer graph or one around that."""
-    g = graph.outer
-    while g is not None:
-        if g is other:
-            return True
-        g = g.outer
-    return False

@@ -174,7 +174,7 @@ class Graph:
         found = self._capture_map.get(id(tensor))
         if found is not None:
             return found
-        if self.outer is None or not self._encloses(tensor.op.graph):
+        if self.outer is None or not self.encloses(tensor.op.graph):
             raise TracingError(
                 f"tensor {tensor.name} belongs to another trace (created at "
                 f"{tensor.op.location or '<unknown>'}) and cannot be used in graph {self.name!r}: "
@@ -200,7 +200,8 @@ class Graph:
         self.captures.append((outer, inner))
         self._capture_map[id(outer)] = inner
 
-    def _encloses(self, graph) -> bool:
+    def encloses(self, graph) -> bool:
+        """True if ``graph`` is this graph's outer graph or one around that."""
         g = self.outer
         while g is not None:
             if g is graph:

@@ -31,6 +31,7 @@ import threading
 
 from autograph.runtime.data import argument, fusion, options as options_module, printing, vectorize
 from autograph.runtime.data.checks import AUTOTUNE
+from autograph.runtime.core import walk
 
 _LOCK = threading.Lock()
 
@@ -169,16 +170,14 @@ def _functions(node):
 def nodes(ds):
     """Every node of the pipeline ``ds`` once (for a dataset argument's stand-in, the dataset it
     stands for: ``argument.py``)."""
-    seen, stack = set(), [ds]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        yield node
-        stack.extend(node.inputs)
-        if node.kind == argument.KIND:
-            stack.append(argument.referent(node))
+    return walk.each_once(ds, _links)
+
+
+def _links(node):
+    """The nodes ``node`` reads from: its inputs, and a stand-in's referent."""
+    if node.kind == argument.KIND:
+        return [*node.inputs, argument.referent(node)]
+    return node.inputs
 
 
 def has_effects(ds) -> bool:

@@ -94,7 +94,6 @@ def load() -> None:
         "min": (_is_traced, logic.min_),
         "aug_setitem": (_is_jax_array, logic.aug_setitem),
     }
-    for operator, (detect, handler) in handlers.items():
-        dispatch.register(operator, detect, handler, backend="jax")
+    dispatch.register_all(handlers, backend="jax")
     _state.update(loaded=True, eval_trace=core.EvalTrace, trace_ctx=core.trace_ctx)
     install()

@@ -62,6 +62,12 @@ def register(operator: str, detect: Callable[[Any], bool], handler: Callable, *,
     _BY_TYPE.clear()
 
 
+def register_all(overloads: dict[str, tuple[Callable[[Any], bool], Callable]], *, backend: str) -> None:
+    """``register`` of each ``operator: (detect, handler)`` of ``overloads``: a backend's table."""
+    for operator, (detect, handler) in overloads.items():
+        register(operator, detect, handler, backend=backend)
+
+
 def unregister(operator: str, backend: str) -> None:
     """Removes ``backend``'s overload of ``operator`` (a ``KeyError`` if it has none): for tests
     and for a backend that is unloaded."""

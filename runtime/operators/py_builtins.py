@@ -225,5 +225,4 @@ _NUMPY_OVERLOADS = {
     "any": (is_staged, comprehensions.any_),
     "all": (is_staged, comprehensions.all_),
 }
-for _name, (_detect, _handler) in _NUMPY_OVERLOADS.items():
-    dispatch.register(_name, _detect, _handler, backend="numpy")
+dispatch.register_all(_NUMPY_OVERLOADS, backend="numpy")

@@ -81,3 +81,13 @@ from autograph.runtime.ops.reduction import (
     reduce_sum,
 )
 from autograph.runtime.ops import effects, functional_control_flow, random_ops, variables  # noqa: F401 - register their op types
+
+# The op functions ``autograph.runtime`` exports (``rt.add``, ...); ``getitem`` is ``t[...]``'s.
+__all__ = [
+    "abs", "add", "argmax", "cast", "concat", "constant", "cos", "divide", "equal", "exp", "fill",
+    "floordiv", "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "minimum", "mod",
+    "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "shape", "sin",
+    "size", "sqrt", "square", "stack", "subtract", "tanh", "where", "zeros", "zeros_like",
+]

@@ -189,11 +189,7 @@ def stack(values, axis=0, name=None, weak=False):
         if check_int_attr(axis, "axis") != 0:
             raise ValueError(f"stack of a single tensor supports only axis=0, got axis={axis}")
         return apply.apply_op("Identity", [values], name=name)
-    values = promote(list(values))
-    attrs = {"axis": check_int_attr(axis, "axis")}
-    if weak:
-        attrs["weak"] = True
-    return apply.apply_op("Pack", values, attrs, name=name)
+    return _join("Pack", values, axis, weak, name)
 
 
 def _concat_infer(inputs, attrs):
@@ -237,11 +233,16 @@ opdef.register("ConcatV2", infer=_concat_infer, weak=opdef.weak_from_attr, input
 
 def concat(values, axis=0, name=None, weak=False):
     """Joins tensors along an existing ``axis``; ``weak`` as for ``stack``."""
+    return _join("ConcatV2", values, axis, weak, name)
+
+
+def _join(op_type, values, axis, weak, name):
+    """A ``Pack`` or ``ConcatV2`` of ``values`` (promoted to one dtype) along ``axis``."""
     values = promote(list(values))
     attrs = {"axis": check_int_attr(axis, "axis")}
     if weak:
         attrs["weak"] = True
-    return apply.apply_op("ConcatV2", values, attrs, name=name)
+    return apply.apply_op(op_type, values, attrs, name=name)
 
 
 # -- ListAppend (staged lists: tracing/staged_list.py) -----------------------

@@ -34,7 +34,7 @@ import numpy as np
 from autograph.runtime.backends.jax import checks, effects, lowering
 from autograph.runtime.backends.jax.errors import Unlowerable, at_op
 from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
-from autograph.runtime.core import opdef
+from autograph.runtime.core import opdef, walk
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import AutoGraphWarning
 from autograph.runtime.exec import parallel
@@ -171,15 +171,12 @@ def _has_64_bit_values(graph) -> bool:
 
 
 def _graphs(graph):
-    seen, todo = set(), [graph]
-    while todo:
-        g = todo.pop()
-        if id(g) in seen:
-            continue
-        seen.add(id(g))
-        yield g
-        for op in g.operations:
-            todo.extend(g.library[op.attrs[a]] for a in opdef.function_attr_names(op.type))
+    """``graph`` and every graph it calls, each once."""
+    return walk.each_once(graph, _called_graphs)
+
+
+def _called_graphs(graph):
+    return [graph.library[op.attrs[a]] for op in graph.operations for a in opdef.function_attr_names(op.type)]
 
 
 
