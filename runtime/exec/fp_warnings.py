@@ -51,6 +51,7 @@ def naming_user_lines(run, graph):
         finally:
             _ERRSTATE.reset(token)
 
+    run_naming_lines.__wrapped__ = run  # inspect.unwrap gives the plan's own run
     return run_naming_lines
 
 
