@@ -47,7 +47,7 @@ weak.  ``Const``/``Cast`` read their ``weak`` attr; ``If`` and ``While`` are
 weak where every branch / the loop keeps the value weak.  Dtype inference
 runs on the inputs' actual dtypes: the op library has already cast weak
 operands to the dtype their strongly typed partners give them
-(``ops/_common.promote``), so kernels and inference agree without knowing
+(``ops/common.promote``), so kernels and inference agree without knowing
 about weakness.
 """
 

@@ -24,7 +24,7 @@ from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops._common import (
+from autograph.runtime.ops.common import (
     check_int_attr,
     normalize_axis,
     partial_value,

@@ -20,7 +20,7 @@ from autograph.runtime.core import dtypes, opdef
 
 from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.ops._common import dtype_of
+from autograph.runtime.ops.common import dtype_of
 
 
 opdef.register(

@@ -30,7 +30,7 @@ from autograph.runtime.core import opdef, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import dtype_of, promote, static_value, ufunc_dtype
+from autograph.runtime.ops.common import dtype_of, promote, static_value, ufunc_dtype
 from autograph.runtime.ops.basic import cast
 
 # op type -> the numpy ufunc it means, for ops of two broadcast operands

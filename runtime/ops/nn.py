@@ -43,7 +43,7 @@ from autograph.runtime.core import dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, math, reduction
-from autograph.runtime.ops._common import check_int_attr, normalize_axis, partial_value
+from autograph.runtime.ops.common import check_int_attr, normalize_axis, partial_value
 from autograph.runtime.ops.basic import cast
 
 

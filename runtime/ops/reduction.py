@@ -15,7 +15,7 @@ import numpy as np
 from autograph.runtime.core import opdef
 
 from autograph.runtime.ops import apply
-from autograph.runtime.ops._common import check_int_attr, normalize_axis
+from autograph.runtime.ops.common import check_int_attr, normalize_axis
 
 # op type -> the numpy reduction it means (called as fn(x, axis=..., keepdims=...))
 REDUCTIONS = {

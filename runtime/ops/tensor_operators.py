@@ -18,7 +18,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops.list_operators import StagedList
-from autograph.runtime.ops._common import dtype_of
+from autograph.runtime.ops.common import dtype_of
 from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 
 

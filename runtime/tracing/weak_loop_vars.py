@@ -14,7 +14,7 @@ import contextlib
 
 import numpy as np
 
-from autograph.runtime.ops import _common
+from autograph.runtime.ops import common
 
 __all__ = ["watching", "settle", "guess"]
 
@@ -22,15 +22,15 @@ __all__ = ["watching", "settle", "guess"]
 @contextlib.contextmanager
 def watching(slots, values):
     """Records, while tracing, into each unsettled weak slot's ``evidence`` the dtypes that ops
-    combining its placeholder with strongly typed operands give it (``_common.promote``)."""
+    combining its placeholder with strongly typed operands give it (``common.promote``)."""
     watched = [(s, v) for s, v in zip(slots, values) if s.unsettled]
     for s, v in watched:
-        _common.watch_promotions(v, s.evidence)
+        common.watch_promotions(v, s.evidence)
     try:
         yield
     finally:
         for _, v in watched:
-            _common.unwatch_promotions(v)
+            common.unwatch_promotions(v)
 
 
 def settle(slots, traced) -> bool:
