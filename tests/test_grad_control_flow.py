@@ -188,6 +188,30 @@ def test_forward_values_nobody_reads_are_pruned():
                                numeric_grad(ag.function(f), [np.array([0.5, 0.2]), np.int32(3)], 0), rtol=1e-6)
 
 
+def rnn(w, xs):
+    h = rt.zeros((2, 3), "float64")
+    for t in range(rt.shape(xs)[0]):
+        h = rt.tanh(rt.matmul(h, w) + xs[t])
+    return rt.reduce_sum(h * h)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 20])
+def test_the_gradient_loop_transposes_a_captured_weight_once(steps):
+    rng = np.random.default_rng(2)
+    w, xs = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(steps, 2, 3))
+    cf = ag.grad(rnn, argnums=(0, 1)).get_concrete_function(w, xs)
+    bodies = [g for name, g in cf.execution_graph.library.items() if name.startswith("while_body_grad")]
+    assert len(bodies) == (steps > 0)  # (no steps: the loop is known to run zero times)
+    for body in bodies:
+        transposed = [op.inputs[0].op.type for op in body.operations if op.type == "Transpose"]
+        assert "Placeholder" not in transposed, body.to_text()  # w^T: not once per iteration
+        assert "Transpose" in [op.type for op in cf.execution_graph.operations]  # but once, before the loop
+    for mode in MODES:
+        got = ag.grad(rnn, argnums=(0, 1), **mode)(w, xs)
+        for i in (0, 1):
+            np.testing.assert_allclose(got[i], numeric_grad(ag.function(rnn), [w, xs], i), rtol=1e-6, atol=1e-9)
+
+
 def staged_list(x, n):
     ys = []
     y = x

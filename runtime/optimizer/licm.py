@@ -16,7 +16,10 @@ captures (an extra ``While`` input, with a matching placeholder in both
 
 The rule table ``HOIST`` says, per op type, whether it may move; the
 default rule: a stateless op that no value can make raise or warn
-(``hazards.never_fails``: comparisons, logical ops, safe casts, shapes, ...).
+(``hazards.never_fails``: comparisons, logical ops, safe casts, shapes, ...),
+and ``Transpose`` of a tensor whose rank is known (its definition checked
+the axes; a permutation of them is a view, for any value: the gradient of
+``x @ w`` transposes the captured ``w`` in every iteration otherwise).
 Everything else stays put -- ``x ** y`` on integers, divisions, float
 arithmetic (overflow warns), gathers, slices, reshapes: the loop might run
 zero times, and hoisting would then raise an error, or a warning, the
@@ -50,10 +53,16 @@ def _total(op) -> bool:
     return not graph_util.is_functional(op) and not graph_util.is_stateful(op) and hazards.never_fails(op)
 
 
+def _rank_known(op) -> bool:
+    """A ``Transpose`` whose axes were checked against its input's static rank (no value raises)."""
+    return op.inputs[0].shape is not None
+
+
 HOIST = {
     "Placeholder": _never,
     "Const": _never,  # (copied to the outer graph when a moved op uses it)
     "If": _if_movable,
+    "Transpose": _rank_known,
 }
 
 
