@@ -219,6 +219,21 @@ def test_run_loop_compiles_hot_loops_once(monkeypatch):
     assert body.__dict__["_compiled_loops"][False][1] is compiled
 
 
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_run_loop_once_compiled_runs_compiled_from_the_first_iteration(monkeypatch, n):
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.0)
+    fresh, _ = loop_graph()
+    expected = executor.run_graph(fresh, [np.int32(n), np.float32(1.0)])  # interpreted: n < HOT_ITERATIONS
+    g, op = loop_graph()
+    body = g.library[op.attrs["body"]]
+    run_while_op(g, op, 100, 1.0)
+    key, compiled = body.__dict__["_compiled_loops"][False]
+    calls = []
+    body.__dict__["_compiled_loops"][False] = (key, lambda *a: calls.append(a) or compiled(*a))
+    assert_same(expected, run_while_op(g, op, n, 1.0))
+    assert len(calls) == 1 and calls[0][1] is None  # no interpreted iterations first, no bound
+
+
 def test_run_loop_compiles_only_after_interpreting_about_as_long_as_compiling(monkeypatch):
     monkeypatch.setattr(tiering, "HOT_SECONDS", 1e9)
     g, op = loop_graph()

@@ -13,7 +13,8 @@ about what compiling it costs, so that a short loop run once (a function's
 first call, say) is not compiled for its last few iterations, while a loop
 run often, or for long, is compiled after at most about as much time as
 compiling takes (the ski-rental bound: never more than twice the best
-choice made in hindsight).  If that
+choice made in hindsight).  A loop compiled once runs compiled from its
+first iteration in every later execution.  If that
 compilation fails for any reason the loop stays interpreted, after one
 ``AutoGraphWarning``.  A loop of a loaded graph spends the
 run's iteration budget (``LoadOptions.max_iterations``, ``exec/limits.py``),
@@ -54,11 +55,12 @@ def run_loop(cond, body, args, maximum_iterations=None, loop=None) -> list:
     what = None if budget is None else limits.describe_loop(loop, cond, body)
     count = 0
     interpreted = body.__dict__.get("_interpreted_seconds", 0.0)
+    warm = 0 if _compiled_before(cond, body, maximum_iterations is not None) else HOT_ITERATIONS
     start = time.perf_counter()
     stop = None  # when the compiled loop took over
     try:
         while maximum_iterations is None or count < maximum_iterations:
-            if count >= HOT_ITERATIONS and stop is None:
+            if count >= warm and stop is None:
                 now = time.perf_counter()
                 if interpreted + (now - start) >= HOT_SECONDS:
                     stop = now
@@ -93,10 +95,21 @@ def while_rule(builder, op):
 executor.add_rule("While", while_rule)
 
 
+def _loop_key(cond, body, bounded: bool):
+    return (id(cond), len(cond.operations), len(body.operations), bounded)
+
+
+def _compiled_before(cond, body, bounded: bool) -> bool:
+    """Has this loop been compiled already (by an earlier execution that ran hot)?  Then it runs
+    compiled from its first iteration: the compilation is paid for."""
+    found = body.__dict__.get("_compiled_loops", {}).get(bounded)
+    return found is not None and found[0] == _loop_key(cond, body, bounded) and found[1] is not None
+
+
 def _compiled_loop(cond, body, bounded: bool):
     """The default backend's ``compile_loop(cond, body, bounded)``, cached on ``body`` (None if it
     cannot compile: no loop compiler, or an ``AutoGraphError`` such as ``JitUnsupported``)."""
-    key = (id(cond), len(cond.operations), len(body.operations), bounded)
+    key = _loop_key(cond, body, bounded)
     cache = body.__dict__.setdefault("_compiled_loops", {})
     found = cache.get(bounded)
     if found is None or found[0] != key:
