@@ -253,10 +253,10 @@ def _set_item(op, inputs, state):
     dtype, a narrower float into floats, a Python number into floats, a Python int into ints
     (checked to fit, as numpy does); the key is indices, static slices and, for a 0-d value,
     slices with computed bounds (a mask)."""
-    x, value, dynamic = jnp.asarray(inputs[0]), inputs[1], inputs[2:]
+    x, given, dynamic = jnp.asarray(inputs[0]), inputs[1], inputs[2:]
     attrs = op.attrs
     operator = attrs["operator"]
-    value, fits = _assigned_value(op, value)
+    value, fits = _assigned_value(op, given)
     combine = _IN_PLACE.get(operator)
     if operator != "=" and (combine is None or (x.dtype.kind in "iub" and operator in ("/=", "**="))):
         raise unlowerable(f"item assignment with {operator} (numpy's casting rules for it)")
@@ -279,7 +279,7 @@ def _set_item(op, inputs, state):
         else:
             raise unlowerable("item assignment with an index array, a mask, a new axis or an ellipsis")
         axis += 1
-    witness = value if np.ndim(value) == 0 else np.zeros((), value.dtype)
+    witness = given if np.ndim(value) == 0 else np.zeros((), op.inputs[1].dtype)  # as given (one that does not fit)
     record(op, jnp.all(jnp.stack([*oks, fits])), [*dynamic, *np.shape(x), witness], state)
     key = tuple(key)
     if masks and np.ndim(value) != 0:
@@ -300,7 +300,8 @@ def _assigned_value(op, value):
     if op.attrs["python_value"]:
         if target.kind == "f" and given.kind in "iuf":
             return v.astype(target), True
-        if target.kind in "iu" and given.kind in "iu" and op.attrs["operator"] == "=":
+        in_place = op.attrs["operator"] != "=" and np.ndim(value) == 0  # x[k] += 8: x's dtype (NEP 50)
+        if target.kind in "iu" and given.kind in "iu" and (op.attrs["operator"] == "=" or in_place):
             info = np.iinfo(target)
             return v.astype(target), jnp.logical_and(v >= int(info.min), v <= int(info.max))
     elif given == target or (target.kind == "f" and given.kind == "f" and given.itemsize <= target.itemsize):
