@@ -188,28 +188,46 @@ def test_forward_values_nobody_reads_are_pruned():
                                numeric_grad(ag.function(f), [np.array([0.5, 0.2]), np.int32(3)], 0), rtol=1e-6)
 
 
-def rnn(w, xs):
+def rnn(w, u, xs):
     h = rt.zeros((2, 3), "float64")
     for t in range(rt.shape(xs)[0]):
-        h = rt.tanh(rt.matmul(h, w) + xs[t])
+        h = rt.tanh(rt.matmul(h, w) + rt.matmul(xs[t], u))
+    return rt.reduce_sum(h * h)
+
+
+def nested_rnn(w, xs, n):
+    h = xs[0]
+    for t in range(n):
+        for s in range(rt.shape(xs)[0]):
+            h = rt.sin(rt.matmul(h, w) * 0.5 + xs[s])
     return rt.reduce_sum(h * h)
 
 
 @pytest.mark.parametrize("steps", [0, 1, 20])
-def test_the_gradient_loop_transposes_a_captured_weight_once(steps):
+def test_the_gradient_loop_defers_weight_products_and_transposes_a_weight_once(steps):
     rng = np.random.default_rng(2)
-    w, xs = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(steps, 2, 3))
-    cf = ag.grad(rnn, argnums=(0, 1)).get_concrete_function(w, xs)
+    w, u, xs = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 3)) * 0.5, rng.normal(size=(steps, 2, 4))
+    cf = ag.grad(rnn, argnums=(0, 1)).get_concrete_function(w, u, xs)
     bodies = [g for name, g in cf.execution_graph.library.items() if name.startswith("while_body_grad")]
     assert len(bodies) == (steps > 0)  # (no steps: the loop is known to run zero times)
-    for body in bodies:
-        transposed = [op.inputs[0].op.type for op in body.operations if op.type == "Transpose"]
-        assert "Placeholder" not in transposed, body.to_text()  # w^T: not once per iteration
-        assert "Transpose" in [op.type for op in cf.execution_graph.operations]  # but once, before the loop
+    for body in bodies:  # per iteration only h's cotangent, g @ w^T; w^T and the weights' products outside
+        assert [op.type for op in body.operations].count("MatMul") == 1, body.to_text()
+        assert "Transpose" not in [op.type for op in body.operations], body.to_text()
     for mode in MODES:
-        got = ag.grad(rnn, argnums=(0, 1), **mode)(w, xs)
+        got = ag.grad(rnn, argnums=(0, 1, 2), **mode)(w, u, xs)
+        for i in (0, 1, 2):
+            np.testing.assert_allclose(got[i], numeric_grad(ag.function(rnn), [w, u, xs], i), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_deferred_weight_products_of_nested_loops(n):
+    rng = np.random.default_rng(3)
+    w, xs = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 2, 3))
+    for mode in MODES:
+        got = ag.grad(nested_rnn, argnums=(0, 1), **mode)(w, xs, np.int32(n))
         for i in (0, 1):
-            np.testing.assert_allclose(got[i], numeric_grad(ag.function(rnn), [w, xs], i), rtol=1e-6, atol=1e-9)
+            expected = numeric_grad(ag.function(nested_rnn), [w, xs, np.int32(n)], i)
+            np.testing.assert_allclose(got[i], expected, rtol=1e-6, atol=1e-9)
 
 
 def staged_list(x, n):
