@@ -90,3 +90,34 @@ def test_an_in_place_python_int_at_an_index_out_of_range_raises_index_error():
     with pytest.raises(IndexError) as info:
         lowered(add_big, x.astype(np.int64), np.int32(5))
     assert str(info.value) == str(expected)
+
+
+def grows_in_a_loop(v, n):
+    acc = []
+    i = 0
+    while i < n:
+        acc.append(v[i])
+        i += 1
+    return acc
+
+
+def grows_in_a_branch(v, n):
+    acc = [v[0]]
+    if n > 1:
+        acc.append(v[1])
+    return acc
+
+
+@pytest.mark.parametrize("fn, construct, line, shapes", [
+    (grows_in_a_loop, "While", 3, "(0,) or (1,) before and after an iteration"),
+    (grows_in_a_branch, "If", 2, "(2,) or (1,) in its two branches"),
+])
+def test_a_staged_list_of_unknown_length_falls_back_naming_the_op_and_the_shapes(fn, construct, line, shapes):
+    v, n = np.array([1.5, 2.5, 3.5], np.float32), np.int32(2)
+    with pytest.warns(ag.AutoGraphWarning) as record:
+        got = ag.function(fn, backend="jax")(v, n)
+    (message,) = [str(w.message) for w in record if "backend='jax' cannot run" in str(w.message)]
+    assert f"({construct} op " in message
+    assert f"test_jax_lowering.py:{fn.__code__.co_firstlineno + line} cannot be lowered" in message
+    assert f"has shape {shapes}; XLA needs one static shape" in message
+    assert_same(ag.function(fn)(v, n), got)

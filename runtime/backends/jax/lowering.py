@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -179,7 +180,12 @@ def _if(op, inputs, state):
 
         return run
 
-    outs, new = lax.cond(jnp.asarray(pred, dtype=bool), branch(then_g), branch(else_g))
+    try:
+        outs, new = lax.cond(jnp.asarray(pred, dtype=bool), branch(then_g), branch(else_g))
+    except TypeError:  # (JAX's message names no variable)
+        shapes = [jax.eval_shape(branch(g))[0] for g in (then_g, else_g)]
+        _refuse_changing_shapes(op, "in its two branches", *shapes)
+        raise
     state.update(zip(keys, new))
     return outs
 
@@ -197,9 +203,24 @@ def _while(op, inputs, state):
     if changes_state(cond_g):
         final = loop.run_stateful_cond(init, state)
     else:
-        final = lax.while_loop(loop.test, loop.step, init)
+        try:
+            final = lax.while_loop(loop.test, loop.step, init)
+        except TypeError:  # (JAX's message names no variable)
+            _refuse_changing_shapes(op, "before and after an iteration", init[1], jax.eval_shape(loop.step, init)[1])
+            raise
     state.update(zip(keys, final[2]))
     return final[1]
+
+
+def _refuse_changing_shapes(op, where, a, b):
+    """``Unlowerable`` naming the first output of ``op`` (an ``If`` or ``While``) whose shape
+    differs ``where`` (``a``, ``b``: the outputs' values or shapes, two ways)."""
+    for i, (t, x, y) in enumerate(zip(op.outputs, a, b)):
+        if np.shape(x) != np.shape(y):
+            what = getattr(t, "label", None) or f"output {i} ({t.name})"
+            raise unlowerable(f"{what} has shape {np.shape(x)} or {np.shape(y)} {where}; XLA needs one "
+                              "static shape (a staged list whose length depends on a tensor condition, or a "
+                              "value whose shape changes, runs on numpy)")
 
 
 def _carried(state, keys) -> list:
