@@ -27,11 +27,7 @@ loop's outputs; its body, a ``GradGraph`` over the forward body, takes
 body's value is read (``StackRead``), runs the walker over the forward body
 from the cotangents of the body's outputs to those of its inputs, and adds
 up the cotangents of the captured values over the iterations; it stops at
-``count == 0``.  A captured weight's cotangent that is a product ``a_t^T @ g_t``
-per iteration (``h @ w``'s, for a captured ``w``) is not added up per
-iteration: the gradient loop stacks ``g_t`` (and ``a_t``, unless it is read
-from a forward accumulator already), and after it one large product of the
-stacks, rows of all iterations, gives the sum (``_Products``).  Loops from ``for ... in range(tensor)``, over tensor rows,
+``count == 0``.  Loops from ``for ... in range(tensor)``, over tensor rows,
 with ``break``/``continue``/``return`` lowered to flags, with branches in
 the body and ``maximum_iterations`` are all such a ``While``.
 """
@@ -46,7 +42,7 @@ from autograph.runtime.autodiff.grad_graph import GradGraph
 from autograph.runtime.core import dtypes, opdef
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.ops import apply, array, nn
+from autograph.runtime.ops import apply, nn
 from autograph.runtime.tracing.values import emit, unify_captures
 
 
@@ -219,75 +215,6 @@ def _is_accumulator(t) -> bool:
     return body.outputs[t.value_index].op.type == "StackPush"
 
 
-class _Products:
-    """The cotangents of captured weights that are products ``a_t^T @ g_t`` (the gradient of ``x @ w``
-    for a captured ``w``): instead of one small product added up per iteration, the gradient loop
-    stacks ``a_t`` and ``g_t``, and after it one large product sums them all,
-    ``reshape(A)^T @ reshape(G)`` over the iterations and rows (the same sum, in one BLAS call)."""
-
-    def __init__(self, index):
-        self.index = index  # the forward iteration the gradient body is at
-        self.placeholders, self.pushes = [], []  # the stacks of the gradient loop, (value, its push)
-        self.deferred = []  # (output number, where a is stacked, where g is: ``_stack``)
-
-    def defer(self, r, output) -> bool:
-        """Stacks the factors of ``r`` if it is such a product (True); the loop then passes its
-        cotangent's total (output number ``output``) through unchanged."""
-        pair = _outer_product(r)
-        if pair is None:
-            return False
-        self.deferred.append((output, *(self._stack(t) for t in pair)))
-        return True
-
-    def _stack(self, t):
-        """Where the gradient loop's values of ``t`` end up stacked: the forward loop's accumulator if
-        ``t`` is read from it (``("outer", stack)``), else a stack of its own (``("stack", number)``,
-        one per value)."""
-        graph = current_graph()
-        if t.op.type == "StackRead" and t.op.inputs[1] is self.index:
-            outer = next((o for o, inner in graph.captures if inner is t.op.inputs[0]), None)
-            if outer is not None:
-                return ("outer", outer, t.shape[1])
-        for k, (pushed, _) in enumerate(self.pushes):
-            if pushed is t:
-                return ("stack", k, t.shape[1])
-        stacked = graph.add_placeholder(t.dtype, (None, *t.shape), name="products")
-        self.placeholders.append(stacked)
-        self.pushes.append((t, nn.stack_push(stacked, self.index, t, f"the factors of {t.name}")))
-        return ("stack", len(self.pushes) - 1, t.shape[1])
-
-    def inits(self):
-        """Empty stacks, in the graph calling the gradient loop (the first push allocates)."""
-        return [apply.constant(np.zeros((0, *p.shape[1:]), p.dtype)) for p in self.placeholders]
-
-    def summed(self, final, count):
-        """``final`` (the gradient loop's outputs after its counter) with each deferred total added its
-        product, the stacks dropped."""
-        final = list(final)
-        stacks = final[len(final) - len(self.placeholders):]
-        del final[len(final) - len(self.placeholders):]
-        count = backprop.value(count)
-
-        def rows(where):  # the values of all iterations, as rows
-            kind, found, width = where
-            return ops.reshape((found if kind == "outer" else stacks[found])[:count], (-1, width))
-
-        for output, a, g in self.deferred:
-            final[output] = ops.add(final[output], ops.matmul(array.transpose(rows(a)), rows(g)))
-        return final
-
-
-def _outer_product(r):
-    """``(a, g)`` if ``r`` is ``transpose(a) @ g`` of 2-D float values of fully known shapes, else None."""
-    op = r.op
-    if op.type != "MatMul" or op.inputs[0].op.type != "Transpose":
-        return None
-    a, g = op.inputs[0].op.inputs[0], op.inputs[1]
-    if any(t.shape is None or len(t.shape) != 2 or None in t.shape or t.dtype.kind != "f" for t in (a, g, r)):
-        return None
-    return (a, g) if op.inputs[0].op.attrs["perm"] == (1, 0) and a.dtype == g.dtype == r.dtype else None
-
-
 def _cond_graph(outer, specs):
     graph = Graph("while_cond_grad", outer=outer)
     with graph.as_default():
@@ -321,20 +248,17 @@ def while_gradient(fwd, grads):
         results = backprop.gradients([body.outputs[j] for j in loop_vars], xs, cotangents[:len(loop_vars)])
         outputs = [backprop.zeros_for(x) if r is None else backprop.value(r)
                    for r, x in zip(results[:len(loop_vars)], xs)]
-        products = _Products(accumulators.index)
         for r, total in zip(results[len(loop_vars):], cotangents[len(loop_vars):]):
-            outputs.append(total if r is None or products.defer(r, len(outputs)) else ops.add(total, r))
+            outputs.append(total if r is None else ops.add(total, r))
         outputs += [backprop.value(body.inputs[j]) for j, _ in accumulators.carried]
-        grad_body.outputs = [accumulators.index, *outputs, *(push for _, push in products.pushes)]
+        grad_body.outputs = [accumulators.index, *outputs]
     inits += [backprop.value(op.outputs[j]) for j, _ in accumulators.carried]
     specs += [(p.dtype, p.shape) for _, p in accumulators.carried]
-    inits += products.inits()
-    specs += [(p.dtype, p.shape) for p in products.placeholders]
     cond_g = _cond_graph(outer, specs)
     captured = unify_captures([cond_g, grad_body])
     attrs = {"cond": outer.add_function(cond_g, "while_cond_grad"),
              "body": outer.add_function(grad_body, "while_body_grad")}
-    final = products.summed(emit("While", [*inits, *captured], attrs, [cond_g, grad_body])[1:], accumulators.count)
+    final = emit("While", [*inits, *captured], attrs, [cond_g, grad_body])[1:]
     found = dict(zip(loop_vars + [n_vars + k for k in captured_wanted], final))
     return [found.get(i) for i in range(n_vars + len(invariants))]
 
