@@ -44,6 +44,14 @@ __all__ = sorted(_PUBLIC)
 
 def __getattr__(name):
     if name == "jax":  # ag.jax: AutoGraph for JAX (imports JAX, so only on first use)
+        try:
+            importlib.import_module("jax")
+        except ImportError as e:
+            from autograph.runtime.errors import AutoGraphError
+            raise AutoGraphError(
+                f"ag.jax needs JAX, which is not installed ({e}): install the extra with "
+                "`pip install autograph[jax]` (or `pip install jax[cpu]`)"
+            ) from None
         return importlib.import_module("autograph.jax")
     module = _PUBLIC.get(name)
     if module is None:

@@ -478,3 +478,18 @@ def test_data_parallel_on_four_host_devices(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["4", "4", "ok"]
+
+
+def test_without_jax_ag_jax_names_the_extra():
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["jax"] = None  # import jax raises ImportError
+        import autograph as ag
+        try:
+            ag.jax.jit(lambda x: x)
+        except ag.AutoGraphError as e:
+            print(e)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "ag.jax needs JAX" in out.stdout and "pip install autograph[jax]" in out.stdout
