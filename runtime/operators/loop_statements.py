@@ -94,12 +94,17 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     the loop is handed, with the same arguments, to that backend's handler,
     which continues from the current state (and evaluates ``test`` again
     while tracing).  ``opts['extra_test']``, if given, is checked before
-    ``test`` (see ``_while_with_extra_test``).
+    ``test`` (see ``_while_with_extra_test``).  With ``opts['effect_free']``
+    (the converter's ``anno.EFFECT_FREE``) a handler that can may restage the
+    loop from its first iteration instead (``_handoff``).
     """
+    start = None
     if opts:
+        if opts.get("effect_free"):
+            start = get_state()
         extra_test = opts.get("extra_test")
         if extra_test is not None:
-            return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts)
+            return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts, start)
     run = body if current_graph() is None else _counting(body)
     cond = test()
     while True:
@@ -120,14 +125,23 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         else:
             staged = dispatch.handler_for("while_stmt", cond)
             if staged is not None:
-                return staged(test, body, get_state, set_state, symbol_names, opts)
+                return staged(test, body, get_state, set_state, symbol_names, _handoff(staged, opts, start))
             if not cond:
                 return
             run()
             cond = test()
 
 
-def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts):
+def _handoff(staged, opts, start):
+    """The ``opts`` a staged handler continues with: ``restart_state``, the state before the first
+    iteration, if the converter found the loop effect free and the handler can stage it from there
+    (its ``restarts`` attribute is true; the JAX handler's is)."""
+    if start is None or not getattr(staged, "restarts", False):
+        return opts
+    return {**opts, "restart_state": start}
+
+
+def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts, start):
     """``while extra_test() and test(): body()`` -- ``extra_test`` carries the lowered
     ``break``/``return`` flags, so ``test`` (the user's own) never runs after a jump.
 
@@ -162,7 +176,7 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
         return and_(extra_test(), test)
 
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
-    return staged(combined_test, body, get_state, set_state, symbol_names, rest)
+    return staged(combined_test, body, get_state, set_state, symbol_names, _handoff(staged, rest, start))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
