@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import anno, ast_util, templates
+from autograph.pyct import anno, templates
 
 _ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "T", "real", "imag"})
 
@@ -49,19 +49,14 @@ _CONTEXTS_AND_OPERATORS = (gast.expr_context, gast.operator, gast.unaryop, gast.
 
 
 class _Effects:
-    """Walks code, collecting callees and bound names; ``free`` is False once something may have
-    an effect.  (Every conversion of a function with a ``while`` runs it: it reads node dicts
-    directly, as ``ast_util`` does, and stops at the first effect.)"""
+    """Walks code, collecting callees; ``free`` is False once something may have an effect."""
 
     def __init__(self):
         self.callees = []
-        self.bound = set()
 
     def free(self, node) -> bool:
         kind = type(node)
         if kind is gast.Name:
-            if type(node.ctx) is gast.Store:
-                self.bound.add(node.id)
             return True
         if kind is gast.Attribute:
             return type(node.ctx) is gast.Load and node.attr in _ARRAY_ATTRIBUTES and self.free(node.value)
@@ -74,32 +69,19 @@ class _Effects:
             return all(self.free(a) for a in node.args) and all(self.free(k.value) for k in node.keywords)
         if kind is gast.Expr:  # a docstring, or a call made for its value (the callee is checked)
             return type(node.value) in (gast.Constant, gast.Call) and self.free(node.value)
-        if isinstance(node, _CONTEXTS_AND_OPERATORS):
-            return True
-        if not isinstance(node, _STATEMENTS + _EXPRESSIONS):
+        if not isinstance(node, _STATEMENTS + _EXPRESSIONS + _CONTEXTS_AND_OPERATORS):
             return False
-        values = node.__dict__
-        for field in node._fields:
-            value = values.get(field)
-            if type(value) is list:
-                if not all(self.free(item) for item in value if isinstance(item, gast.AST)):
-                    return False
-            elif isinstance(value, gast.AST) and not self.free(value):
-                return False
-        return True
+        return all(self.free(child) for child in gast.iter_child_nodes(node))
 
     def callee(self, node) -> bool:
-        """True for ``f``, ``jnp.linalg.norm``, ``x.at[i].set``: loads of names, attributes, items
-        (no call in an index: the runtime evaluates the callee again to judge it)."""
+        """True for ``f``, ``jnp.linalg.norm``, ``x.at[i].set``: loads of names, attributes, items."""
         kind = type(node)
         if kind is gast.Name:
             return True
         if kind is gast.Attribute:
             return self.callee(node.value)
-        if kind is not gast.Subscript or not self.callee(node.value):
-            return False
-        calls = len(self.callees)
-        return self.free(node.slice) and len(self.callees) == calls
+        return (kind is gast.Subscript and self.callee(node.value) and self.free(node.slice)
+                and not any(type(n) is gast.Call for n in gast.walk(node.slice)))  # evaluated again to judge
 
 
 def callees_if_effect_free(nodes):
@@ -109,7 +91,8 @@ def callees_if_effect_free(nodes):
     walker = _Effects()
     if not all(walker.free(node) for node in nodes):
         return None
-    return None if any(_root(callee) in walker.bound for callee in walker.callees) else walker.callees
+    bound = {n.id for node in nodes for n in gast.walk(node) if type(n) is gast.Name and type(n.ctx) is gast.Store}
+    return None if any(_root(callee) in bound for callee in walker.callees) else walker.callees
 
 
 def _root(callee) -> str:
@@ -119,13 +102,7 @@ def _root(callee) -> str:
 
 
 def annotate(node):
-    """Sets ``anno.EFFECT_FREE`` on every ``while`` among ``node``'s statements (nested functions
-    included)."""
-    stack = [node]
-    while stack:
-        statement = stack.pop()
-        if type(statement) is gast.While:
-            anno.set(statement, anno.EFFECT_FREE, callees_if_effect_free([statement.test, *statement.body]))
-        for owner, field in ast_util.child_blocks(statement):
-            stack.extend(getattr(owner, field))
+    for loop in gast.walk(node):
+        if type(loop) is gast.While:
+            anno.set(loop, anno.EFFECT_FREE, callees_if_effect_free([loop.test, *loop.body]))
     return node
