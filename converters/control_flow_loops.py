@@ -52,9 +52,7 @@ jump flags of a lowered ``break``/``return`` (``anno.EXTRA_LOOP_TEST``) become
 an ``extra_test`` closure: the ``for_stmt`` argument, the ``while_stmt``
 ``opts`` entry.  A ``while`` whose test and body only bind names
 (``anno.EFFECT_FREE``, ``pyct/static_analysis/effects.py``) says so in its
-``opts`` (``'effect_free_if_pure': lambda: (f, ...)`` if it calls
-something, for the runtime to judge): a backend may stage it from its first
-iteration.  A ``for`` target that is a plain name not live after the
+``opts``: a backend may stage it from its first iteration.  A ``for`` target that is a plain name not live after the
 loop is the body's parameter; otherwise the body assigns it from ``itr``.
 Loop ``else`` clauses are lowered earlier, by ``break_statements``.
 """
@@ -104,12 +102,8 @@ def while_stmt(converter, node):
     getter, setter, definitions = converter.state_functions(state, node)
     code += definitions
     opts = [("extra_test", templates.name(extra_name))] if extra_test is not None else []
-    callees = anno.get(node, anno.EFFECT_FREE, None)
-    if callees == []:
+    if anno.get(node, anno.EFFECT_FREE, False):
         opts.append(("effect_free", templates.constant(True)))
-    elif callees:
-        opts.append(("effect_free_if_pure", templates.replace_as_expression(
-            "lambda: callees", origin=node, callees=gast.Tuple(elts=callees, ctx=gast.Load()))))
     call = inits + templates.replace(
         "ag__.while_stmt(test, body, get_state, set_state, symbol_names, opts)", origin=node, test=test_name,
         body=body_name, get_state=getter, set_state=setter, symbol_names=templates.str_tuple(state),

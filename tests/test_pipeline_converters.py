@@ -78,7 +78,7 @@ def test_break_in_while_with_else():
         """
     )
     assert "def extra_test():\n        return ag__.not_(break_)\n\n    def loop_test():\n        return i < ag__.len(xs)" in converted
-    assert "('break_', 'i'), {'extra_test': extra_test, 'effect_free_if_pure': lambda: (len,)})" in converted
+    assert "('break_', 'i'), {'extra_test': extra_test})" in converted
 
 
 def test_loop_else_without_break_follows_the_loop():

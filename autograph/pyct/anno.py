@@ -32,11 +32,10 @@ Keys
                    run another iteration (lowered ``break``/``return``
                    flags); set by the jump converters, read by
                    ``control_flow``.
-``EFFECT_FREE``    (While) ``None``, or the callees of a test and body that,
-                   calls aside, only bind names (no store into an object,
-                   ...): running iterations again is harmless if the
-                   callees have no effect; set by ``effects``, read by
-                   ``control_flow``.
+``EFFECT_FREE``    (While) True if the test and body only bind names (no
+                   call, store into an object, ...): running some
+                   iterations again is harmless; set by ``effects``,
+                   read by ``control_flow``.
 ``IN_PLACE``       (Lambda) a closure a converter made for a lazy operand
                    (``ag__.and_(a, lambda: b)``), called at once by the
                    operator if at all: analyses read it as an expression

@@ -15,12 +15,13 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
-from autograph.runtime.jax_overloads import branches, carry, logic, restart, values
+from autograph.runtime.jax_overloads import branches, carry, logic, values
 from autograph.runtime.operators import statement_state
 
 
@@ -102,8 +103,9 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter).
 
     A loop whose test became traced after some Python iterations (``while
-    True:`` with a traced ``break``) is staged from its first iteration
-    (``opts['restart_state']``) where that is harmless (``restart.py``): one
+    True:`` with a traced ``break``) is staged from its first iteration when
+    the converter found it effect free and its state then held only values
+    that cannot change in place (``opts['restart_state']``): one
     ``while_loop``, as written by hand, instead of those iterations inline
     in front of it.  If that loop cannot be staged (a variable the first
     iteration defines), it is staged from where the test became traced.
@@ -123,7 +125,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
                                                  step, (), maximum))
 
     start, here = opts.get("restart_state"), get_state()
-    if start is not None and maximum is None and restart.harmless(start, here, opts.get("effect_free_if_pure")):
+    if start is not None and maximum is None and _restartable(start, here):
         set_state(start)
         try:
             return stage()
@@ -133,6 +135,20 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
 
 
 while_stmt.restarts = True
+
+
+def _restartable(start, here) -> bool:
+    """True if the state ``start`` differs from ``here`` and holds no value an iteration could have
+    changed in place (a numpy array, a list): numbers, JAX arrays, tuples of them, ``None``, strings."""
+    def immutable(value):
+        if isinstance(value, tuple):
+            return all(immutable(v) for v in value)
+        leaf = values.kind(value)
+        if leaf == values.ARRAY:
+            return isinstance(value, (jax.Array, jax.core.Tracer))
+        return leaf != values.PYTHON or value is None or type(value) is str
+
+    return any(a is not b for a, b in zip(start, here)) and immutable(tuple(start))
 
 
 def _while(where, init, names, plan, get_state, set_state, test, step, lead, maximum):

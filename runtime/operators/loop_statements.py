@@ -95,13 +95,12 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     which continues from the current state (and evaluates ``test`` again
     while tracing).  ``opts['extra_test']``, if given, is checked before
     ``test`` (see ``_while_with_extra_test``).  With ``opts['effect_free']``
-    or ``opts['effect_free_if_pure']`` (the converter's ``anno.EFFECT_FREE``)
-    a handler that can may restage the loop from its first iteration
-    instead (``_handoff``).
+    (the converter's ``anno.EFFECT_FREE``) a handler that can may restage the
+    loop from its first iteration instead (``_handoff``).
     """
     start = None
     if opts:
-        if "effect_free" in opts or "effect_free_if_pure" in opts:
+        if opts.get("effect_free"):
             start = get_state()
         extra_test = opts.get("extra_test")
         if extra_test is not None:
