@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct.static_analysis import activity, effects, liveness, reaching_definitions
+from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 from autograph.converters import (
     asserts,
     break_statements,
@@ -46,10 +46,6 @@ def _activity(node, ctx):
     return node
 
 
-def _effects(node, ctx):
-    return node if ctx.lacks(gast.While) else effects.annotate(node)
-
-
 def _call_trees(node, ctx):
     # Jump lowerings add no calls, and the ones asserts add are not wrapped: a function without
     # a call of its own has none to convert.
@@ -64,8 +60,6 @@ PASSES = (
     # Before any rewrite: every later pass (and the state names it emits) sees
     # the names the class body compiled (`self.__k` is `self._Counter__k`).
     ("private_names", private_names.transform),
-    # On the user's own loops, before any pass adds code to them: which can be run again.
-    ("effects", _effects),
     # Before the jump lowerings (and so before any pass adds blocks): the raises it rewrites
     # (raise ag__.raise_(E)) are the user's, nested in the user's if/while/for.
     ("raise_statements", raise_statements.transform),

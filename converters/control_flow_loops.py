@@ -32,7 +32,7 @@ After::
         def set_state(vars_):
             nonlocal i, total
             i, total = vars_
-        ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('i', 'total'), {'effect_free': True})
+        ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('i', 'total'), {})
 
         def loop_body_1(j):
             nonlocal total
@@ -50,9 +50,7 @@ After::
 A loop's state is what its body changes that is live at the loop head.  The
 jump flags of a lowered ``break``/``return`` (``anno.EXTRA_LOOP_TEST``) become
 an ``extra_test`` closure: the ``for_stmt`` argument, the ``while_stmt``
-``opts`` entry.  A ``while`` whose test and body only bind names
-(``anno.EFFECT_FREE``, ``pyct/static_analysis/effects.py``) says so in its
-``opts``: a backend may stage it from its first iteration.  A ``for`` target that is a plain name not live after the
+``opts`` entry.  A ``for`` target that is a plain name not live after the
 loop is the body's parameter; otherwise the body assigns it from ``itr``.
 Loop ``else`` clauses are lowered earlier, by ``break_statements``.
 """
@@ -102,8 +100,6 @@ def while_stmt(converter, node):
     getter, setter, definitions = converter.state_functions(state, node)
     code += definitions
     opts = [("extra_test", templates.name(extra_name))] if extra_test is not None else []
-    if anno.get(node, anno.EFFECT_FREE, False):
-        opts.append(("effect_free", templates.constant(True)))
     call = inits + templates.replace(
         "ag__.while_stmt(test, body, get_state, set_state, symbol_names, opts)", origin=node, test=test_name,
         body=body_name, get_state=getter, set_state=setter, symbol_names=templates.str_tuple(state),

@@ -328,28 +328,6 @@ def both_positive_lax(x, y):
     return lax.cond(lax.bitwise_and(x > 0, y > 0), lambda: x * y, lambda: x - y)
 
 
-def search(x, limit):
-    k = 0
-    total = 0.0
-    while True:
-        total = total + x * k
-        k += 1
-        if total > limit or k > 100:
-            break
-    return total, k
-
-
-def search_lax(x, limit):
-    def body(carry):
-        total, k, _ = carry
-        total = total + x * k
-        k = k + 1
-        return total, k, (total > limit) | (k > 100)
-
-    total, k, _ = lax.while_loop(lambda carry: ~carry[2], body, (0.0, 0, False))
-    return total, k
-
-
 @pytest.mark.parametrize("converted, by_hand, args", [
     (clip_loop, clip_loop_lax, (3.0, 5)),
     (cumulative, cumulative_lax, (jnp.arange(4.0),)),
@@ -360,72 +338,6 @@ def test_make_jaxpr_has_the_hand_written_primitives(converted, by_hand, args):
     theirs = _primitives(jax.make_jaxpr(by_hand)(*args))
     assert ours == theirs, (ours, theirs)
     _same(by_hand(*args), jax.jit(ag.convert(converted))(*args))
-
-
-def defined_by_the_first_iteration(x):
-    k = 0
-    while True:
-        y = x * k
-        k += 1
-        if y > 3:
-            break
-    return y, k
-
-
-def strong_counter(x):
-    k = jnp.int32(0)
-    total = x
-    while True:
-        total = total * 1.5
-        k = k + 1
-        if total > 50.0:
-            break
-    return total, k
-
-
-@pytest.mark.parametrize("fn, args", [
-    (search, (0.5, 1000.0)), (search, (jnp.float32(2.0), jnp.float32(30.0))), (while_break, (3.0,)),
-    (defined_by_the_first_iteration, (0.7,)), (strong_counter, (jnp.float32(1.0),)),
-    (strong_counter, (jnp.float16(1.0),)),
-])
-def test_a_while_staged_from_its_first_iteration_gives_what_the_peeled_loop_gives(fn, args, monkeypatch):
-    """``while True`` with a traced break: the effect-free loop restarted as one while_loop has the
-    values, dtypes and weak types of the loop staged after its Python first iteration (and Python's
-    values); a restart that cannot stage (``y`` is first bound by an iteration) falls back to that."""
-    from autograph.runtime.jax_overloads import loops
-
-    restarted = jax.jit(ag.convert(fn))(*args)
-    monkeypatch.setattr(loops.while_stmt, "restarts", False)
-    peeled = jax.jit(ag.convert(fn))(*args)
-    _same(fn(*args), restarted)
-    for ours, theirs in zip(restarted, peeled):
-        assert (ours.dtype, ours.weak_type, ours.shape) == (theirs.dtype, theirs.weak_type, theirs.shape)
-        np.testing.assert_array_equal(ours, theirs)
-
-
-def test_a_while_true_with_a_traced_break_is_one_while_loop():
-    """Its first iteration, run in Python before the test became traced, is not in front of the
-    loop (jit keeps nothing but the while_loop), as in the hand-written version."""
-    for fn in (ag.convert(search), search_lax):
-        top = [eqn.primitive.name for eqn in _live(jax.make_jaxpr(fn)(0.5, 1000.0).jaxpr)]
-        assert top == ["while"], (fn.__name__, top)
-
-
-def test_a_while_with_an_effect_is_not_run_again(capsys):
-    """A body that calls something (here ``jax.debug.print``) is not effect free: its first iteration,
-    run while the test was still Python, is not staged a second time (it would print twice)."""
-    def logged(x):
-        k = 0
-        while True:
-            jax.debug.print("k={}", k)
-            k += 1
-            if x * k > 3:
-                break
-        return k
-
-    assert int(jax.block_until_ready(jax.jit(ag.convert(logged))(1.0))) == 4
-    jax.effects_barrier()
-    assert capsys.readouterr().out.split() == ["k=0", "k=1", "k=2", "k=3"]
 
 
 def test_item_assignment_and_max_min_on_arrays():

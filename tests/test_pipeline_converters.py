@@ -26,8 +26,8 @@ def check(before, after, stop_after=None):
 
 def test_pipeline_is_declared_once_in_order():
     assert pipeline.PASS_NAMES == (
-        "unsupported", "private_names", "effects", "raise_statements", "break_statements", "continue_statements",
-        "walrus", "return_statements", "asserts", "comprehensions",
+        "unsupported", "private_names", "raise_statements", "break_statements", "continue_statements", "walrus",
+        "return_statements", "asserts", "comprehensions",
         "activity", "lists", "slices", "call_trees", "conditional_expressions", "logical_expressions",
         "analysis", "control_flow",
     )
@@ -366,7 +366,7 @@ def test_while_loop_state_is_loop_carried_variables():
             def set_state(vars_):
                 nonlocal i, s
                 i, s = vars_
-            ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('i', 's'), {'effect_free': True})
+            ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('i', 's'), {})
             return s
         """,
     )
@@ -470,7 +470,7 @@ def test_loop_invariant_closures_are_hoisted_in_source_order_just_above_the_loop
             def set_state_1(vars_):
                 nonlocal n, steps
                 n, steps = vars_
-            ag__.while_stmt(loop_test, loop_body, get_state_1, set_state_1, ('n', 'steps'), {'effect_free': True})
+            ag__.while_stmt(loop_test, loop_body, get_state_1, set_state_1, ('n', 'steps'), {})
             return steps
         """,
     )

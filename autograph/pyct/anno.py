@@ -32,10 +32,6 @@ Keys
                    run another iteration (lowered ``break``/``return``
                    flags); set by the jump converters, read by
                    ``control_flow``.
-``EFFECT_FREE``    (While) True if the test and body only bind names (no
-                   call, store into an object, ...): running some
-                   iterations again is harmless; set by ``effects``,
-                   read by ``control_flow``.
 ``IN_PLACE``       (Lambda) a closure a converter made for a lazy operand
                    (``ag__.and_(a, lambda: b)``), called at once by the
                    operator if at all: analyses read it as an expression
@@ -58,7 +54,6 @@ DEFINED_IN = "defined_in"
 MUST_DEFINED = "must_defined"
 RETURN_VALUE = "return_value"
 EXTRA_LOOP_TEST = "extra_loop_test"
-EFFECT_FREE = "effect_free"
 GENERATED = "generated"
 IN_PLACE = "in_place"
 

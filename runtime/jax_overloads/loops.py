@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -100,16 +99,7 @@ def _traced(where, get_state, set_state, symbol_names, opts, run, can_stage=Fals
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
-    """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter).
-
-    A loop whose test became traced after some Python iterations (``while
-    True:`` with a traced ``break``) is staged from its first iteration when
-    the converter found it effect free and its state then held only values
-    that cannot change in place (``opts['restart_state']``): one
-    ``while_loop``, as written by hand, instead of those iterations inline
-    in front of it.  If that loop cannot be staged (a variable the first
-    iteration defines), it is staged from where the test became traced.
-    """
+    """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter)."""
     where = construct_at("the while loop")
     opts = opts or {}
     test = _combined(opts.get("extra_test"), test)
@@ -119,36 +109,9 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         body()
         return ()
 
-    def stage():
-        _traced(where, get_state, set_state, symbol_names, opts,
-                lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, lambda _: test(),
-                                                 step, (), maximum))
-
-    start, here = opts.get("restart_state"), get_state()
-    if start is not None and maximum is None and _restartable(start, here):
-        set_state(start)
-        try:
-            return stage()
-        except Exception:  # noqa: BLE001 - staged from where the test became traced instead, as without a restart
-            set_state(here)
-    stage()
-
-
-while_stmt.restarts = True
-
-
-def _restartable(start, here) -> bool:
-    """True if the state ``start`` differs from ``here`` and holds no value an iteration could have
-    changed in place (a numpy array, a list): numbers, JAX arrays, tuples of them, ``None``, strings."""
-    def immutable(value):
-        if isinstance(value, tuple):
-            return all(immutable(v) for v in value)
-        leaf = values.kind(value)
-        if leaf == values.ARRAY:
-            return isinstance(value, (jax.Array, jax.core.Tracer))
-        return leaf != values.PYTHON or value is None or type(value) is str
-
-    return any(a is not b for a, b in zip(start, here)) and immutable(tuple(start))
+    _traced(where, get_state, set_state, symbol_names, opts,
+            lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, lambda _: test(),
+                                             step, (), maximum))
 
 
 def _while(where, init, names, plan, get_state, set_state, test, step, lead, maximum):

@@ -94,17 +94,12 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     the loop is handed, with the same arguments, to that backend's handler,
     which continues from the current state (and evaluates ``test`` again
     while tracing).  ``opts['extra_test']``, if given, is checked before
-    ``test`` (see ``_while_with_extra_test``).  With ``opts['effect_free']``
-    (the converter's ``anno.EFFECT_FREE``) a handler that can may restage the
-    loop from its first iteration instead (``_handoff``).
+    ``test`` (see ``_while_with_extra_test``).
     """
-    start = None
     if opts:
-        if opts.get("effect_free"):
-            start = get_state()
         extra_test = opts.get("extra_test")
         if extra_test is not None:
-            return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts, start)
+            return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts)
     run = body if current_graph() is None else _counting(body)
     cond = test()
     while True:
@@ -125,23 +120,14 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         else:
             staged = dispatch.handler_for("while_stmt", cond)
             if staged is not None:
-                return staged(test, body, get_state, set_state, symbol_names, _handoff(staged, opts, start))
+                return staged(test, body, get_state, set_state, symbol_names, opts)
             if not cond:
                 return
             run()
             cond = test()
 
 
-def _handoff(staged, opts, start):
-    """The ``opts`` a staged handler continues with: ``restart_state``, the state before the first
-    iteration, if the converter found the loop effect free and the handler can stage it from there
-    (its ``restarts`` attribute is true; the JAX handler's is)."""
-    if start is None or not getattr(staged, "restarts", False):
-        return opts
-    return {**opts, "restart_state": start}
-
-
-def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts, start):
+def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts):
     """``while extra_test() and test(): body()`` -- ``extra_test`` carries the lowered
     ``break``/``return`` flags, so ``test`` (the user's own) never runs after a jump.
 
@@ -176,7 +162,7 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
         return and_(extra_test(), test)
 
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
-    return staged(combined_test, body, get_state, set_state, symbol_names, _handoff(staged, rest, start))
+    return staged(combined_test, body, get_state, set_state, symbol_names, rest)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
