@@ -340,6 +340,83 @@ def test_make_jaxpr_has_the_hand_written_primitives(converted, by_hand, args):
     _same(by_hand(*args), jax.jit(ag.convert(converted))(*args))
 
 
+# A while whose test becomes traced only after Python iterations (a break under a traced if):
+# those iterations ran with Python's semantics, and the rest of the loop is staged from there.
+# Staging the whole loop from its start instead (one while_loop, as by hand) was tried and
+# reverted: each function below then gave another value, dtype or gradient.
+
+
+def _typed_by_the_first_iteration(x):
+    k = 0
+    while True:
+        if isinstance(k, int):
+            k = k + 10
+        else:
+            k = k + 1
+        if x * k > 3:
+            break
+    return k
+
+
+def _python_int_in_the_first_iteration(x):
+    s = 2 ** 30
+    k = 0
+    while True:
+        s = s * 4 // 4
+        k += 1
+        if x * k > 0:
+            break
+    return s
+
+
+def _in_place_through_an_alias(x):
+    buf = np.zeros(())
+    k = 0.0
+    while True:
+        a = buf
+        a += 1.0
+        k = k * 10 + a
+        if x * k > 2:
+            break
+    return k
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (_typed_by_the_first_iteration, 10), (_python_int_in_the_first_iteration, 2 ** 30),
+    (_in_place_through_an_alias, 12.0),
+])
+def test_iterations_before_a_while_test_is_traced_run_as_python(fn, expected):
+    assert fn(1.0) == expected
+    assert float(jax.jit(ag.convert(fn))(1.0)) == expected
+
+
+def test_a_python_number_made_by_the_first_iteration_stays_weakly_typed():
+    def grow(x):
+        s = 1
+        while True:
+            s = s * 2.5
+            if x < s:
+                break
+        return s * jnp.float16(1)
+
+    out = jax.jit(ag.convert(grow))(jnp.int32(7))
+    assert out.dtype == jnp.float16 and float(out) == 15.625
+
+
+def test_grad_through_a_while_whose_first_iteration_makes_a_value_constant():
+    def f(x):
+        y = x
+        k = 0
+        while True:
+            y = 2.0
+            k = k + 1
+            if x * k > 3.0:
+                break
+        return y * x
+
+    assert float(jax.grad(jax.jit(ag.convert(f)))(1.0)) == 2.0
+
+
 def test_item_assignment_and_max_min_on_arrays():
     def update(x, v):
         v[0] = x
