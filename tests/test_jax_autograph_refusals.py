@@ -118,6 +118,68 @@ def test_bool_of_a_tracer_in_unconverted_code_names_the_line():
     assert isinstance(info.value.__cause__, jax.errors.TracerBoolConversionError)
 
 
+def _python_list_indexed(x):
+    xs = [1.0, 2.0, 3.0]
+    return xs[jnp.argmax(x)]
+
+
+def _numpy_function(x):
+    return np.sin(x)
+
+
+def _formatted(x):
+    s = f"{x:.2f}"
+    return len(s)
+
+
+def _traced_shape(x):
+    n = jnp.sum(x > 0)
+    return jnp.zeros(n)
+
+
+def _in_a_branch(x):
+    xs = [1.0, 2.0]
+    if jnp.sum(x) > 0:
+        y = xs[jnp.argmin(x)]
+    else:
+        y = 0.0
+    return y
+
+
+@pytest.mark.parametrize("fn, marker, cause", [
+    (_python_list_indexed, "return xs[jnp.argmax(x)]", jax.errors.TracerIntegerConversionError),
+    (_numpy_function, "return np.sin(x)", jax.errors.TracerArrayConversionError),
+    (_formatted, 's = f"{x:.2f}"', TypeError),
+    (_traced_shape, "return jnp.zeros(n)", TypeError),
+    (_in_a_branch, "y = xs[jnp.argmin(x)]", jax.errors.TracerIntegerConversionError),
+])
+@pytest.mark.parametrize("transform", ["jax.jit", "ag.jax.jit"])
+def test_jax_errors_about_a_tracer_in_converted_code_name_the_line(fn, marker, cause, transform):
+    """JAX's own error (kept as the cause) becomes a TracingError quoting the user's line."""
+    jitted = jax.jit(ag.convert(fn)) if transform == "jax.jit" else ag.jax.jit(fn)
+    with pytest.raises(ag.TracingError) as info:
+        jitted(jnp.arange(3.0))
+    message = str(info.value)
+    assert f"`{marker}` at " in message and f"{HERE}:{_line_of(fn, marker)}" in message, message
+    assert "jax.numpy" in message and "static_argnums" in message, message
+    assert type(info.value.__cause__) is cause or isinstance(info.value.__cause__, cause)
+
+
+def test_other_errors_in_converted_code_are_left_as_they_are():
+    def divides(x, k):
+        return x * (k / (k - k))
+
+    with pytest.raises(ZeroDivisionError):
+        jax.jit(ag.convert(divides), static_argnums=1)(1.0, 3)
+
+    def raises(x):
+        raise ValueError("mine")
+
+    with pytest.raises(ValueError, match="^mine") as info:
+        jax.jit(ag.convert(raises))(1.0)
+    assert type(info.value) is ValueError
+
+
 def test_a_traced_dict_key_is_refused():
     def keyed(x):
         d = {}

@@ -32,7 +32,8 @@ _OWN_DIRS: tuple[str, ...] = ()
 _IS_USER_FILE: dict[str, bool] = {}  # co_filename -> whether frames there are the user's (memoized)
 
 
-def _is_user_file(filename: str) -> bool:
+def is_user_file(filename: str) -> bool:
+    """True if frames in ``filename`` are the user's: not autograph's own, nor frozen or jit code."""
     global _OWN_DIRS
     found = _IS_USER_FILE.get(filename)
     if found is None:
@@ -64,7 +65,7 @@ def without_library_frames(error: BaseException) -> BaseException:
     kept, dropped = [], 0
     tb = error.__traceback__
     while tb is not None:
-        if _is_user_file(tb.tb_frame.f_code.co_filename):
+        if is_user_file(tb.tb_frame.f_code.co_filename):
             kept.append(tb)
         else:
             dropped += 1
@@ -85,7 +86,7 @@ def user_frame(depth: int = 1) -> tuple[str, int] | None:
     """(file, line) of the innermost calling frame outside autograph's own code, if any."""
     frame = sys._getframe(depth)
     while frame is not None:
-        if _is_user_file(frame.f_code.co_filename):
+        if is_user_file(frame.f_code.co_filename):
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None

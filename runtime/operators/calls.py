@@ -92,6 +92,29 @@ def register_trace_probe(probe) -> None:
         _trace_probes.append(probe)
 
 
+# Functions ``translate(error) -> exception or None``: the error a backend's own tracer raised in
+# converted code (JAX's ConcretizationTypeError, ...), as one naming the user's construct and line.
+_error_translators: list = []
+
+
+def register_error_translator(translate) -> None:
+    """Adds ``translate`` to the translators of errors raised in converted code traced by a probe's
+    backend (not the numpy runtime's traces, whose errors are autograph's own already)."""
+    if translate not in _error_translators:
+        _error_translators.append(translate)
+
+
+def _run_translating(generated, args, kwargs):
+    try:
+        return generated(*args, **kwargs)
+    except Exception as error:
+        for translate in _error_translators:
+            better = translate(error)
+            if better is not None:
+                raise better from error
+        raise
+
+
 _GENERATED_ATTR = "__ag_generated__"
 
 
@@ -110,6 +133,8 @@ def dispatching(original, generated):
 
     def converted(*args, **kwargs):
         if (active_traces[0] or probes) and tracing():
+            if _error_translators and current_graph() is None:  # traced by another backend
+                return _run_translating(generated, args, kwargs)
             return generated(*args, **kwargs)
         try:
             return original(*args, **kwargs)
@@ -153,6 +178,12 @@ def register_converted_code(code):
 
 _DISPATCH_CODE = dispatching(len, len).__code__
 register_converted_code(_DISPATCH_CODE)  # converted code calls an ag.convert result as it is
+
+
+def is_generated_from_user_code(code) -> bool:
+    """True for code autograph generated from a user's function (its file and lines are the user's),
+    not the wrapper ``ag.convert`` returns."""
+    return id(code) in converted_codes and code is not _DISPATCH_CODE
 
 
 def is_converted(function) -> bool:

@@ -1,0 +1,86 @@
+"""JAX's errors about a traced value used as a Python value, as ``TracingError``\\s naming the
+construct and the user's ``file:line``.
+
+Under ``jax.jit`` the user's code meets tracers where Python wants a
+concrete value: ``xs[jnp.argmax(x)]`` on a Python list, ``np.sin(x)``,
+``f"{x:.2f}"``, ``jnp.zeros(n)`` with a traced ``n``, ``if x > 0`` in a
+function autograph did not convert.  JAX raises its own error
+(``TracerIntegerConversionError``, ``TracerArrayConversionError``,
+``ConcretizationTypeError``, a ``TypeError`` naming a tracer, ...), which
+says what JAX could not do, but not which line of the user's asked for it
+nor what to write instead.  ``translate`` gives the ``TracingError`` that
+does, with JAX's error as its cause.  It is registered with
+``operators.calls.register_error_translator``, so an ``ag.convert``-ed
+function traced by JAX raises it (``ag.jax.jit`` included).
+
+The line is the innermost frame of the traceback outside autograph and JAX:
+in converted code the message quotes it; in code autograph did not convert
+(a ``do_not_convert`` function, a library) it says that conversion would
+stage the decision.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+
+import jax
+
+from autograph.runtime.core import location
+from autograph.runtime.errors import AutoGraphError, TracingError
+from autograph.runtime.operators import calls
+
+_JAX_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, __import__("jaxlib")))
+
+_COMPUTE = ("Under jax.jit a value computed from the arguments is known only when the compiled program runs: "
+            "compute with it through jax.numpy/lax (index an array rather than a Python list, call jnp "
+            "functions rather than numpy's, take shapes from static values), or mark the argument static "
+            "(ag.jax.jit(f, static_argnums=...)).")
+_UNCONVERTED = ("in code autograph did not convert (a do_not_convert function, a library, or a construct left "
+                "as written): JAX needs that value while it traces. Let autograph convert the function, compute "
+                "it with jnp/lax (jnp.where, lax.cond), or mark the argument static (ag.jax.jit(f, static_argnums=...)).")
+_ESCAPED = ("(a function the body called stored it in an enclosing variable, a global or an object, which lax cannot "
+            "carry out). Return it from the function, or assign it in the converted function itself.")
+
+# JAX's error -> what the user's code did (the first match counts: TracerBoolConversionError is a
+# ConcretizationTypeError)
+_CONSTRUCTS = (
+    (jax.errors.TracerBoolConversionError, "the truth value (bool(), if, while, and/or, assert) of a traced value"),
+    (jax.errors.TracerIntegerConversionError, "a traced value used as a Python int (int(), an index, range())"),
+    (jax.errors.TracerArrayConversionError, "a traced value converted to a numpy array (a numpy function, np.asarray)"),
+    (jax.errors.ConcretizationTypeError, "a Python value computed from a traced value"),
+    (jax.errors.UnexpectedTracerError, "a traced value used outside the branch or loop body that computed it"),
+)
+
+
+def translate(error):
+    """The ``TracingError`` for ``error`` if it is JAX's about a tracer used as a Python value, else None."""
+    if isinstance(error, AutoGraphError):
+        return None
+    construct = next((text for kind, text in _CONSTRUCTS if isinstance(error, kind)), None)
+    if construct is None:
+        if type(error) not in (TypeError, ValueError) or "Tracer" not in str(error):
+            return None
+        construct = "a traced value where Python needs a concrete one"
+    filename, lineno, converted = _user_frame(error.__traceback__)
+    where = f"{filename}:{lineno}" if filename else "<unknown>"
+    if isinstance(error, jax.errors.UnexpectedTracerError):
+        return TracingError(f"{construct} at {where} {_ESCAPED}")
+    if not converted:
+        return TracingError(f"{construct} at {where}, {_UNCONVERTED}")
+    source = linecache.getline(filename, lineno).strip()
+    text = str(error).strip()
+    detail = f"JAX's {type(error).__name__}: {text.splitlines()[0]}" if text else f"JAX's {type(error).__name__}"
+    return TracingError(f"`{source}` at {where}: {construct} ({detail}). {_COMPUTE}")
+
+
+def _user_frame(traceback):
+    """``(file, line, converted)`` of the innermost frame of ``traceback`` outside autograph and JAX,
+    ``converted`` telling whether it runs code autograph generated; ``(None, None, False)`` if none."""
+    found = None, None, False
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        if location.is_user_file(code.co_filename) and not code.co_filename.startswith(_JAX_DIRS):
+            found = code.co_filename, traceback.tb_lineno, calls.is_generated_from_user_code(code)
+        traceback = traceback.tb_next
+    return found
