@@ -180,6 +180,110 @@ def test_other_errors_in_converted_code_are_left_as_they_are():
     assert type(info.value) is ValueError
 
 
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self):
+        self.n += 1
+
+
+_COUNTER = _Counter()
+_TABLE = {}
+
+
+def _global_attribute_in_a_branch(x):
+    if x > 0:
+        _COUNTER.n = _COUNTER.n + 1
+    return x
+
+
+def _method_in_a_branch(x):
+    if x > 0:
+        _COUNTER.bump()
+    return x
+
+
+def _global_item_in_a_branch(x):
+    if x > 0:
+        _TABLE["k"] = 1
+    return x
+
+
+def _global_attribute_in_a_loop(x):
+    i = 0
+    while i < x:
+        _COUNTER.n = _COUNTER.n + 1
+        i += 1
+    return i
+
+
+@pytest.mark.parametrize("fn, words, marker", [
+    (_global_attribute_in_a_branch, ["'_COUNTER.n'", "outside the function"], "def _global_attribute_in_a_branch"),
+    (_method_in_a_branch, ["'_COUNTER.n'", "calls", "once"], "if x > 0"),
+    (_global_item_in_a_branch, ["_TABLE['k']"], "if x > 0"),
+    (_global_attribute_in_a_loop, ["'_COUNTER.n'", "outside the function"], "def _global_attribute_in_a_loop"),
+])
+def test_python_state_changed_under_a_traced_statement_is_refused(fn, words, marker):
+    """Under jax.jit such a change would happen once, while tracing, or leave a tracer in the object:
+    refused, naming the attribute or item and the line, and undone."""
+    _COUNTER.n = 0
+    _TABLE.clear()
+    with pytest.raises(ag.TracingError) as info:
+        jax.jit(ag.convert(fn))(2.0)
+    message = str(info.value)
+    for word in words:
+        assert word in message, message
+    assert f"{HERE}:{_line_of(fn, marker)}" in message, message
+    assert _TABLE == {} and _COUNTER.n == 0
+
+
+class _Box:
+    pass
+
+
+def test_a_traced_value_left_in_an_argument_is_refused():
+    def into_argument(x, box, table):
+        if x > 0:
+            box.v = x * 2
+        i = 0
+        while i < x:
+            table["n"] = table["n"] + 1
+            i += 1
+        return x
+
+    box, table = _Box(), {"n": 0}
+    box.v = 1.0
+    with pytest.raises(ag.TracingError, match="'box.v' holds a value JAX traces"):
+        jax.jit(ag.convert(lambda x: into_argument(x, box, table)))(2.0)
+    assert box.v == 1.0 and table == {"n": 0}  # put back
+
+
+def test_objects_the_function_owns_may_hold_traced_values():
+    """A local object or dict, an object a converted helper fills for its caller, and a pytree
+    argument of traced arrays are not leaks."""
+    @ag.convert
+    def fill(box, x):
+        if x > 0:
+            box.v = x * 2
+        else:
+            box.v = -x
+
+    def owner(x, params):
+        out = {}
+        box = _Box()
+        box.v = 0.0
+        fill(box, x)
+        if x > 1:
+            out["a"] = x * params["w"]
+        else:
+            out["a"] = -x
+        return out["a"] + box.v
+
+    for x in (2.0, 0.5, -3.0):
+        assert float(jax.jit(ag.convert(owner))(x, {"w": jnp.float32(3.0)})) == owner(x, {"w": 3.0})
+
+
 def test_a_traced_dict_key_is_refused():
     def keyed(x):
         d = {}

@@ -10,8 +10,9 @@ of backend ``"jax"`` for JAX tracers:
   ``range`` as a ``lax.while_loop`` over the counter;
 * ``carry.py`` -- which state leaves a loop carries, stacked lists;
 * ``logic.py`` -- ``and``/``or``/``not``, ``assert``, builtins;
-* ``errors.py`` -- JAX's errors about a tracer used as a Python value, as
-  errors naming the user's line;
+* ``outside.py`` -- how a converted function runs under JAX: changes to
+  Python state outside it refused, JAX's errors about a tracer used as a
+  Python value (``errors.py``) as errors naming the user's line;
 * ``values.py`` -- what a state leaf is to JAX, and the messages refusing
   what ``lax`` cannot merge (the numpy runtime's rules: a variable defined on
   one path only, dtype or shape changes), naming the variable and file:line.
@@ -68,7 +69,7 @@ def load() -> None:
         return
     from jax._src import core
 
-    from autograph.runtime.jax_overloads import branches, errors, logic, loops
+    from autograph.runtime.jax_overloads import branches, logic, loops, outside
     from autograph.runtime.operators import calls, dispatch
 
     def staged(value):
@@ -97,6 +98,6 @@ def load() -> None:
         "aug_setitem": (_is_jax_array, logic.aug_setitem),
     }
     dispatch.register_all(handlers, backend="jax")
-    calls.register_error_translator(errors.translate)
+    calls.register_probe_runner(outside.run_converted)
     _state.update(loaded=True, eval_trace=core.EvalTrace, trace_ctx=core.trace_ctx)
     install()

@@ -21,7 +21,7 @@ from jax._src import core as jax_core  # the current trace: JAX has no public AP
 from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
-from autograph.runtime.jax_overloads import carry, values
+from autograph.runtime.jax_overloads import carry, outside, values
 from autograph.runtime.operators import statement_state
 from autograph.runtime.tracing.branches import expand_return_placeholder
 
@@ -182,6 +182,7 @@ def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts,
     init = statement_state.read_state(get_state, where)
     labels = statement_state.labels(symbol_names, init, opts)[:nouts]
     carry.refuse_staged(init, labels, f"a traced if ({where})")
+    body, orelse = outside.watched((body, orelse), symbol_names, where)
 
     def branch(fn):
         def run():

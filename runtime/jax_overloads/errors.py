@@ -9,9 +9,8 @@ function autograph did not convert.  JAX raises its own error
 ``ConcretizationTypeError``, a ``TypeError`` naming a tracer, ...), which
 says what JAX could not do, but not which line of the user's asked for it
 nor what to write instead.  ``translate`` gives the ``TracingError`` that
-does, with JAX's error as its cause.  It is registered with
-``operators.calls.register_error_translator``, so an ``ag.convert``-ed
-function traced by JAX raises it (``ag.jax.jit`` included).
+does, with JAX's error as its cause; an ``ag.convert``-ed function traced by
+JAX raises it (``outside.run_converted``; ``ag.jax.jit`` included).
 
 The line is the innermost frame of the traceback outside autograph and JAX:
 in converted code the message quotes it; in code autograph did not convert

@@ -20,7 +20,7 @@ from jax import lax
 
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
-from autograph.runtime.jax_overloads import branches, carry, logic, values
+from autograph.runtime.jax_overloads import branches, carry, logic, outside, values
 from autograph.runtime.operators import statement_state
 
 
@@ -102,6 +102,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter)."""
     where = construct_at("the while loop")
     opts = opts or {}
+    test, body = outside.watched((test, body), symbol_names, where)
     test = _combined(opts.get("extra_test"), test)
     maximum = opts.get("maximum_iterations")
 
@@ -138,6 +139,8 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """``for`` over a traced array, ``enumerate``/``zip`` of arrays (``lax.scan``) or a traced range."""
     where = construct_at("the for loop")
+    body, *extra = outside.watched((body,) + ((extra_test,) if extra_test is not None else ()), symbol_names, where)
+    extra_test = extra[0] if extra else None
     if isinstance(iter_, TracedRange):
         return _range_loop(where, iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     scanned = iter_ if isinstance(iter_, Scanned) else Scanned([iter_])

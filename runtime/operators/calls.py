@@ -92,27 +92,16 @@ def register_trace_probe(probe) -> None:
         _trace_probes.append(probe)
 
 
-# Functions ``translate(error) -> exception or None``: the error a backend's own tracer raised in
-# converted code (JAX's ConcretizationTypeError, ...), as one naming the user's construct and line.
-_error_translators: list = []
+# How converted code runs while another backend's probe traces it: ``run(original, generated,
+# args, kwargs)`` (JAX's refuses Python state it leaves wrong and names the user's line in its
+# errors), or None to call ``generated`` directly.
+_probe_runner = [None]
 
 
-def register_error_translator(translate) -> None:
-    """Adds ``translate`` to the translators of errors raised in converted code traced by a probe's
-    backend (not the numpy runtime's traces, whose errors are autograph's own already)."""
-    if translate not in _error_translators:
-        _error_translators.append(translate)
-
-
-def _run_translating(generated, args, kwargs):
-    try:
-        return generated(*args, **kwargs)
-    except Exception as error:
-        for translate in _error_translators:
-            better = translate(error)
-            if better is not None:
-                raise better from error
-        raise
+def register_probe_runner(run) -> None:
+    """Sets ``run(original, generated, args, kwargs)`` as the way an ``ag.convert``-ed function runs
+    its generated code while a probe's backend traces it (not the numpy runtime's traces)."""
+    _probe_runner[0] = run
 
 
 _GENERATED_ATTR = "__ag_generated__"
@@ -133,8 +122,9 @@ def dispatching(original, generated):
 
     def converted(*args, **kwargs):
         if (active_traces[0] or probes) and tracing():
-            if _error_translators and current_graph() is None:  # traced by another backend
-                return _run_translating(generated, args, kwargs)
+            run = _probe_runner[0]
+            if run is not None and current_graph() is None:  # traced by another backend
+                return run(original, generated, args, kwargs)
             return generated(*args, **kwargs)
         try:
             return original(*args, **kwargs)

@@ -45,6 +45,13 @@ _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType
            tuple, frozenset, range)
 
 
+def add_opaque_types(kinds) -> None:
+    """Adds ``kinds`` to the values a snapshot does not look into: another backend's immutable
+    arrays and tracers (JAX's), whose attributes are that backend's machinery, not user state."""
+    global _OPAQUE
+    _OPAQUE = _OPAQUE + tuple(k for k in kinds if k not in _OPAQUE)
+
+
 class Snapshot:
     """What the code around a tensor statement reaches from outside, as it was before tracing it."""
 

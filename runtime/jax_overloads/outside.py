@@ -1,0 +1,179 @@
+"""Python state outside the function that converted code under JAX changes: refused, never
+left silently wrong.
+
+While ``lax.cond``/``while_loop``/``scan`` trace a body, its Python code
+runs once, whatever the traced values.  Two kinds of change would then be
+wrong without a word:
+
+* a change the converter cannot see, made by something the body calls (a
+  method ``c.bump()`` doing ``self.n += 1``, a helper setting ``d[k]``,
+  ``setattr``, ``s.add(1)``): it happens once, while tracing, on a branch
+  that may not be taken.  ``watched`` runs each body under the numpy
+  runtime's ``outside_writes.Snapshot``, which finds it, undoes it and
+  refuses it: JAX cannot carry it;
+* a traced value the body assigns to an attribute or item of an object
+  from outside the function (``b.v = x * 2`` with ``b`` an argument or a
+  global): the statement carries it, and the object would keep JAX's
+  tracer after the jitted function returns.  ``refuse_leaks`` looks, when
+  the outermost converted function returns, through its arguments and the
+  globals and closure variables it names (two levels of attributes and
+  items) and refuses a tracer found there that was not there before.
+
+A local object or dict the function creates may hold traced values; only
+what outlives the call is checked.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+
+import jax
+
+from autograph.runtime.errors import TracingError
+from autograph.runtime.jax_overloads import errors
+from autograph.runtime.operators import outside_writes
+
+_DEPTH = 2
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, str, bytes,
+           int, float, complex, bool, type(None), range, jax.Array, jax.core.Tracer)
+outside_writes.add_opaque_types((jax.Array, jax.core.Tracer))
+
+
+def watched(bodies, symbol_names, where):
+    """``bodies`` (the statement's functions) each checked, after it runs, for a change outside the
+    statement's state: undone, and refused with a ``TracingError`` naming it and ``where``."""
+    snapshot = outside_writes.Snapshot(symbol_names or (), bodies)
+
+    def watch(fn):
+        def run(*item):
+            result = fn(*item)
+            try:
+                snapshot.check(where)
+            except outside_writes.NewState as new:
+                raise TracingError(
+                    f"'{new.label}' is changed by something the body of {where} calls (a method or helper "
+                    "setting an attribute or item, setattr): under JAX the change happens once, while the body "
+                    "is traced, whatever the traced values. Return the new value from the call and assign it "
+                    f"in the body, or change '{new.label}' outside the traced statement."
+                ) from None
+            return result
+
+        return run
+
+    return [watch(fn) for fn in bodies]
+
+
+_calls = threading.local()
+
+
+def run_converted(original, generated, args, kwargs):
+    """How an ``ag.convert``-ed function runs while JAX traces it (``calls.register_probe_runner``):
+    JAX's errors about a tracer used as a Python value named at the user's line (``errors.py``);
+    for the outermost one, a tracer left in state it does not own refused (``refuse_leaks``)."""
+    depth = getattr(_calls, "depth", 0)
+    _calls.depth = depth + 1
+    try:
+        before = _Reach(_roots(original, args, kwargs)) if depth == 0 else None
+        try:
+            result = generated(*args, **kwargs)
+        except Exception as error:
+            better = errors.translate(error)
+            if better is not None:
+                raise better from error
+            raise
+        if before is not None:
+            refuse_leaks(original, args, kwargs, before)
+        return result
+    finally:
+        _calls.depth = depth
+
+
+def refuse_leaks(function, args, kwargs, before):
+    """Refuses (``TracingError``) a JAX tracer that was not there before the call (``before``) in
+    what ``function``'s call does not own -- its arguments and the globals and closure variables
+    its code names --, after putting back what those places held."""
+    after = _Reach(_roots(function, args, kwargs))
+    leaked = [entry for key, entry in after.tracers.items() if key not in before.tracers]
+    if not leaked:
+        return
+    for _, holder, kind, key in leaked:
+        before.restore(holder, kind, key)
+    code = function.__code__
+    raise TracingError(
+        f"'{leaked[0][0]}' holds a value JAX traces after {function.__qualname__} ({code.co_filename}:"
+        f"{code.co_firstlineno}) returned: converted code under JAX assigned a traced value to an "
+        "attribute or item of an object from outside the function (an argument, a global), which would "
+        "keep JAX's tracer after the compiled function returns (it is put back). Return the value from the "
+        "function instead, and set it outside the jitted call."
+    )
+
+
+def _roots(function, args, kwargs):
+    """``(name, value)`` of what a call of ``function`` reaches from outside it."""
+    code = function.__code__
+    roots = list(zip(_parameters(function, len(args)), args)) + list(kwargs.items())
+    roots += [(name, function.__globals__[name]) for name in code.co_names if name in function.__globals__]
+    for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+        try:
+            roots.append((name, cell.cell_contents))
+        except ValueError:  # an empty cell
+            continue
+    return roots
+
+
+class _Reach:
+    """What ``roots`` reach (two levels of attributes and items): ``tracers``, ``{id: (path, holder,
+    kind, key)}`` of the tracers (and tuples holding one) in attributes and items (kept alive by
+    ``places``, so their ids stay theirs), and ``places``, ``{(id(holder), kind, key): (holder, value)}``."""
+
+    def __init__(self, roots):
+        self.tracers, self.places, self._seen = {}, {}, set()
+        for name, value in roots:
+            self._visit(value, name, _DEPTH)
+
+    def restore(self, holder, kind, key):
+        """Puts back what ``holder``'s attribute or item ``key`` held (removes it if it was not there)."""
+        found = self.places.get((id(holder), kind, key))
+        if kind == "attr":
+            setattr(holder, key, found[1]) if found else delattr(holder, key)
+        elif found:
+            holder[key] = found[1]
+        else:
+            del holder[key]
+
+    def _visit(self, value, path, depth):
+        if depth < 0 or isinstance(value, _OPAQUE) or id(value) in self._seen:
+            return
+        self._seen.add(id(value))
+        if type(value) is dict:
+            kind, children = "item", list(value.items())[:256]
+        elif type(value) is list:
+            kind, children = "item", list(enumerate(value[:256]))
+        elif type(value) is tuple:
+            kind, children = "tuple", list(enumerate(value[:256]))
+        else:
+            attributes = getattr(value, "__dict__", None)
+            if type(attributes) is not dict:
+                return
+            kind, children = "attr", list(attributes.items())[:256]
+        for key, child in children:
+            child_path = f"{path}.{key}" if kind == "attr" else f"{path}[{key!r}]"
+            if kind != "tuple":
+                self.places[(id(value), kind, key)] = (value, child)
+                if _holds_tracer(child):  # a tracer, or a tuple of them: a new one is a leak of this place
+                    self.tracers.setdefault(id(child), (child_path, value, kind, key))
+                    continue
+            self._visit(child, child_path, depth - 1)
+
+
+def _holds_tracer(value) -> bool:
+    if type(value) is tuple:
+        return any(_holds_tracer(v) for v in value)
+    return isinstance(value, jax.core.Tracer)
+
+
+def _parameters(function, count):
+    code = function.__code__
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return list(names[:count]) + [f"argument {i}" for i in range(len(names), count)]
