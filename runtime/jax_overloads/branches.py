@@ -22,7 +22,7 @@ from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import carry, outside, values
-from autograph.runtime.operators import statement_state
+from autograph.runtime.operators import outside_writes, statement_state
 from autograph.runtime.tracing.branches import expand_return_placeholder
 
 
@@ -176,9 +176,15 @@ def _outer(value, aval, trace):
 
 
 def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
-    """``if`` on a traced value: ``lax.cond``; the first ``nouts`` state variables are its outputs."""
+    """``if`` on a traced value: ``lax.cond``; the first ``nouts`` state variables are its outputs.
+    An attribute or item the branches' calls change becomes an output too (``outside.py``)."""
     where = construct_at("the if")
     pred = values.predicate(cond_value, where)
+    outside_writes.as_state(lambda get, put, names, outs: _if(pred, body, orelse, get, put, names, outs, opts, where),
+                     get_state, set_state, symbol_names, nouts)
+
+
+def _if(pred, body, orelse, get_state, set_state, symbol_names, nouts, opts, where):
     init = statement_state.read_state(get_state, where)
     labels = statement_state.labels(symbol_names, init, opts)[:nouts]
     carry.refuse_staged(init, labels, f"a traced if ({where})")

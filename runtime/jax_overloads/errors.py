@@ -53,24 +53,54 @@ _CONSTRUCTS = (
 
 
 def translate(error):
-    """The ``TracingError`` for ``error`` if it is JAX's about a tracer used as a Python value, else None."""
+    """The ``TracingError`` for ``error`` if it is JAX's about a tracer used as a Python value, else
+    None.  It is an instance of ``error``'s class too, so ``except TypeError`` or
+    ``except jax.errors.TracerArrayConversionError`` around the call still catches it."""
     if isinstance(error, AutoGraphError):
         return None
     construct = next((text for kind, text in _CONSTRUCTS if isinstance(error, kind)), None)
     if construct is None:
-        if type(error) not in (TypeError, ValueError) or "Tracer" not in str(error):
+        # a TypeError JAX raised about a tracer (a traced shape), or Python's for a format string
+        # applied to one; not the user's own
+        text = str(error)
+        if type(error) not in (TypeError, ValueError) or "Tracer" not in text or not (
+                _raised_by_jax(error) or text.startswith("unsupported format string passed to")):
             return None
         construct = "a traced value where Python needs a concrete one"
     filename, lineno, converted = _user_frame(error.__traceback__)
     where = f"{filename}:{lineno}" if filename else "<unknown>"
     if isinstance(error, jax.errors.UnexpectedTracerError):
-        return TracingError(f"{construct} at {where} {_ESCAPED}")
+        return _tracing_error(error, f"{construct} at {where} {_ESCAPED}")
     if not converted:
-        return TracingError(f"{construct} at {where}, {_UNCONVERTED}")
+        return _tracing_error(error, f"{construct} at {where}, {_UNCONVERTED}")
     source = linecache.getline(filename, lineno).strip()
     text = str(error).strip()
     detail = f"JAX's {type(error).__name__}: {text.splitlines()[0]}" if text else f"JAX's {type(error).__name__}"
-    return TracingError(f"`{source}` at {where}: {construct} ({detail}). {_COMPUTE}")
+    return _tracing_error(error, f"`{source}` at {where}: {construct} ({detail}). {_COMPUTE}")
+
+
+_CLASSES: dict = {}  # JAX's error class -> TracingError subclassing it too
+
+
+def _tracing_error(error, message):
+    kind = type(error)
+    cls = _CLASSES.get(kind)
+    if cls is None:
+        cls = _CLASSES[kind] = type("TracingError", (TracingError, kind), {
+            "__module__": TracingError.__module__, "__init__": Exception.__init__, "__str__": Exception.__str__})
+    new = cls.__new__(cls)
+    Exception.__init__(new, message)
+    return new
+
+
+def _raised_by_jax(error) -> bool:
+    """True if the innermost frame of ``error``'s traceback is JAX's code."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return False
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame.f_code.co_filename.startswith(_JAX_DIRS)
 
 
 def _user_frame(traceback):

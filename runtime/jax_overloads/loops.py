@@ -21,7 +21,7 @@ from jax import lax
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import branches, carry, logic, outside, values
-from autograph.runtime.operators import statement_state
+from autograph.runtime.operators import outside_writes, statement_state
 
 
 class TracedRange:
@@ -81,38 +81,46 @@ def _combined(extra_test, test):
     return both
 
 
-def _traced(where, get_state, set_state, symbol_names, opts, run, can_stage=False):
-    """Runs ``run(init, names, plan)`` until the plan holds; binds the final state."""
-    init = statement_state.read_state(get_state, where)
-    names = statement_state.labels(symbol_names, init, opts)
-    statement_state.refuse_shared(init, names, where)
-    plan = carry.guess(init, can_stage)
-    for _ in range(len(init) * 3 + 3):
-        try:
-            final = run(init, names, plan)
-            break
-        except carry.Replan as replan:
-            plan = replan.plan
-    else:  # pragma: no cover - each replan fixes one more leaf
-        raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
-    set_state(statement_state.write_back(init, final))
+def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_stage=False):
+    """Runs ``run(init, names, plan, get_state, set_state, bodies)`` until the plan holds; binds the
+    final state.  ``bodies`` (the loop's functions) run watched for changes outside the state; an
+    attribute or item their calls change joins the state, and the loop is traced again (``outside.py``)."""
+    def attempt(get, put, names, _):
+        init = statement_state.read_state(get, where)
+        labels = statement_state.labels(names, init, opts)
+        statement_state.refuse_shared(init, labels, where)
+        watched = outside.watched(bodies, names, where)
+        plan = carry.guess(init, can_stage)
+        for _ in range(len(init) * 3 + 3):
+            try:
+                final = run(init, labels, plan, get, put, watched)
+                break
+            except carry.Replan as replan:
+                plan = replan.plan
+        else:  # pragma: no cover - each replan fixes one more leaf
+            raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
+        put(statement_state.write_back(init, final))
+
+    outside_writes.as_state(attempt, get_state, set_state, symbol_names, None)
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter)."""
     where = construct_at("the while loop")
     opts = opts or {}
-    test, body = outside.watched((test, body), symbol_names, where)
-    test = _combined(opts.get("extra_test"), test)
     maximum = opts.get("maximum_iterations")
 
-    def step(_):
-        body()
-        return ()
+    def run(init, names, plan, get, put, bodies):
+        watched_test, watched_body = bodies
+        test_ = _combined(opts.get("extra_test"), watched_test)
 
-    _traced(where, get_state, set_state, symbol_names, opts,
-            lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, lambda _: test(),
-                                             step, (), maximum))
+        def step(_):
+            watched_body()
+            return ()
+
+        return _while(where, init, names, plan, get, put, lambda _: test_(), step, (), maximum)
+
+    _traced(where, get_state, set_state, symbol_names, opts, (test, body), run)
 
 
 def _while(where, init, names, plan, get_state, set_state, test, step, lead, maximum):
@@ -139,8 +147,6 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """``for`` over a traced array, ``enumerate``/``zip`` of arrays (``lax.scan``) or a traced range."""
     where = construct_at("the for loop")
-    body, *extra = outside.watched((body,) + ((extra_test,) if extra_test is not None else ()), symbol_names, where)
-    extra_test = extra[0] if extra else None
     if isinstance(iter_, TracedRange):
         return _range_loop(where, iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     scanned = iter_ if isinstance(iter_, Scanned) else Scanned([iter_])
@@ -153,9 +159,18 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     if len(lengths) > 1:
         raise TracingError(f"{where} zips arrays of lengths {sorted(lengths)}; under JAX they must have one length.")
     (length,) = lengths
-    _traced(where, get_state, set_state, symbol_names, opts,
-            lambda init, names, plan: _scan(where, init, names, plan, get_state, set_state, scanned, length,
-                                            extra_test, body), can_stage=True)
+    _traced(where, get_state, set_state, symbol_names, opts, _bodies(body, extra_test),
+            lambda init, names, plan, get, put, bodies: _scan(where, init, names, plan, get, put, scanned, length,
+                                                              *_unpacked(bodies)), can_stage=True)
+
+
+def _bodies(body, extra_test):
+    return (body,) if extra_test is None else (body, extra_test)
+
+
+def _unpacked(bodies):
+    """``(extra_test, body)`` from ``_bodies``' tuple, after ``watched``."""
+    return (bodies[1] if len(bodies) > 1 else None), bodies[0]
 
 
 def _item(scanned, rows, index):
@@ -214,19 +229,22 @@ def _range_loop(where, rng, extra_test, body, get_state, set_state, symbol_names
     """``for i in range(traced)``: a ``lax.while_loop`` over the counter ``i``."""
     start = rng.start if values.kind(rng.start) == values.ARRAY else jnp.asarray(rng.start)
 
-    def test(lead):
-        more = rng.more(lead[0])
-        if extra_test is None:
-            return more
-        keep = extra_test()
-        if values.kind(keep) != values.ARRAY:
-            return more if keep else jnp.asarray(False)
-        return jnp.logical_and(more, values.predicate(keep, where))
+    def run(init, names, plan, get, put, bodies):
+        extra_test, body_ = _unpacked(bodies)
 
-    def step(lead):
-        body(lead[0])
-        return (lead[0] + rng.step,)
+        def test(lead):
+            more = rng.more(lead[0])
+            if extra_test is None:
+                return more
+            keep = extra_test()
+            if values.kind(keep) != values.ARRAY:
+                return more if keep else jnp.asarray(False)
+            return jnp.logical_and(more, values.predicate(keep, where))
 
-    _traced(where, get_state, set_state, symbol_names, opts,
-            lambda init, names, plan: _while(where, init, names, plan, get_state, set_state, test, step, (start,),
-                                             (opts or {}).get("maximum_iterations")))
+        def step(lead):
+            body_(lead[0])
+            return (lead[0] + rng.step,)
+
+        return _while(where, init, names, plan, get, put, test, step, (start,), (opts or {}).get("maximum_iterations"))
+
+    _traced(where, get_state, set_state, symbol_names, opts, _bodies(body, extra_test), run)

@@ -7,20 +7,22 @@ wrong without a word:
 
 * a change the converter cannot see, made by something the body calls (a
   method ``c.bump()`` doing ``self.n += 1``, a helper setting ``d[k]``,
-  ``setattr``, ``s.add(1)``): it happens once, while tracing, on a branch
-  that may not be taken.  ``watched`` runs each body under the numpy
-  runtime's ``outside_writes.Snapshot``, which finds it, undoes it and
-  refuses it: JAX cannot carry it;
-* a traced value the body assigns to an attribute or item of an object
-  from outside the function (``b.v = x * 2`` with ``b`` an argument or a
-  global): the statement carries it, and the object would keep JAX's
-  tracer after the jitted function returns.  ``refuse_leaks`` looks, when
-  the outermost converted function returns, through its arguments and the
-  globals and closure variables it names (two levels of attributes and
-  items) and refuses a tracer found there that was not there before.
+  ``setattr``, ``s.add(1)``): it would happen once, while tracing, on a
+  branch that may not be taken.  ``watched`` runs each body under the numpy
+  runtime's ``outside_writes.Snapshot``, which finds it and undoes it; an
+  attribute or item then joins the statement's state and the statement is
+  traced again (``outside_writes.as_state``, as in the numpy runtime); a
+  set or deque is refused;
+* a traced value so assigned to an attribute or item of an object a module
+  global holds (``COUNTER.n``): the object would keep JAX's tracer after
+  the jitted function returns.  ``refuse_leaks`` looks, when the outermost
+  converted function returns, through the globals its code names (two
+  levels of attributes and items), puts back and refuses a tracer found
+  there that was not there before.
 
-A local object or dict the function creates may hold traced values; only
-what outlives the call is checked.
+Objects the function creates or is passed may hold traced values: JAX gives
+a jitted function copies of its pytree arguments, and an object a caller
+passes may be that caller's own.
 """
 
 from __future__ import annotations
@@ -48,15 +50,7 @@ def watched(bodies, symbol_names, where):
     def watch(fn):
         def run(*item):
             result = fn(*item)
-            try:
-                snapshot.check(where)
-            except outside_writes.NewState as new:
-                raise TracingError(
-                    f"'{new.label}' is changed by something the body of {where} calls (a method or helper "
-                    "setting an attribute or item, setattr): under JAX the change happens once, while the body "
-                    "is traced, whatever the traced values. Return the new value from the call and assign it "
-                    f"in the body, or change '{new.label}' outside the traced statement."
-                ) from None
+            snapshot.check(where)  # raises NewState for a place that can join the state (as_state)
             return result
 
         return run
@@ -74,7 +68,7 @@ def run_converted(original, generated, args, kwargs):
     depth = getattr(_calls, "depth", 0)
     _calls.depth = depth + 1
     try:
-        before = _Reach(_roots(original, args, kwargs)) if depth == 0 else None
+        before = _Reach(_roots(original)) if depth == 0 else None
         try:
             result = generated(*args, **kwargs)
         except Exception as error:
@@ -83,17 +77,16 @@ def run_converted(original, generated, args, kwargs):
                 raise better from error
             raise
         if before is not None:
-            refuse_leaks(original, args, kwargs, before)
+            refuse_leaks(original, before)
         return result
     finally:
         _calls.depth = depth
 
 
-def refuse_leaks(function, args, kwargs, before):
-    """Refuses (``TracingError``) a JAX tracer that was not there before the call (``before``) in
-    what ``function``'s call does not own -- its arguments and the globals and closure variables
-    its code names --, after putting back what those places held."""
-    after = _Reach(_roots(function, args, kwargs))
+def refuse_leaks(function, before):
+    """Refuses (``TracingError``) a JAX tracer that was not there before the call (``before``) in the
+    module globals ``function``'s code names, after putting back what those places held."""
+    after = _Reach(_roots(function))
     leaked = [entry for key, entry in after.tracers.items() if key not in before.tracers]
     if not leaked:
         return
@@ -103,23 +96,18 @@ def refuse_leaks(function, args, kwargs, before):
     raise TracingError(
         f"'{leaked[0][0]}' holds a value JAX traces after {function.__qualname__} ({code.co_filename}:"
         f"{code.co_firstlineno}) returned: converted code under JAX assigned a traced value to an "
-        "attribute or item of an object from outside the function (an argument, a global), which would "
-        "keep JAX's tracer after the compiled function returns (it is put back). Return the value from the "
-        "function instead, and set it outside the jitted call."
+        "attribute or item of an object a global holds, which would keep JAX's tracer after the compiled "
+        "function returns (it is put back). Return the value from the function instead, and set it outside "
+        "the jitted call."
     )
 
 
-def _roots(function, args, kwargs):
-    """``(name, value)`` of what a call of ``function`` reaches from outside it."""
-    code = function.__code__
-    roots = list(zip(_parameters(function, len(args)), args)) + list(kwargs.items())
-    roots += [(name, function.__globals__[name]) for name in code.co_names if name in function.__globals__]
-    for name, cell in zip(code.co_freevars, function.__closure__ or ()):
-        try:
-            roots.append((name, cell.cell_contents))
-        except ValueError:  # an empty cell
-            continue
-    return roots
+def _roots(function):
+    """``(name, value)`` of the module globals ``function``'s code names: what outlives a trace of it
+    for sure (JAX gives a jitted function copies of its pytree arguments, and an object a caller
+    passes may be that caller's own)."""
+    names = function.__code__.co_names
+    return [(name, function.__globals__[name]) for name in names if name in function.__globals__]
 
 
 class _Reach:

@@ -201,16 +201,16 @@ def as_state(run, get_state, set_state, symbol_names, nouts):
     its state, tracing it again, as often as ``NewState`` says.  ``nouts`` is an ``if``'s number of
     outputs (the added places are outputs too), None for a loop (all of its state is carried)."""
     places, labels = [], []
-    outer = current_graph()
+    library = getattr(current_graph(), "library", {})  # another backend's trace (JAX's) has no graph
     for _ in range(_MAX_PLACES + 1):
-        before = set(outer.library)
+        before = set(library)
         accessors = _with_places(get_state, set_state, symbol_names, nouts, places, labels)
         init = tuple(accessors[0]())
         try:
             return run(*accessors)
         except NewState as new:
-            for name in [n for n in outer.library if n not in before]:
-                del outer.library[name]
+            for name in [n for n in library if n not in before]:
+                del library[name]
             accessors[1](init)  # the statement's state (with the places added so far), as it was
             if any(h is new.place[0] and k == new.place[2] for h, _, k in places):
                 raise TracingError(
