@@ -227,6 +227,16 @@ def _global_item_in_a_branch(x):
     return x
 
 
+class _Model:
+    calls = 0
+
+
+def _class_attribute_in_a_branch(x):
+    if x > 0:
+        _Model.calls = _Model.calls + 1
+    return x
+
+
 def _global_attribute_in_a_loop(x):
     i = 0
     while i < x:
@@ -243,11 +253,13 @@ _LEAK = ["'_COUNTER.n'", "holds a value JAX traces", "a global holds"]
     (_method_in_a_branch, _LEAK, "def _method_in_a_branch"),  # joins the if's state, then leaks
     (_global_item_in_a_branch, ["_TABLE['k']", "not a variable of that if"], "if x > 0"),  # a new key
     (_global_attribute_in_a_loop, _LEAK, "def _global_attribute_in_a_loop"),
+    (_class_attribute_in_a_branch, ["'_Model.calls'", "holds a value JAX traces"], "def _class_attribute_in_a_branch"),
 ])
 def test_python_state_changed_under_a_traced_statement_is_refused(fn, words, marker):
     """Under jax.jit such a change would happen once, while tracing, or leave a tracer in a global's
     object: refused, naming the attribute or item and the line, and undone."""
     _COUNTER.n = 0
+    _Model.calls = 0
     _TABLE.clear()
     with pytest.raises(ag.TracingError) as info:
         jax.jit(ag.convert(fn))(2.0)
@@ -255,7 +267,7 @@ def test_python_state_changed_under_a_traced_statement_is_refused(fn, words, mar
     for word in words:
         assert word in message, message
     assert f"{HERE}:{_line_of(fn, marker)}" in message, message
-    assert _TABLE == {} and _COUNTER.n == 0
+    assert _TABLE == {} and _COUNTER.n == 0 and _Model.calls == 0
 
 
 class _Box:

@@ -40,6 +40,7 @@ _DEPTH = 2
 _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, str, bytes,
            int, float, complex, bool, type(None), range, jax.Array, jax.core.Tracer)
 outside_writes.add_opaque_types((jax.Array, jax.core.Tracer))
+_LIBRARY_MODULES = frozenset({"builtins", "abc", "typing", "enum", "collections", "numpy", "jax", "jaxlib"})
 
 
 def watched(bodies, symbol_names, where):
@@ -131,10 +132,14 @@ class _Reach:
             del holder[key]
 
     def _visit(self, value, path, depth):
-        if depth < 0 or isinstance(value, _OPAQUE) or id(value) in self._seen:
+        user_class = isinstance(value, type) and value.__module__.partition(".")[0] not in _LIBRARY_MODULES
+        if depth < 0 or (isinstance(value, _OPAQUE) and not user_class) or id(value) in self._seen:
             return
         self._seen.add(id(value))
-        if type(value) is dict:
+        if user_class:  # its attributes (Model.calls), not what it defines
+            kind = "attr"
+            children = [(k, v) for k, v in vars(value).items() if not k.startswith("__")][:256]
+        elif type(value) is dict:
             kind, children = "item", list(value.items())[:256]
         elif type(value) is list:
             kind, children = "item", list(enumerate(value[:256]))
