@@ -180,8 +180,9 @@ def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts,
     An attribute or item the branches' calls change becomes an output too (``outside.py``)."""
     where = construct_at("the if")
     pred = values.predicate(cond_value, where)
-    outside_writes.as_state(lambda get, put, names, outs: _if(pred, body, orelse, get, put, names, outs, opts, where),
-                     get_state, set_state, symbol_names, nouts)
+    outside_writes.as_state(
+        lambda get, put, names, outs: _if(pred, body, orelse, get, put, names, outs, opts, where),
+        get_state, set_state, symbol_names, nouts)
 
 
 def _if(pred, body, orelse, get_state, set_state, symbol_names, nouts, opts, where):

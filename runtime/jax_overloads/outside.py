@@ -45,7 +45,8 @@ _LIBRARY_MODULES = frozenset({"builtins", "abc", "typing", "enum", "collections"
 
 def watched(bodies, symbol_names, where):
     """``bodies`` (the statement's functions) each checked, after it runs, for a change outside the
-    statement's state: undone, and refused with a ``TracingError`` naming it and ``where``."""
+    statement's state: undone, then ``NewState`` for an attribute or item (``as_state`` adds it to
+    the state), a ``TracingError`` naming it and ``where`` for anything else."""
     snapshot = outside_writes.Snapshot(symbol_names or (), bodies)
 
     def watch(fn):
@@ -164,9 +165,3 @@ def _holds_tracer(value) -> bool:
     if type(value) is tuple:
         return any(_holds_tracer(v) for v in value)
     return isinstance(value, jax.core.Tracer)
-
-
-def _parameters(function, count):
-    code = function.__code__
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    return list(names[:count]) + [f"argument {i}" for i in range(len(names), count)]
