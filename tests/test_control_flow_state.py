@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+import autograph.runtime as rt
 from modes import check, check_raises
 
 i32, f32 = np.int32, np.float32
@@ -570,3 +571,20 @@ def test_python_counters_take_the_loop_s_dtypes():
     result = ag.function(counter_and_accumulator)(f32(1.5), i32(4))
     assert result == (9.0, 4)
     assert result[0].dtype == np.float32 and result[1].dtype == np.int32
+
+
+def _effect_in_a_decided_and(x):
+    r = x > 0 and (print("seen", x) is None and 8 == 6)  # decided (False), but the print happens first
+    rt.print("after")  # a later effect: ordered after the If
+    return r
+
+
+@pytest.mark.parametrize("mode", [{}, {"optimize": False}, {"jit_compile": True}])
+def test_an_and_decided_by_a_python_bool_keeps_the_effects_of_its_right_side(mode, capsys):
+    """The If of ``t and b`` with a Python-bool ``b`` is dropped only when ``b`` had no effect: here
+    its print is staged, and the later print is ordered after it (it was left pointing at the dropped
+    If, and the optimizer failed)."""
+    assert not ag.function(_effect_in_a_decided_and, **mode)(np.float32(2.0))
+    assert capsys.readouterr().out.split() == ["seen", "2.0", "after"]
+    assert not ag.function(_effect_in_a_decided_and, **mode)(np.float32(-2.0))
+    assert capsys.readouterr().out.split() == ["after"]

@@ -174,8 +174,8 @@ def _decided(seen, constant, value, result) -> bool:
         return False
     op = result.op
     graph = op.graph
-    if op.type != "If" or graph.operations[-1] is not op:
-        return False
+    if op.type != "If" or graph.operations[-1] is not op or graph.last_stateful is op:
+        return False  # an If with an effect (a check, a print in ``b``) stays: Python evaluates ``b`` then
     graph.operations.pop()
     for attr in ("then_branch", "else_branch"):
         del graph.library[op.attrs[attr]]
