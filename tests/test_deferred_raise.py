@@ -32,6 +32,27 @@ def test_an_index_error_before_a_python_raise_comes_first_as_in_python(options):
         traced(long, 3)
 
 
+def write_then_raise_in_a_branch(v, a):
+    if a > 0:  # a tensor condition: the raise is staged in the branch
+        v[6 % max(len(v), 1)] = a  # out of bounds for an empty v
+        raise ValueError("unlucky")
+    return v
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_staged_raise_comes_after_the_branchs_earlier_errors(options):
+    """The item assignment's result is dead once the branch raises, but its IndexError comes first,
+    as in Python (the raise waited only for earlier effects)."""
+    traced = ag.function(write_then_raise_in_a_branch, **options)
+    with pytest.raises(IndexError):
+        write_then_raise_in_a_branch(np.zeros(0, np.float32), np.float32(2.0))
+    with pytest.raises(IndexError, match="out of bounds"):
+        traced(np.zeros(0, np.float32), np.float32(2.0))
+    with pytest.raises(ValueError, match="unlucky"):
+        traced(np.zeros(3, np.float32), np.float32(2.0))
+    np.testing.assert_array_equal(traced(np.zeros(0, np.float32), np.float32(-1.0)), np.zeros(0, np.float32))
+
+
 def print_then_raise(x):
     rt.print("before", x)
     if x.shape == ():

@@ -35,6 +35,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError, rebuilt
 from autograph.runtime.ops import effects
+from autograph.runtime.tracing import deferred_raise
 
 _NO_CAUSE = object()
 _ESCAPED = "__autograph_escaped_tracing__"  # on an exception that left a staged region
@@ -209,6 +210,7 @@ def _stage(exc, cause):
         raise error
 
     effects.py_function(raise_when_run, tensors, None, name=f"raise_{type(exc).__name__}")
+    deferred_raise.after_earlier_failures(current_graph().operations[-1])
 
 
 def _rebuilt(exc, args, state, values):

@@ -36,8 +36,7 @@ def defer(error: BaseException, graph) -> bool:
     that may raise or act; False (nothing recorded) if ``error`` is a refusal or there is none."""
     if isinstance(error, AutoGraphError) or not isinstance(error, Exception):
         return False
-    earlier = [op for op in graph.operations if _fails_or_acts(op)]
-    if not earlier:
+    if not any(_fails_or_acts(op) for op in graph.operations):
         return False
     args, state, traceback = error.args, dict(getattr(error, "__dict__", {})), error.__traceback__
 
@@ -45,6 +44,13 @@ def defer(error: BaseException, graph) -> bool:
         raise rebuilt(error, args, state).with_traceback(traceback)
 
     effects.py_function(raise_when_run, [], None, name=f"raise_{type(error).__name__}")
-    raising = graph.operations[-1]
-    raising.control_inputs += [op for op in earlier if op not in raising.control_inputs]
+    after_earlier_failures(graph.operations[-1])
     return True
+
+
+def after_earlier_failures(raising) -> None:
+    """Makes the op ``raising`` (the last of its graph, raising an exception Python raises there)
+    run after every earlier op of its graph that may raise or act: their errors and effects come
+    first, as in Python, and an op whose value nothing uses any more is still run for its error."""
+    earlier = [op for op in raising.graph.operations[:-1] if _fails_or_acts(op)]
+    raising.control_inputs += [op for op in earlier if op not in raising.control_inputs]
