@@ -395,6 +395,21 @@ def summary(counts) -> str:
     return " / ".join(f"{counts[k]} {k}" for k in OUTCOMES + ("dtype",))
 
 
+# Seeds whose programs the long runs found wrong (an internal error), each a class of bug fixed:
+# a dropped If that had an effect (509596), a staged raise before the branch's earlier IndexError
+# (610773), an op a staged raise waits for hoisted out of its loop (712383).
+FOUND_SEEDS = (509596, 610773, 712383)
+
+
+@pytest.mark.parametrize("seed", FOUND_SEEDS)
+def test_programs_the_long_runs_found_wrong_now_match_python(seed):
+    import random
+
+    source = ProgramWriter(random.Random(seed).randint, enabled_features()).program()
+    result = run_program(source, {**MODES, **JAX_MODES})
+    assert result.outcome in ("ok", "refused"), (result.outcome, result.detail, source)
+
+
 def test_generator_is_python_total_and_covers_the_constructs():
     """Every feature shows up, and the reference never raises (cheap: no tracing)."""
     import random

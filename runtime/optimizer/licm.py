@@ -105,17 +105,19 @@ def _select(op, cond, body, invariant):
     """The invariant ops of ``body`` that move freely (``_movable``) and those that move under
     the loop's guard (``loop_guard``: they may fail or warn, so they run only if the loop
     runs, and only if no op that stays and may raise comes before them -- its error would
-    come first; one that can only warn, ``hazards.never_raises``, warns all the same)."""
+    come first; one that can only warn, ``hazards.never_raises``, warns all the same).  An op
+    another op of the body must run after (a control input) stays."""
     guardable = loop_guard.applies(op, cond, body)
     free, guarded, behind_guard = [], [], set()
     blocked = False  # an op that may raise stays in the body before this point
+    ordering = {id(c) for o in body.operations for c in o.control_inputs}  # a staged raise waits for them
     for inner in body.operations:
         if inner.type == "Const":
             invariant[id(inner.outputs[0])] = None  # copied on demand
             continue
         if inner.type == "Placeholder":
             continue
-        if all(id(t) in invariant for t in inner.inputs):
+        if id(inner) not in ordering and all(id(t) in invariant for t in inner.inputs):
             if _movable(inner) and not any(id(t) in behind_guard for t in inner.inputs):
                 free.append(inner)
                 invariant.update((id(t), t) for t in inner.outputs)
