@@ -159,18 +159,9 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     if len(lengths) > 1:
         raise TracingError(f"{where} zips arrays of lengths {sorted(lengths)}; under JAX they must have one length.")
     (length,) = lengths
-    _traced(where, get_state, set_state, symbol_names, opts, _bodies(body, extra_test),
+    _traced(where, get_state, set_state, symbol_names, opts, (extra_test, body),
             lambda init, names, plan, get, put, bodies: _scan(where, init, names, plan, get, put, scanned, length,
-                                                              *_unpacked(bodies)), can_stage=True)
-
-
-def _bodies(body, extra_test):
-    return (body,) if extra_test is None else (body, extra_test)
-
-
-def _unpacked(bodies):
-    """``(extra_test, body)`` from ``_bodies``' tuple, after ``watched``."""
-    return (bodies[1] if len(bodies) > 1 else None), bodies[0]
+                                                              *bodies), can_stage=True)
 
 
 def _item(scanned, rows, index):
@@ -230,7 +221,7 @@ def _range_loop(where, rng, extra_test, body, get_state, set_state, symbol_names
     start = rng.start if values.kind(rng.start) == values.ARRAY else jnp.asarray(rng.start)
 
     def run(init, names, plan, get, put, bodies):
-        extra_test, body_ = _unpacked(bodies)
+        extra_test, body_ = bodies
 
         def test(lead):
             more = rng.more(lead[0])
@@ -247,4 +238,4 @@ def _range_loop(where, rng, extra_test, body, get_state, set_state, symbol_names
 
         return _while(where, init, names, plan, get, put, test, step, (start,), (opts or {}).get("maximum_iterations"))
 
-    _traced(where, get_state, set_state, symbol_names, opts, _bodies(body, extra_test), run)
+    _traced(where, get_state, set_state, symbol_names, opts, (extra_test, body), run)

@@ -44,10 +44,10 @@ _LIBRARY_MODULES = frozenset({"builtins", "abc", "typing", "enum", "collections"
 
 
 def watched(bodies, symbol_names, where):
-    """``bodies`` (the statement's functions) each checked, after it runs, for a change outside the
-    statement's state: undone, then ``NewState`` for an attribute or item (``as_state`` adds it to
-    the state), a ``TracingError`` naming it and ``where`` for anything else."""
-    snapshot = outside_writes.Snapshot(symbol_names or (), bodies)
+    """``bodies`` (the statement's functions; ``None`` for one it lacks, kept) each checked, after it
+    runs, for a change outside the statement's state: undone, then ``NewState`` for an attribute or
+    item (``as_state`` adds it to the state), a ``TracingError`` naming it and ``where`` for anything else."""
+    snapshot = outside_writes.Snapshot(symbol_names or (), [fn for fn in bodies if fn is not None])
 
     def watch(fn):
         def run(*item):
@@ -57,7 +57,7 @@ def watched(bodies, symbol_names, where):
 
         return run
 
-    return [watch(fn) for fn in bodies]
+    return [None if fn is None else watch(fn) for fn in bodies]
 
 
 _calls = threading.local()
