@@ -84,6 +84,49 @@ def test_a_python_integer_within_bounds_gives_pythons_value_and_dtype(fn, n, mod
     np.testing.assert_array_equal(got, expected)
 
 
+
+# -- comparisons: exact, as NumPy 2 compares a Python int with any integer dtype ------------------
+
+def compare_constants(px):
+    return px < 300, 300 > px, px <= 300, px >= -5, px == 300, px != 300, -5 < px
+
+
+def compare_counter(x, n):
+    i = 0
+    for _ in range(n):
+        i += 100_000  # out of int16's bounds after one step
+    return x < i, i == x, i != x, i >= x
+
+
+def compare_counter_in_condition(x, n):
+    steps = 0
+    big = 0
+    while big < n:
+        big += 40_000
+        steps += 1 if x < big else 2
+    return steps
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn, args", [
+    (compare_constants, (np.uint8(3),)),
+    (compare_constants, (PX,)),
+    (compare_constants, (np.int8(-128),)),
+    (compare_counter, (np.int16(5), np.int32(3))),
+    (compare_counter, (np.uint16(60_000), np.int32(1))),
+    (compare_counter_in_condition, (np.int16(5), np.int32(100_000))),
+], ids=["uint8", "uint8_array", "int8", "int16_counter", "uint16_counter", "counter_in_condition"])
+def test_a_python_integer_out_of_bounds_compares_exactly(fn, args, mode):
+    """``np.uint8(3) < 300`` is True in Python (no OverflowError: only arithmetic raises), so a
+    comparison widens both operands instead of checking that the Python int fits."""
+    expected = fn(*args)
+    got = traced(fn, mode, *args)
+    expected, got = (expected, got) if isinstance(expected, tuple) else ((expected,), (got,))
+    assert len(got) == len(expected)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+
 # -- a counter that wraps in its partner's dtype: numpy's warning, at the user's line ------------
 
 def wrapping_sum(x, n):

@@ -85,9 +85,11 @@ def without_library_frames(error: BaseException) -> BaseException:
 def user_frame(depth: int = 1) -> tuple[str, int] | None:
     """(file, line) of the innermost calling frame outside autograph's own code, if any."""
     frame = sys._getframe(depth)
+    known = _IS_USER_FILE
     while frame is not None:
-        if is_user_file(frame.f_code.co_filename):
-            return frame.f_code.co_filename, frame.f_lineno
+        filename = frame.f_code.co_filename
+        if known.get(filename) or (filename not in known and is_user_file(filename)):  # the lookup inlined: hot
+            return filename, frame.f_lineno
         frame = frame.f_back
     return None
 

@@ -58,7 +58,8 @@ class Snapshot:
     def __init__(self, symbols, bodies):
         frames = _converted_frames()
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
-        self.locals = []  # (frame, name, value): variables of the converted code around it, not set by the bodies
+        self.locals = []  # (frame, ((name, value), ...)): closure variables of the converted code around it,
+        # not set by the bodies
         self.frames = frames
         if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
@@ -71,9 +72,11 @@ class Snapshot:
         seen = set()
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
+            shared = _closure_names(frame.f_code)
+            watched = tuple((n, v) for n, v in variables.items() if n in shared and n not in assigned)
+            if watched:
+                self.locals.append((frame, watched))
             for name, value in variables.items():
-                if name not in assigned:
-                    self.locals.append((frame, name, value))
                 self._record(value, name, _DEPTH, covered, seen)
             for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
                 if name not in variables:
@@ -131,11 +134,12 @@ class Snapshot:
         """``(path, container type or None, place or None)`` of the first change, or None; the place
         ``(holder, 'attr' or 'item', key)`` when an existing attribute or item got another value."""
         views = {}  # id(frame) -> frame.f_locals, read once (each read copies the frame's variables)
-        for frame, name, value in self.locals:
+        for frame, watched in self.locals:
             now = _locals(frame, views)
-            if now.get(name, value) is not value:
-                cell = _cell_of(name, now[name], self._outward(frame), views)
-                return name, None, None if cell is None else (cell, "cell", name)
+            for name, value in watched:
+                if now.get(name, value) is not value:
+                    cell = _cell_of(name, now[name], self._outward(frame), views)
+                    return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
             _, after = _contents(holder)
             if kind in ("attr", "item"):
@@ -158,12 +162,13 @@ class Snapshot:
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
         enclosing function that a function defined there changed through its closure)."""
         views = {}
-        for frame, name, value in self.locals:
+        for frame, watched in self.locals:
             now = _locals(frame, views)
-            if now.get(name, value) is not value:
-                cell = _cell_of(name, now[name], self._outward(frame), views)
-                if cell is not None:
-                    cell.cell_contents = value
+            for name, value in watched:
+                if now.get(name, value) is not value:
+                    cell = _cell_of(name, now[name], self._outward(frame), views)
+                    if cell is not None:
+                        cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
             if kind == "attr":
                 attributes = holder.__dict__
@@ -342,6 +347,13 @@ def _converted_frames():
             break
         frame = frame.f_back
     return frames
+
+
+@functools.lru_cache(maxsize=4096)
+def _closure_names(code) -> frozenset:
+    """The variables of ``code`` held in closure cells: the only ones a call can rebind (``nonlocal``
+    in a function defined there); a plain local is out of every other function's reach."""
+    return frozenset(code.co_cellvars) | frozenset(code.co_freevars)
 
 
 @functools.lru_cache(maxsize=4096)

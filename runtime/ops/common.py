@@ -46,7 +46,7 @@ def dtype_of(value) -> np.dtype:
     return dtype
 
 
-def promote(values) -> list:
+def promote(values, compared=False) -> list:
     """``values`` with the weakly typed ones converted to the dtype NEP 50 gives them.
 
     With a strongly typed operand (a strong tensor, a numpy value), the weak
@@ -57,6 +57,12 @@ def promote(values) -> list:
     operands only, Python numbers take the weak tensors' dtype and stay weak
     (a weak int32 loop counter plus ``1`` stays a weak int32).  All Python
     numbers: unchanged.
+
+    ``compared``: the operands of a comparison.  NumPy 2 compares a Python
+    int with an integer array exactly, whatever its size (``np.uint8(3) <
+    300`` is True), where arithmetic raises ``OverflowError``; so a weak
+    integer that the strong integer dtype cannot hold widens every operand
+    to a dtype holding both (``_holding_both``) instead of being narrowed.
     """
     if not any(is_weak(v) for v in values):
         return list(values)
@@ -70,6 +76,9 @@ def promote(values) -> list:
                 met = _WATCHED.get(id(v))
                 if met is not None and v is met[0]:
                     met[1].add(target)
+        wide = _holding_both(values, target) if compared and target.kind in "iu" else None
+        if wide is not None:
+            return [_as_dtype(v, wide) for v in values]
         return [_weak_as(v, target) if is_weak(v) else v for v in values]
     tensors = [v.dtype for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
@@ -77,6 +86,37 @@ def promote(values) -> list:
     target = dtypes.result_type(*tensors, *[v for v in values if not isinstance(v, Tensor)])
     return [v if isinstance(v, Tensor) else apply.constant(_weak_as(v, target), target, weak=True)
             for v in values]
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _holding_both(values, target):
+    """The integer dtype that holds ``target`` and every weakly typed integer among ``values`` that
+    ``target`` cannot hold (an int64 for a Python int), or None if they all fit (the usual case) or no
+    integer dtype holds them all (uint64 next to a negative number: promote's error or check stays)."""
+    wide = target
+    for v in values:
+        if not is_weak(v) or dtype_of(v).kind not in "iu":
+            continue
+        if isinstance(v, Tensor):
+            if not dtypes.narrows(v.dtype, target):
+                continue
+            wide = dtypes.result_type(wide, v.dtype)
+        else:
+            bounds = np.iinfo(target)
+            if bounds.min <= v <= bounds.max:
+                continue
+            if not _INT64.min <= v <= _INT64.max:
+                return None
+            wide = dtypes.result_type(wide, np.int64)
+    return wide if wide != target and wide.kind in "iu" else None
+
+
+def _as_dtype(value, dtype):
+    if isinstance(value, Tensor):
+        return value if value.dtype == dtype else apply.apply_op("Cast", [value], {"dtype": dtype})
+    return np.asarray(value, dtype=dtype)
 
 
 def _narrows_integers(from_dtype, to_dtype) -> bool:

@@ -136,8 +136,10 @@ def binary(op_type: str, x, y, name=None):
         return _python_int_power(x, y, name)
     if op_type in _DIVISIONS and _python_numbers(x, y):
         y = _nonzero_divisor(op_type, x, y)
-    return apply.apply_op(op_type, promote([x, y]), name=name)
+    return apply.apply_op(op_type, promote([x, y], compared=op_type in _COMPARISONS), name=name)
 
+
+_COMPARISONS = frozenset({"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"})
 
 # division op type -> Python's ZeroDivisionError message (ints, floats)
 _DIVISIONS = {
