@@ -85,6 +85,25 @@ def test_a_python_integer_within_bounds_gives_pythons_value_and_dtype(fn, n, mod
 
 
 
+
+def negative_counter_plus(x, n):
+    i = 0
+    for _ in range(n):
+        i -= 1
+    return x + i
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_a_negative_python_integer_and_an_unsigned_tensor_of_its_width_fail(dtype, mode):
+    """-1 cast to uint64 and back is -1 again: the check also looks at the sign, or the sum wraps."""
+    x = dtype(7)
+    with pytest.raises(OverflowError):
+        negative_counter_plus(x, np.int32(2))
+    with pytest.raises(OverflowError, match=f"is out of {np.dtype(dtype).name}'s bounds"):
+        traced(negative_counter_plus, mode, x, np.int32(2))
+    assert traced(negative_counter_plus, mode, x, np.int32(0)) == x  # the counter is 0: it fits
+
 # -- comparisons: exact, as NumPy 2 compares a Python int with any integer dtype ------------------
 
 def compare_constants(px):
@@ -126,6 +145,25 @@ def test_a_python_integer_out_of_bounds_compares_exactly(fn, args, mode):
     for e, g in zip(expected, got):
         np.testing.assert_array_equal(g, e)
         assert np.asarray(g).dtype == np.asarray(e).dtype
+
+
+def counter_compared_with_unsigned(x, n):
+    i = 0
+    for _ in range(n):
+        if x < i:
+            n = n + 0
+        i += 1
+    return i
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_comparing_a_counter_does_not_change_its_dtype(mode):
+    """The widening is no evidence of the counter's dtype: the same counter whatever unsigned
+    dtype it is compared with (a cast of the counter itself would have made it int64 next to uint32)."""
+    got = {np.dtype(d).name: traced(counter_compared_with_unsigned, mode, d(1), np.int32(3))
+           for d in (np.uint8, np.uint16, np.uint32)}
+    assert all(int(v) == counter_compared_with_unsigned(np.uint8(1), np.int32(3)) for v in got.values())
+    assert len({np.asarray(v).dtype for v in got.values()}) == 1, got
 
 # -- a counter that wraps in its partner's dtype: numpy's warning, at the user's line ------------
 

@@ -58,8 +58,9 @@ class Snapshot:
     def __init__(self, symbols, bodies):
         frames = _converted_frames()
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
-        self.locals = []  # (frame, ((name, value), ...)): closure variables of the converted code around it,
-        # not set by the bodies
+        # (frame, ((name, value), ...)): the variables of the converted code around it that the bodies do not
+        # set (all of them, not only closure cells: a call may write a frame's variables through the frame)
+        self.locals = []
         self.frames = frames
         if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
@@ -72,8 +73,7 @@ class Snapshot:
         seen = set()
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
-            shared = _closure_names(frame.f_code)
-            watched = tuple((n, v) for n, v in variables.items() if n in shared and n not in assigned)
+            watched = tuple((n, v) for n, v in variables.items() if n not in assigned)
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
@@ -347,13 +347,6 @@ def _converted_frames():
             break
         frame = frame.f_back
     return frames
-
-
-@functools.lru_cache(maxsize=4096)
-def _closure_names(code) -> frozenset:
-    """The variables of ``code`` held in closure cells: the only ones a call can rebind (``nonlocal``
-    in a function defined there); a plain local is out of every other function's reach."""
-    return frozenset(code.co_cellvars) | frozenset(code.co_freevars)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -93,17 +93,20 @@ _INT64 = np.iinfo(np.int64)
 
 def _holding_both(values, target):
     """The integer dtype that holds ``target`` and every weakly typed integer among ``values`` that
-    ``target`` cannot hold (an int64 for a Python int), or None if they all fit (the usual case) or no
-    integer dtype holds them all (uint64 next to a negative number: promote's error or check stays)."""
+    ``target`` cannot hold (int64 for a Python int, its own dtype for a weak tensor), or None: when
+    they all fit (the usual case); when no integer dtype holds them all (uint64 next to a negative
+    number); and when a weak tensor would have to be cast itself (a weak int32 next to a uint32), since
+    casts of a weakly typed loop variable are evidence of its dtype (``tracing/weak_loop_vars.py``).
+    In those cases promote's error or ``OverflowError`` check stays."""
     wide = target
     for v in values:
-        if not is_weak(v) or dtype_of(v).kind not in "iu":
-            continue
         if isinstance(v, Tensor):
-            if not dtypes.narrows(v.dtype, target):
+            if not v.weak or v.dtype.kind not in "iu" or not dtypes.narrows(v.dtype, target):
                 continue
+            if dtypes.result_type(target, v.dtype) != v.dtype:
+                return None
             wide = dtypes.result_type(wide, v.dtype)
-        else:
+        elif type(v) is int:
             bounds = np.iinfo(target)
             if bounds.min <= v <= bounds.max:
                 continue
@@ -130,6 +133,9 @@ def _check_fits(value, cast, dtype):
     back = apply.apply_op("Cast", [cast], {"dtype": value.dtype})
     fits = apply.apply_op("Equal", [back, value])
     dtype = np.dtype(dtype)
+    if dtype.kind == "u" and value.dtype.kind == "i":  # -2 -> uint64 -> int64 is -2 again: the sign too
+        zero = apply.constant(np.zeros((), value.dtype), value.dtype)
+        fits = apply.apply_op("LogicalAnd", [fits, apply.apply_op("GreaterEqual", [value, zero])])
     return apply.apply_op("Ensure", [cast, fits], {"error": "OverflowError", "message": (
         f"a Python integer (the weakly typed {value.dtype.name} {value.name}, made at "
         f"{value.op.location or '<unknown>'}) is combined with a {dtype.name} tensor at {user_location_text()}, "
