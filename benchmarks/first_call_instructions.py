@@ -1,0 +1,120 @@
+"""First call of ``ag.function`` in machine instructions: a figure a noisy machine does not move.
+
+``python benchmarks/first_call_instructions.py [--calls N] [--against TREE] [--convert-only]``
+
+On a shared machine the wall-clock first call (``first_call.py``) moves by
+30% from one run to the next, far more than a change under review.  This
+script counts the instructions one first call executes, under valgrind's
+``callgrind`` tool (``valgrind`` must be on PATH): a process making ``N``
+first calls of fresh functions (``programs.FIRST_CALL_SOURCE``, each in a
+module of its own, as ``first_call.py`` does) minus one making none, divided
+by ``N``.  The count is deterministic to a fraction of a percent.
+
+``--against TREE``: also counts it for another checkout of autograph (say
+``git worktree add /tmp/before <commit>``) in the same run, and prints the
+ratio -- the before/after of a change.
+``--convert-only``: the calls are ``ag.convert`` (conversion alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Run in the measured process: N fresh functions, two warm-up first calls (imports, kernel tables), then N calls.
+_DRIVER = r'''
+import importlib.util, os, sys, tempfile
+import numpy as np
+sys.path.insert(0, {benchmarks!r})
+import autograph as ag
+import programs
+count, convert_only = {count}, {convert_only}
+folder = tempfile.mkdtemp()
+
+def fresh(i):
+    name = f"first_call_{{i}}"
+    path = os.path.join(folder, name + ".py")
+    with open(path, "w") as f:
+        f.write(programs.FIRST_CALL_SOURCE.format(name=name))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+functions = [fresh(i) for i in range(count + 2)]
+for f in functions[count:]:
+    ag.function(f)(np.float32(1.5), np.int32(20))
+for f in functions[:count]:
+    if convert_only:
+        ag.convert(f)
+    else:
+        ag.function(f)(np.float32(1.5), np.int32(20))
+'''
+
+
+def _importable(tree, scratch) -> str:
+    """A folder from which ``import autograph`` finds ``tree``'s: pyproject.toml maps
+    ``autograph.runtime`` and ``autograph.converters`` to top-level folders, which a plain
+    checkout on PYTHONPATH does not, so the package is rebuilt there from links."""
+    package = os.path.join(scratch, "path", "autograph")
+    os.makedirs(package)
+    source = os.path.join(tree, "autograph")
+    for entry in os.listdir(source):
+        os.symlink(os.path.join(source, entry), os.path.join(package, entry))
+    for sub in ("runtime", "converters"):
+        if not os.path.exists(os.path.join(package, sub)):
+            os.symlink(os.path.join(tree, sub), os.path.join(package, sub))
+    return os.path.dirname(package)
+
+
+def _instructions(tree, count, convert_only) -> int:
+    """Instructions (callgrind's ``Ir``) of the driver making ``count`` first calls with ``tree``
+    (None: the autograph this interpreter imports)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        driver = os.path.join(scratch, "driver.py")
+        with open(driver, "w") as f:
+            f.write(_DRIVER.format(benchmarks=HERE, count=count, convert_only=convert_only))
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        if tree:
+            env["PYTHONPATH"] = _importable(os.path.abspath(tree), scratch)
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(scratch, 'out')}",
+             os.path.realpath(sys.executable), driver],
+            env=env, capture_output=True, text=True, check=True,
+        ).stderr
+    found = re.search(r"Collected\s*:\s*(\d+)", out)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no instruction count:\n{out[-2000:]}")
+    return int(found.group(1))
+
+
+def per_call(tree, count, convert_only) -> float:
+    return (_instructions(tree, count, convert_only) - _instructions(tree, 0, convert_only)) / count
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--against", metavar="TREE", help="another autograph checkout to compare with")
+    parser.add_argument("--convert-only", action="store_true", help="count ag.convert alone")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        sys.exit("first_call_instructions.py needs valgrind (apt install valgrind)")
+    what = "ag.convert" if args.convert_only else "first call of ag.function"
+    here = per_call(None, args.calls, args.convert_only)
+    print(f"{what}: {here / 1e6:.2f} M instructions per call (this tree, {args.calls} fresh functions)")
+    if args.against:
+        there = per_call(args.against, args.calls, args.convert_only)
+        print(f"{what}: {there / 1e6:.2f} M instructions per call ({args.against})")
+        print(f"ratio this / {args.against}: {here / there:.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
