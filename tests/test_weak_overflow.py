@@ -165,6 +165,39 @@ def test_comparing_a_counter_does_not_change_its_dtype(mode):
     assert all(int(v) == counter_compared_with_unsigned(np.uint8(1), np.int32(3)) for v in got.values())
     assert len({np.asarray(v).dtype for v in got.values()}) == 1, got
 
+
+def list_compared(x, n):
+    numbers = []
+    for i in range(n):
+        numbers.append(i - 2)
+    return x < numbers
+
+
+def negative_counter_compared(x, n):
+    k = 0
+    i = 0
+    while i < n:
+        k += -1
+        i += 1
+    return x < k
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_staged_list_of_python_ints_compares_exactly(mode):
+    got = traced(list_compared, mode, np.uint32(7), np.int32(4))
+    np.testing.assert_array_equal(got, list_compared(np.uint32(7), np.int32(4)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_counter_the_graph_cannot_compare_exactly_is_refused_saying_so(mode):
+    """A weak int32 counter next to a uint32: no dtype holds both without casting the counter, whose casts
+    decide its dtype; the graph refuses a value it cannot compare exactly, and says it is a comparison."""
+    assert negative_counter_compared(np.uint32(7), np.int32(1)) == False  # noqa: E712 - numpy's bool
+    with pytest.raises(OverflowError, match=r"is compared with a uint32 tensor at .*test_weak_overflow.py:\d+, "
+                                             r"but is out of uint32's bounds: Python compares them exactly"):
+        traced(negative_counter_compared, mode, np.uint32(7), np.int32(1))
+    assert traced(negative_counter_compared, mode, np.uint32(7), np.int32(0)) == False  # noqa: E712
+
 # -- a counter that wraps in its partner's dtype: numpy's warning, at the user's line ------------
 
 def wrapping_sum(x, n):

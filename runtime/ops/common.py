@@ -79,7 +79,7 @@ def promote(values, compared=False) -> list:
         wide = _holding_both(values, target) if compared and target.kind in "iu" else None
         if wide is not None:
             return [_as_dtype(v, wide) for v in values]
-        return [_weak_as(v, target) if is_weak(v) else v for v in values]
+        return [_weak_as(v, target, compared) if is_weak(v) else v for v in values]
     tensors = [v.dtype for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
         return list(values)
@@ -95,16 +95,17 @@ def _holding_both(values, target):
     """The integer dtype that holds ``target`` and every weakly typed integer among ``values`` that
     ``target`` cannot hold (int64 for a Python int, its own dtype for a weak tensor), or None: when
     they all fit (the usual case); when no integer dtype holds them all (uint64 next to a negative
-    number); and when a weak tensor would have to be cast itself (a weak int32 next to a uint32), since
+    number); and when a weak scalar would have to be cast itself (a weak int32 next to a uint32), since
     casts of a weakly typed loop variable are evidence of its dtype (``tracing/weak_loop_vars.py``).
-    In those cases promote's error or ``OverflowError`` check stays."""
+    In those cases promote's error or ``OverflowError`` check stays (a refusal naming the line, not
+    Python's answer).  A weak array (a staged list of Python ints) is cast, as it has no such check."""
     wide = target
     for v in values:
         if isinstance(v, Tensor):
             if not v.weak or v.dtype.kind not in "iu" or not dtypes.narrows(v.dtype, target):
                 continue
-            if dtypes.result_type(target, v.dtype) != v.dtype:
-                return None
+            if dtypes.result_type(target, v.dtype) != v.dtype and v.shape == ():
+                return None  # a scalar, maybe a loop counter: promote's check stays
             wide = dtypes.result_type(wide, v.dtype)
         elif type(v) is int:
             bounds = np.iinfo(target)
@@ -126,7 +127,7 @@ def _narrows_integers(from_dtype, to_dtype) -> bool:
     return np.dtype(from_dtype).kind in "iu" and np.dtype(to_dtype).kind in "iu" and dtypes.narrows(from_dtype, to_dtype)
 
 
-def _check_fits(value, cast, dtype):
+def _check_fits(value, cast, dtype, compared=False):
     """``cast`` through an ``Ensure``, checked when the graph runs, that the Python integer the weak
     scalar ``value`` stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was
     ``cast`` to: NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
@@ -136,12 +137,21 @@ def _check_fits(value, cast, dtype):
     if dtype.kind == "u" and value.dtype.kind == "i":  # -2 -> uint64 -> int64 is -2 again: the sign too
         zero = apply.constant(np.zeros((), value.dtype), value.dtype)
         fits = apply.apply_op("LogicalAnd", [fits, apply.apply_op("GreaterEqual", [value, zero])])
-    return apply.apply_op("Ensure", [cast, fits], {"error": "OverflowError", "message": (
-        f"a Python integer (the weakly typed {value.dtype.name} {value.name}, made at "
-        f"{value.op.location or '<unknown>'}) is combined with a {dtype.name} tensor at {user_location_text()}, "
-        f"but is out of {dtype.name}'s bounds: Python (NEP 50) raises OverflowError there, it never wraps. "
-        f"Cast the tensor to a wider dtype first (rt.cast(..., '{value.dtype.name}'))"
-    )})
+    made = f"the weakly typed {value.dtype.name} {value.name}, made at {value.op.location or '<unknown>'}"
+    if compared:  # (``_holding_both``: the counter's own dtype cannot hold the tensor's values either)
+        message = (
+            f"a Python integer ({made}) is compared with a {dtype.name} tensor at {user_location_text()}, but is "
+            f"out of {dtype.name}'s bounds: Python compares them exactly, the graph can only compare them in "
+            f"{dtype.name}. Cast the tensor to a wider dtype first "
+            f"(rt.cast(..., '{dtypes.result_type(value.dtype, dtype).name}'))"
+        )
+    else:
+        message = (
+            f"a Python integer ({made}) is combined with a {dtype.name} tensor at {user_location_text()}, but is "
+            f"out of {dtype.name}'s bounds: Python (NEP 50) raises OverflowError there, it never wraps. "
+            f"Cast the tensor to a wider dtype first (rt.cast(..., '{value.dtype.name}'))"
+        )
+    return apply.apply_op("Ensure", [cast, fits], {"error": "OverflowError", "message": message})
 
 
 # id of a watched weak tensor -> (the tensor, the dtypes promote gave it); tracing/weak_loop_vars.py
@@ -159,13 +169,13 @@ def unwatch_promotions(tensor) -> None:
     _WATCHED.pop(id(tensor), None)
 
 
-def _weak_as(value, dtype):
+def _weak_as(value, dtype, compared=False):
     if isinstance(value, Tensor):
         if value.dtype == dtype:
             return value
         result = apply.apply_op("Cast", [value], {"dtype": dtype})
         if value.shape == () and current_graph() is not None and _narrows_integers(value.dtype, dtype):
-            return _check_fits(value, result, dtype)
+            return _check_fits(value, result, dtype, compared)
         return result
     try:
         return np.asarray(value, dtype=dtype)
