@@ -242,3 +242,28 @@ def test_the_callers_numpy_error_settings_still_apply(mode):
         fn(np.int8(100), np.int32(3))
     assert isinstance(info.value, FloatingPointError) or isinstance(info.value.__cause__, FloatingPointError)
     assert np.geterr()["over"] == "warn"  # and they are the caller's again after the call
+
+
+def hot_wrapping_loop(x, limit):
+    steps = 0
+    while x < limit:
+        x = x + np.uint8(1)  # wraps at 255 twice: once interpreted, once in the loop tiering compiled
+        steps += 1
+        if steps > 300:
+            break
+    return steps
+
+
+@pytest.mark.parametrize("mode", NUMPY_MODES)
+def test_an_overflow_in_a_hot_compiled_loop_warns_at_the_users_line(mode):
+    """A hot loop continues in compiled code (exec/tiering.py), whose line updating the loop's variables
+    computes several ops: its overflow is the loop's, at the loop's line, never a generated file's."""
+    fn = ag.function(hot_wrapping_loop, **MODES[mode])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fn(np.uint8(250), 1000) == 301
+    overflows = [w for w in caught if issubclass(w.category, RuntimeWarning) and "overflow" in str(w.message)]
+    assert len(overflows) >= 2 and all(w.filename == __file__ for w in overflows), [
+        (w.filename, w.lineno, str(w.message)) for w in overflows]
+    lines = {_line_of(hot_wrapping_loop, "while x < limit"), _line_of(hot_wrapping_loop, "x = x + np.uint8(1)")}
+    assert {w.lineno for w in overflows} <= lines

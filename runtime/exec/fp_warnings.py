@@ -89,13 +89,15 @@ def _warn(kind: str, flag: int) -> None:
 
 def _running_op(frame):
     """The op the innermost interpreter loop (``interpreter.run``) or jit-compiled line above
-    ``frame`` is running."""
+    ``frame`` is running (for a compiled line of several ops, the op running that code)."""
     code = interpreter.run.__code__
     while frame is not None:
         if frame.f_code is code:
             return frame.f_locals.get("op")
         line_ops = GENERATED.get(frame.f_code.co_filename)
-        if line_ops is not None:
-            return line_ops.get(frame.f_lineno)
+        if line_ops is not None and frame.f_lineno in line_ops:
+            return line_ops[frame.f_lineno]
+        # (a line of no single op -- a hot loop's update of its variables, compiled by tiering --
+        # is the loop's: the op of the interpreter running that code, further out)
         frame = frame.f_back
     return None
