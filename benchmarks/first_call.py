@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
-import importlib.util
 import os
 import pstats
 import statistics
@@ -49,6 +48,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fresh  # noqa: E402
 
 X, N = 1.5, 20
 
@@ -112,16 +113,8 @@ def _instrument():
 
 
 def _fresh_function(folder, index, source):
-    """The benchmarked function from a module of its own, under a name of its own (a new
-    code object: nothing cached)."""
-    name = f"first_call_{index}"
-    path = os.path.join(folder, name + ".py")
-    with open(path, "w") as f:
-        f.write(source.format(name=name))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+    """The benchmarked function under a name of its own (``fresh.py``)."""
+    return fresh.fresh_function(folder, f"first_call_{index}", source)
 
 
 def _first_call(ag, fn, expected):

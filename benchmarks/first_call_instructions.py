@@ -30,25 +30,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Run in the measured process: N fresh functions, two warm-up first calls (imports, kernel tables), then N calls.
 _DRIVER = r'''
-import importlib.util, os, sys, tempfile
+import sys, tempfile
 import numpy as np
 sys.path.insert(0, {benchmarks!r})
 import autograph as ag
 import programs
 count, convert_only = {count}, {convert_only}
 folder = tempfile.mkdtemp()
-
-def fresh(i):
-    name = f"first_call_{{i}}"
-    path = os.path.join(folder, name + ".py")
-    with open(path, "w") as f:
-        f.write(programs.FIRST_CALL_SOURCE.format(name=name))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-functions = [fresh(i) for i in range(count + 2)]
+functions = [programs.fresh_first_call(folder, f"first_call_{{i}}") for i in range(count + 2)]
 for f in functions[count:]:
     ag.function(f)(np.float32(1.5), np.int32(20))
 for f in functions[:count]:

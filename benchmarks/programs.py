@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import fresh
+
 import autograph.runtime as rt
 
 # -- first call: an ``if`` inside a ``while`` ----------------------------------
@@ -32,6 +34,12 @@ def {name}(x, n):
         i += 1
     return total
 '''
+
+
+
+def fresh_first_call(folder, name):
+    """The first-call function under the name ``name``, from a module of its own (``fresh.py``)."""
+    return fresh.fresh_function(folder, name, FIRST_CALL_SOURCE)
 
 
 def np_first_call(x, n):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import gc
-import importlib.util
 import json
 import os
 import statistics
@@ -111,14 +110,7 @@ def bench_first_call(quick):
     x, n = np.float32(1.5), np.int32(20)
     with tempfile.TemporaryDirectory() as tmp:
         def fresh(i, tag):
-            name = f"first_call_{tag}_{i}"
-            path = os.path.join(tmp, name + ".py")
-            with open(path, "w") as f:
-                f.write(programs.FIRST_CALL_SOURCE.format(name=name))
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return getattr(module, name)
+            return programs.fresh_first_call(tmp, f"first_call_{tag}_{i}")
 
         def first(tag, **options):
             fns = [fresh(i, tag) for i in range(count)]
