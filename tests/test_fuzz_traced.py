@@ -398,7 +398,7 @@ def summary(counts) -> str:
 # Seeds whose programs the long runs found wrong (an internal error), each a class of bug fixed:
 # a dropped If that had an effect (509596), a staged raise before the branch's earlier IndexError
 # (610773), an op a staged raise waits for hoisted out of its loop (712383).
-FOUND_SEEDS = (509596, 610773, 712383)
+FOUND_SEEDS = (509596, 610773, 712383, 1124005)
 
 
 @pytest.mark.parametrize("seed", FOUND_SEEDS)

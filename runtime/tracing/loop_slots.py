@@ -157,6 +157,10 @@ def classify(s, before, after, where, stage_lists, zero_trips="a tensor loop may
             f"loop; {zero_trips}, so {s.label} needs a value before the loop. Assign "
             f"{s.label} before the loop (with the dtype and shape the loop gives it)."
         )
+    if is_return_placeholder(init) and is_return_placeholder(after):
+        # still unset after an iteration (its only ``return`` follows a raise, say): nothing to carry
+        s.kind = "pass"
+        return False
     if is_return_placeholder(init) and (is_strong(after) or is_weak(after)):
         # unset until the loop returns: zeros (an empty list, for a staged list) before that
         s.kind = "list" if isinstance(after, StagedList) else "weak"
