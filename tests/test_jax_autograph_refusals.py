@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import inspect
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -179,6 +180,56 @@ def test_other_errors_in_converted_code_are_left_as_they_are():
         jax.jit(ag.convert(raises))(1.0)
     assert type(info.value) is ValueError
 
+
+
+def raise_in_a_traced_branch(x):
+    if x > 4:
+        raise ValueError("too big")
+    return x
+
+
+def raise_after_a_traced_break(x):
+    for _ in range(3):
+        if x > 4:
+            break
+        raise ValueError("unlucky")
+    return x
+
+
+def raise_in_a_traced_while(x, n):
+    while x < n:
+        x = x + 1
+        raise KeyError("k")
+    return x
+
+
+def raise_in_a_static_loop(x):
+    for _ in range(3):
+        raise ValueError("always")  # runs for every input, as in Python
+    return x
+
+
+@pytest.mark.parametrize("fn, args, construct, marker", [
+    (raise_in_a_traced_branch, (1.0,), "the if", 'raise ValueError("too big")'),
+    (raise_after_a_traced_break, (5.0,), "the if", 'raise ValueError("unlucky")'),
+    (raise_in_a_traced_while, (5.0, 3.0), "the while loop", 'raise KeyError("k")'),
+], ids=["if", "after_break", "while"])
+def test_a_raise_the_compiled_program_would_decide_is_refused(fn, args, construct, marker):
+    """Raised while JAX traces a branch or loop the compiled program decides, the user's exception would
+    be raised for every input (Python returns a value for these ones): refused, quoting the raise.  The
+    refusal is an instance of the user's exception class too."""
+    fn(*args)  # Python: no exception for these inputs
+    with pytest.raises(ag.TracingError, match=(
+            rf"`{re.escape(marker)}` at .*{HERE}:{_line_of(fn, marker)} raises .* while JAX traces {construct} at "
+            rf".*{HERE}:\d+, which the compiled program decides when it runs")) as info:
+        ag.jax.jit(fn)(*[jnp.asarray(a) for a in args])
+    assert isinstance(info.value, type(info.value.__cause__))
+
+
+def test_a_raise_every_input_meets_is_pythons():
+    with pytest.raises(ValueError, match="always") as info:
+        ag.jax.jit(raise_in_a_static_loop)(jnp.asarray(1.0))
+    assert not isinstance(info.value, ag.TracingError)
 
 def test_a_caller_catching_jaxs_error_still_catches_it():
     """The TracingError is an instance of JAX's error class too."""

@@ -21,7 +21,7 @@ from jax._src import core as jax_core  # the current trace: JAX has no public AP
 from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
-from autograph.runtime.jax_overloads import carry, outside, values
+from autograph.runtime.jax_overloads import carry, errors, outside, values
 from autograph.runtime.operators import outside_writes, statement_state
 from autograph.runtime.tracing.branches import expand_return_placeholder
 
@@ -96,6 +96,8 @@ def cond(pred, true_fn, false_fn, labels, where, init=()):
     guessed = None
 
     def branch(fn, name, other_name):
+        fn = errors.refusing_raises(fn, where)
+
         def run():
             nonlocal guessed
             entries = tuple(fn())

@@ -16,6 +16,11 @@ The line is the innermost frame of the traceback outside autograph and JAX:
 in converted code the message quotes it; in code autograph did not convert
 (a ``do_not_convert`` function, a library) it says that conversion would
 stage the decision.
+
+``refusing_raises`` is the other direction: a ``raise`` of the user's that
+runs while JAX traces code under a decision the compiled program makes (a
+branch of ``lax.cond``, a ``lax.while_loop``), which would be raised for
+every input whether or not that code runs: refused, quoting the line.
 """
 
 from __future__ import annotations
@@ -77,6 +82,33 @@ def translate(error):
     text = str(error).strip()
     detail = f"JAX's {type(error).__name__}: {text.splitlines()[0]}" if text else f"JAX's {type(error).__name__}"
     return _tracing_error(error, f"`{source}` at {where}: {construct} ({detail}). {_COMPUTE}")
+
+
+def refusing_raises(fn, where):
+    """``fn``, traced by JAX under a decision the compiled program makes (``where``: a branch of an
+    if, a loop's test or body), with an exception the user's converted code raises there refused: a
+    ``TracingError`` (an instance of the exception's class too) quoting the line.  Raised now, it
+    would be raised for every input, whether or not that code runs, and XLA cannot raise later."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except Exception as error:
+            traceback = error.__traceback__
+            while traceback is not None and traceback.tb_next is not None:
+                traceback = traceback.tb_next
+            if (isinstance(error, AutoGraphError) or traceback is None
+                    or not calls.is_generated_from_user_code(traceback.tb_frame.f_code)):
+                raise  # JAX's, autograph's, or a library's: as it is (``translate`` names JAX's)
+            filename, lineno = traceback.tb_frame.f_code.co_filename, traceback.tb_lineno
+            source = linecache.getline(filename, lineno).strip()
+            raise _tracing_error(error, (
+                f"`{source}` at {filename}:{lineno} raises {error!r} while JAX "
+                f"traces {where}, which the compiled program decides when it runs: raised now, it would be "
+                "raised for every input, and XLA cannot raise later. Check the condition on concrete values "
+                "before jax.jit, or use jax.experimental.checkify."
+            )) from error
+
+    return run
 
 
 _CLASSES: dict = {}  # JAX's error class -> TracingError subclassing it too

@@ -20,7 +20,7 @@ from jax import lax
 
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
-from autograph.runtime.jax_overloads import branches, carry, logic, outside, values
+from autograph.runtime.jax_overloads import branches, carry, errors, logic, outside, values
 from autograph.runtime.operators import outside_writes, statement_state
 
 
@@ -128,6 +128,7 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
     plan = carry.settle(plan, start)
     k = len(lead) + (maximum is not None)
     lead = list(lead) + ([jnp.asarray(0, jnp.int32)] if maximum is not None else [])
+    test, step = errors.refusing_raises(test, where), errors.refusing_raises(step, where)
 
     def cond_fun(values_):
         set_state(carry.state_of(init, plan, values_[k:], names, where))
