@@ -4,8 +4,9 @@
 ``ast.fix_missing_locations(gast.gast_to_ast(tree))``: the same trees
 (``tests/test_gast_conversion.py`` compares them, location attributes
 included, on every golden file), built by one walk over the nodes' instance
-dicts with a table per node class instead of a ``NodeTransformer`` method
-lookup per node.  Loading (``loading.py``) converts every function's tree
+dicts with a converter per node class instead of a ``NodeTransformer``
+method lookup per node: made on first sight from a template that copies
+the class's fields one by one (``_TEMPLATE``, ``_GAST_TEMPLATE``).  Loading (``loading.py``) converts every function's tree
 one way and compiling (``compiling.py``) the converted tree back, so these
 walks are part of every conversion.
 
@@ -21,6 +22,7 @@ Python versions (``FAST`` is False) both functions call gast's converters.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 
 import gast
@@ -40,14 +42,68 @@ def to_gast(node):
     return _to_gast(node)
 
 
-_GAST_CLASSES: dict = {}  # ast class -> (gast class or None, fields, has a location)
 _TYPE_PARAMS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _gast_class_of(kind):
+def _to_gast(node):
+    kind = type(node)
+    convert = _GAST_CONVERTERS.get(kind)
+    if convert is None:
+        convert = _gast_converter(kind)
+    return convert(node)
+
+
+# ast class -> its converter, made on first sight: ast node -> gast node or None
+_GAST_CONVERTERS: dict = {}
+
+# The converter of one ast class (not arg, Name, ExceptHandler: _SPECIAL), specialized as
+# _TEMPLATE is for the other direction.
+_GAST_TEMPLATE = """
+def convert(node):
+    old = node.__dict__
+    new = _new(_target)
+    d = new.__dict__
+{fields}{type_params}{location}    return new
+"""
+
+_GAST_FIELD_TEMPLATE = """    value = old.get({field!r}, _MISSING)
+    if value is not _MISSING:
+        if type(value) is list:
+            d[{field!r}] = [_to_gast(v) if isinstance(v, _AST) else v for v in value]
+        elif isinstance(value, _AST):
+            d[{field!r}] = (_converters.get(type(value)) or _converter(type(value)))(value)
+        else:
+            d[{field!r}] = value
+"""
+
+_GAST_LOCATION_TEMPLATE = """    for attr in _LOCATION:
+        value = old.get(attr, _MISSING)
+        if value is not _MISSING:
+            d[attr] = value
+"""
+
+
+def _gast_converter(kind):
+    """The converter of the ast class ``kind``, made and remembered."""
+    convert = _GAST_CONVERTERS[kind] = _SPECIAL.get(kind) or _generated_gast_converter(kind)
+    return convert
+
+
+@functools.lru_cache(maxsize=None)
+def _generated_gast_converter(kind):
+    """``kind``'s converter made from ``_GAST_TEMPLATE`` (its fields copied one by one)."""
     target = getattr(gast, kind.__name__, None)
-    found = _GAST_CLASSES[kind] = (target, kind._fields, "lineno" in kind._attributes)
-    return found
+    if target is None:  # not a gast node (ast_to_gast drops it too)
+        return lambda node: None
+    code = _GAST_TEMPLATE.format(
+        fields="".join(_GAST_FIELD_TEMPLATE.format(field=f) for f in kind._fields),
+        type_params='    d["type_params"] = []\n' if kind in _TYPE_PARAMS else "",
+        location=_GAST_LOCATION_TEMPLATE if "lineno" in kind._attributes else "")
+    namespace = {"_new": target.__new__, "_target": target, "_MISSING": _MISSING, "_AST": ast.AST,
+                 "_to_gast": _to_gast, "_converters": _GAST_CONVERTERS, "_converter": _gast_converter,
+                 "_LOCATION": _LOCATION}
+    exec(code, namespace)  # noqa: S102 - our template
+    return namespace["convert"]
 
 
 def _name(identifier, ctx, annotation, type_comment):
@@ -61,40 +117,34 @@ def _name(identifier, ctx, annotation, type_comment):
 _GAST_NAME = gast.Name
 
 
-def _to_gast(node):
-    kind = type(node)
-    if kind is ast.arg:
-        new = _name(node.arg, gast.Param(), _gast_value(node.annotation), node.type_comment)
-    elif kind is ast.Name:
-        new = _name(node.id, _to_gast(node.ctx), None, None)
-    elif kind is ast.ExceptHandler and node.name:
-        new = gast.ExceptHandler(_gast_value(node.type), gast.Name(node.name, gast.Store(), None, None),
-                                 _gast_value(node.body))
-    else:
-        target, fields, _ = _GAST_CLASSES.get(kind) or _gast_class_of(kind)
-        if target is None:  # not a gast node (ast_to_gast drops it too)
-            return None
-        new = target.__new__(target)
-        old, d = node.__dict__, new.__dict__
-        for field in fields:
-            value = old.get(field, _MISSING)
-            if value is _MISSING:
-                continue
-            if type(value) is list:
-                d[field] = [_to_gast(v) if isinstance(v, ast.AST) else v for v in value]
-            elif isinstance(value, ast.AST):
-                d[field] = _to_gast(value)
-            else:
-                d[field] = value
-        if kind in _TYPE_PARAMS:
-            d["type_params"] = []
-    if "lineno" in kind._attributes:
-        old, d = node.__dict__, new.__dict__
-        for attr in _LOCATION:
-            value = old.get(attr, _MISSING)
-            if value is not _MISSING:
-                d[attr] = value
+def _located(node, new):
+    """``new`` with ``node``'s location attributes (those it has)."""
+    old, d = node.__dict__, new.__dict__
+    for attr in _LOCATION:
+        value = old.get(attr, _MISSING)
+        if value is not _MISSING:
+            d[attr] = value
     return new
+
+
+def _arg_to_gast(node):
+    """A parameter is a ``Name`` in ``Param`` context in gast."""
+    return _located(node, _name(node.arg, gast.Param(), _gast_value(node.annotation), node.type_comment))
+
+
+def _name_to_gast(node):
+    return _located(node, _name(node.id, _to_gast(node.ctx), None, None))
+
+
+def _handler_to_gast(node):
+    """``except ... as e`` names ``e`` with a ``Name`` in gast."""
+    if not node.name:
+        return _generated_gast_converter(ast.ExceptHandler)(node)
+    return _located(node, gast.ExceptHandler(
+        _gast_value(node.type), gast.Name(node.name, gast.Store(), None, None), _gast_value(node.body)))
+
+
+_SPECIAL = {ast.arg: _arg_to_gast, ast.Name: _name_to_gast, ast.ExceptHandler: _handler_to_gast}
 
 
 def _gast_value(value):
@@ -129,12 +179,11 @@ def to_ast(node):
 _COPY_LOCATION = {gast.Name, gast.ExceptHandler, gast.Assign}
 if sys.version_info < (3, 12):
     _COPY_LOCATION |= {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef}
-_CLASSES: dict = {}  # gast class -> (ast class or None, fields to copy, has a location, copy_location)
 _NAME_FIELDS = ("id", "ctx")
-_SHARED: dict = {}  # ast class without fields or location -> its one instance
 
 
 def _class_of(kind):
+    """(ast class or None, fields to copy, has a location, copy_location) of the gast class ``kind``."""
     target = getattr(ast, kind.__name__, None)
     fields = kind._fields
     if kind is gast.Name:
@@ -144,62 +193,103 @@ def _class_of(kind):
     elif sys.version_info < (3, 12) and kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
         fields = tuple(f for f in fields if f != "type_params")
     located = target is not None and "lineno" in target._attributes
-    found = _CLASSES[kind] = (target, fields, located, kind in _COPY_LOCATION)
-    return found
+    return target, fields, located, kind in _COPY_LOCATION
 
 
 def _convert(node, location):
-    # Node fields live in the instance dicts of both gast and ast nodes: read and
-    # write them there (this walk visits every node of every converted function).
     kind = type(node)
-    target, fields, located, copy_location = _CLASSES.get(kind) or _class_of(kind)
-    if target is None:  # not a node of this Python's ast (gast_to_ast drops it too)
-        return None
-    if not fields and not located:  # Load, Store, Add, ...: one shared instance, as ast.parse does
-        shared = _SHARED.get(target)
-        if shared is None:
-            shared = _SHARED[target] = target()
-        return shared
-    new = target()
-    old, d = node.__dict__, new.__dict__
-    if located:  # gast_to_ast's copy of the location, then ast.fix_missing_locations
-        lineno, col_offset, end_lineno, end_col_offset = location
-        value = old.get("lineno", _MISSING)
-        if value is _MISSING or (value is None and copy_location):
-            d["lineno"] = lineno
-        else:
-            d["lineno"] = lineno = value
-        value = old.get("col_offset", _MISSING)
-        if value is _MISSING or (value is None and copy_location):
-            d["col_offset"] = col_offset
-        else:
-            d["col_offset"] = col_offset = value
-        value = old.get("end_lineno")
-        if value is None:
-            d["end_lineno"] = end_lineno
-        else:
-            d["end_lineno"] = end_lineno = value
-        value = old.get("end_col_offset")
-        if value is None:
-            d["end_col_offset"] = end_col_offset
-        else:
-            d["end_col_offset"] = end_col_offset = value
-        location = (lineno, col_offset, end_lineno, end_col_offset)
-    rule = _FIELD_RULES.get(kind)
-    if rule is not None:
-        rule(old, d, fields, location)
-        return new
-    for field in fields:
-        value = old.get(field, _MISSING)
-        if value is _MISSING:
-            continue
+    convert = _CONVERTERS.get(kind)
+    if convert is None:
+        convert = _converter(kind)
+    return convert(node, location)
+
+
+# gast class -> its converter, made from _TEMPLATE on first sight: (gast node, location) -> ast node or None
+_CONVERTERS: dict = {}
+
+# The converter of one node class, specialized: its fields copied one by one, children converted
+# through _CONVERTERS (this walk visits every node of every converted function).  Node fields live
+# in the instance dicts of both gast and ast nodes: read and written there.
+_TEMPLATE = """
+def convert(node, location):
+    old = node.__dict__
+    new = _new(_target)
+    d = new.__dict__
+{location}{fields}    return new
+"""
+
+# gast_to_ast's copy of the location, then ast.fix_missing_locations (``_inherited``: a node without
+# all four attributes)
+_LOCATION_TEMPLATE = """    lineno, col_offset = old.get("lineno"), old.get("col_offset")
+    end_lineno, end_col_offset = old.get("end_lineno"), old.get("end_col_offset")
+    if lineno is None or col_offset is None or end_lineno is None or end_col_offset is None:
+        lineno, col_offset, end_lineno, end_col_offset = _inherited(old, location, {copy_location})
+    d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = location = (
+        lineno, col_offset, end_lineno, end_col_offset)
+"""
+
+
+def _inherited(old, location, copy_location):
+    """The location of a node (``old``: its dict) that lacks some of its own: gast_to_ast copies a
+    line or column that is set (with ``ast.copy_location``, for ``copy_location`` classes, only one
+    that is not None), and ``fix_missing_locations`` fills the rest from its parent's ``location``."""
+    lineno, col_offset, end_lineno, end_col_offset = location
+    value = old.get("lineno", _MISSING)
+    if not (value is _MISSING or value is None and copy_location):
+        lineno = value
+    value = old.get("col_offset", _MISSING)
+    if not (value is _MISSING or value is None and copy_location):
+        col_offset = value
+    value = old.get("end_lineno")
+    if value is not None:
+        end_lineno = value
+    value = old.get("end_col_offset")
+    if value is not None:
+        end_col_offset = value
+    return lineno, col_offset, end_lineno, end_col_offset
+
+
+_FIELD_TEMPLATE = """    value = old.get({field!r}, _MISSING)
+    if value is not _MISSING:
         if type(value) is list:
-            d[field] = [_convert(v, location) if isinstance(v, gast.AST) else v for v in value]
-        elif isinstance(value, gast.AST):
-            d[field] = _convert(value, location)
+            d[{field!r}] = [_convert(v, location) if isinstance(v, _AST) else v for v in value]
+        elif isinstance(value, _AST):
+            d[{field!r}] = (_converters.get(type(value)) or _converter(type(value)))(value, location)
         else:
-            d[field] = value
-    return new
+            d[{field!r}] = value
+"""
+
+_RULE_TEMPLATE = """    _rule(old, d, _fields, location)
+"""
+
+
+def _converter(kind):
+    """The converter of the gast class ``kind``, made and remembered."""
+    target, fields, located, copy_location = _class_of(kind)
+    if target is None:  # not a node of this Python's ast (gast_to_ast drops it too)
+        def convert(node, location):
+            return None
+    elif not fields and not located:  # Load, Store, Add, ...: one shared instance, as ast.parse does
+        shared = target()
+
+        def convert(node, location):
+            return shared
+    else:
+        location_code = ""
+        if located:
+            location_code = _LOCATION_TEMPLATE.replace("{copy_location}", str(copy_location))
+        rule = _FIELD_RULES.get(kind)
+        if rule is not None:
+            fields_code = _RULE_TEMPLATE
+        else:
+            fields_code = "".join(_FIELD_TEMPLATE.format(field=f) for f in fields)
+        namespace = {"_new": target.__new__, "_target": target, "_MISSING": _MISSING, "_AST": gast.AST,
+                     "_convert": _convert, "_converters": _CONVERTERS, "_converter": _converter,
+                     "_rule": rule, "_fields": fields, "_inherited": _inherited}
+        exec(_TEMPLATE.format(location=location_code, fields=fields_code), namespace)  # noqa: S102 - our template
+        convert = namespace["convert"]
+    _CONVERTERS[kind] = convert
+    return convert
 
 
 def _arguments_fields(old, d, fields, location):

@@ -47,7 +47,9 @@ def _function_attrs(op_type) -> tuple[str, ...]:
 
 def subgraphs(op) -> list[Graph]:
     """The library graphs ``op`` calls, in the order of its definition's ``function_attrs``."""
-    names = _function_attrs(op.type)
+    names = _FUNCTION_ATTRS.get(op.type)  # (inlined: every pass asks it of every op)
+    if names is None:
+        names = _function_attrs(op.type)
     if not names:
         return []
     library, attrs = op.graph.library, op.attrs
@@ -56,7 +58,8 @@ def subgraphs(op) -> list[Graph]:
 
 def is_functional(op) -> bool:
     """True for ops that call library functions (``If``, ``While``)."""
-    return bool(_function_attrs(op.type))
+    names = _FUNCTION_ATTRS.get(op.type)
+    return bool(names if names is not None else _function_attrs(op.type))
 
 
 # id(graph) -> (graph, stateful?) while ``stateful_cache`` is active (None: not cached)
@@ -99,8 +102,14 @@ def _holds_stateful(graph, seen) -> bool:
 
 
 def _stateful_here(op) -> bool:
-    definition = opdef.REGISTRY.get(op.type)
-    return bool((definition is not None and definition.stateful) or op.control_inputs or op is op.graph.last_stateful)
+    stateful = _STATEFUL_TYPES.get(op.type)
+    if stateful is None:
+        definition = opdef.REGISTRY.get(op.type)
+        stateful = _STATEFUL_TYPES[op.type] = definition is not None and definition.stateful
+    return bool(stateful or op.control_inputs or op is op.graph.last_stateful)
+
+
+_STATEFUL_TYPES: dict[str, bool] = {}  # op type -> its definition's ``stateful`` (looked up once)
 
 
 def is_stateful(op) -> bool:
@@ -192,7 +201,7 @@ def graphs_postorder(root) -> list[Graph]:
 
 
 def _callees(graph):
-    return (sub for op in graph.operations if _function_attrs(op.type) for sub in subgraphs(op))
+    return [sub for op in graph.operations for sub in subgraphs(op)]
 
 
 def count_ops(root) -> int:
@@ -230,17 +239,25 @@ def _copy_into(src, dst, outer_tmap, copied) -> None:
     tmap: dict[int, Tensor] = {}
     ops: dict[int, Operation] = {}
     copies = dst.operations
+    make_op, make_tensor = Operation.__new__, Tensor.__new__  # the fields set below: every one of each
     for op in src.operations:
-        copy = Operation(
-            dst, op.name, op.type, [tmap[id(t)] for t in op.inputs], op.attrs,
-            [ops[id(c)] for c in op.control_inputs] if op.control_inputs else (), op.location,
-        )
-        outputs = copy.outputs = [Tensor(copy, t.value_index, t.dtype, t.shape, t.weak) for t in op.outputs]
-        for old, new in zip(op.outputs, outputs):
+        copy = make_op(Operation)
+        copy.graph, copy.name, copy.type, copy.location = dst, op.name, op.type, op.location
+        copy.inputs = [tmap[id(t)] for t in op.inputs]
+        copy.attrs = dict(op.attrs)
+        copy.control_inputs = [ops[id(c)] for c in op.control_inputs] if op.control_inputs else []
+        outputs = copy.outputs = []
+        for old in op.outputs:
+            new = make_tensor(Tensor)
+            new.op, new.value_index, new.dtype, new.shape, new.weak = copy, old.value_index, old.dtype, old.shape, old.weak
+            outputs.append(new)
             tmap[id(old)] = new
         ops[id(op)] = copy
         copies.append(copy)
-        for attr in _function_attrs(op.type):
+        names = _FUNCTION_ATTRS.get(op.type)
+        if names is None:
+            names = _function_attrs(op.type)
+        for attr in names:
             sub = src.library[op.attrs[attr]]
             sub_copy = copied.get(id(sub))
             if sub_copy is not None:  # called from another place too: shared, as in ``src``
