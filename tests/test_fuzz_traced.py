@@ -397,8 +397,10 @@ def summary(counts) -> str:
 
 # Seeds whose programs the long runs found wrong (an internal error), each a class of bug fixed:
 # a dropped If that had an effect (509596), a staged raise before the branch's earlier IndexError
-# (610773), an op a staged raise waits for hoisted out of its loop (712383).
-FOUND_SEEDS = (509596, 610773, 712383, 1124005)
+# (610773), an op a staged raise waits for hoisted out of its loop (712383), a list grown through
+# an alias (box['r'] of acc) by an if nested in another if, which stages it on the enclosing if's
+# copy, where the alias check did not look for 'acc' (1201389).
+FOUND_SEEDS = (509596, 610773, 712383, 1124005, 1201389)
 
 
 @pytest.mark.parametrize("seed", FOUND_SEEDS)

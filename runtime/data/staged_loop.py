@@ -30,7 +30,7 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
-from autograph.runtime.operators import statement_state
+from autograph.runtime.operators import aliases, statement_state
 from autograph.runtime.tracing import retrace
 from autograph.runtime.tracing.loop_slots import (
     Slot, body_output, classify, initial_tensor, loop_inputs, refute_speculation,
@@ -63,7 +63,8 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
                 s.speculate()
         return _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where)
 
-    final, init, staged = retrace.restaging(trace, init)
+    with aliases.copies_of_state():
+        final, init, staged = retrace.restaging(trace, init)
     statement_state.bind(set_state, init, statement_state.pack_state(init, final, staged), names, where)
 
 

@@ -9,11 +9,20 @@ appends: a silent wrong value.  ``refuse_stale`` looks for such names, by
 identity, in the frames of the code being traced (locals and cells with two
 levels of attributes and items below them, module globals with one) and
 refuses with a ``TracingError`` naming both.
+
+Inside the body of an enclosing tensor statement, the state a nested
+statement stages is the enclosing statement's copy (``fresh``,
+``pack_state``), which no user name holds: ``copies_of_state`` records,
+while a statement traces its bodies, which copy is of which container, and
+both checks look for ``originals`` too (``box = {'r': acc}``, an ``if`` in
+an ``if`` grows ``box['r']``: the user's ``acc`` holds the original).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import types
 
 from autograph.runtime.core.undefined import is_undefined
@@ -79,7 +88,8 @@ def refuse_unseen(state, names, symbols, bodies, where):
 def _containers(value, path, into):
     kind = type(value)
     if kind is list or kind is dict:
-        into.setdefault(id(value), path)
+        for held in (value, *originals(value)):  # (the user's object, if an enclosing statement copied it)
+            into.setdefault(id(held), path)
     if kind is list or kind is tuple:
         for i, item in enumerate(value):
             _containers(item, f"{path}[{i}]", into)
@@ -135,3 +145,60 @@ def _children(value):
     if type(attributes) is dict and len(attributes) <= _WIDTH:
         return list(attributes.items())
     return None
+
+
+# The copies of the state's lists and dicts that the statements being traced gave their bodies
+# (``fresh``, ``pack_state``), one dict per statement, innermost last: id(copy) -> (copy, original).
+_COPIES = threading.local()
+
+
+@contextlib.contextmanager
+def copies_of_state():
+    """While a statement traces its bodies: remembers which of the containers they work on are copies
+    of which (``originals``), so that a statement nested in them still finds the names holding the
+    user's list (``acc`` after ``box = {'r': acc}``: the enclosing statement copied ``box``)."""
+    stack = _COPIES.__dict__.setdefault("stack", [])
+    stack.append({})
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def record_copy(copy, original):
+    """Records the list or dict ``copy`` as a copy of ``original`` (for the statement being traced)."""
+    stack = getattr(_COPIES, "stack", None)
+    if stack:
+        stack[-1][id(copy)] = (copy, original)
+
+
+def record_copies(original, copy):
+    """Records each list and dict of ``copy`` (built like ``original``) as a copy of ``original``'s."""
+    kind = type(original)
+    if type(copy) is not kind or copy is original:
+        return
+    if kind is list or kind is dict:
+        record_copy(copy, original)
+    if kind is dict:
+        if copy.keys() == original.keys():
+            for key in original:
+                record_copies(original[key], copy[key])
+    elif (kind is list or kind is tuple) and len(copy) == len(original):
+        for before, after in zip(original, copy):
+            record_copies(before, after)
+
+
+def originals(value):
+    """The containers ``value`` is a copy of, through the statements being traced (the enclosing
+    statement's copy first, the user's object last); empty for a container no statement copied."""
+    stack = getattr(_COPIES, "stack", None) or ()
+    found = []
+    while True:
+        for scope in reversed(stack):
+            entry = scope.get(id(value))
+            if entry is not None and entry[0] is value:
+                value = entry[1]
+                found.append(value)
+                break
+        else:
+            return found

@@ -81,7 +81,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
 
         return run
 
-    with recursion.guard(body, where):
+    with recursion.guard(body, where), aliases.copies_of_state():
         outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
     if len(dead) == 2:
         outputs = raises.both_branches_raise(init[:nouts])

@@ -298,7 +298,8 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
                            invariants=None if invariants is None else [None] * k + invariants,
                            maximum_iterations=opts.get("maximum_iterations"), stage_lists=True)
 
-    final, init, staged = retrace.restaging(trace, init)
+    with aliases.copies_of_state():
+        final, init, staged = retrace.restaging(trace, init)
     statement_state.bind(set_state, init, statement_state.pack_state(init, final[k:], staged), names, where)
 
 

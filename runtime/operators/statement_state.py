@@ -180,7 +180,9 @@ def pack_state(init, flat, staged):
             index += 1
         else:
             count = len(nest.flatten(entry))
-            out.append(nest.pack_as(entry, flat[index:index + count]))
+            packed = nest.pack_as(entry, flat[index:index + count])
+            aliases.record_copies(entry, packed)
+            out.append(packed)
             index += count
     return tuple(out)
 
@@ -205,7 +207,8 @@ def fresh(state):
             memo[id(value)] = result = {}
             result.update((k, copy(v)) for k, v in value.items())
         else:
-            result = tuple(copy(v) for v in value)
+            return tuple(copy(v) for v in value)
+        aliases.record_copy(result, value)
         return result
 
     return tuple(copy(v) for v in state)
@@ -265,6 +268,9 @@ def bind(set_state, init, final, names, where):
             if other != label:
                 raise TracingError(aliases.stale_message(other, label, where))
         if replaced:
+            # Inside the body of an enclosing tensor statement these are its copies of its state: the
+            # user's names hold the lists they copy.
+            replaced += [(label, held) for label, value in replaced for held in aliases.originals(value)]
             aliases.refuse_stale(replaced, where)
     return bound
 

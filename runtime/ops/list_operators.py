@@ -59,8 +59,9 @@ _COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 
 # methods of Python lists that a staged list does not have (converted code calls the operators instead
 # of append, extend and pop)
-_LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "index", "count", "copy", "append",
-                           "extend", "pop"})
+_LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "index", "count", "copy"})
+# the methods converted code calls the operators for, where a list is a local variable (``xs.append(v)``)
+_GROWTH_METHODS = {"append": "append to", "extend": "extend", "pop": "pop from"}
 
 
 class StagedList(Tensor):
@@ -77,6 +78,13 @@ class StagedList(Tensor):
         return tensor
 
     def __getattr__(self, name):  # only for names a StagedList does not have
+        if name in _GROWTH_METHODS:
+            raise AttributeError(
+                f"'Tensor' object has no attribute '{name}': {self.label} is carried as one tensor of "
+                f"its elements; converted code can {_GROWTH_METHODS[name]} it only as a local variable (`xs.{name}(...)` "
+                f"rebinds `xs`), not where it is reached through an item or attribute. Grow the list in a "
+                f"local variable and assign it to the item or attribute afterwards."
+            )
         if name in _LIST_METHODS:
             raise AttributeError(
                 f"'Tensor' object has no attribute '{name}': {self.label} is carried as one tensor of "
