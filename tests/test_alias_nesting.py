@@ -214,9 +214,11 @@ def test_appending_through_an_item_to_a_list_an_inner_if_staged_says_how_to_grow
     through the item; the error says so (it said the staged list 'can be appended to ... but not
     .append()')."""
     assert len(staged_by_inner_if_then_appended(*copy.deepcopy(ARGS))["r"]) == 3
-    with pytest.raises(AttributeError) as info:
+    with pytest.raises(ag.TracingError) as info:  # a refusal (an AttributeError too: hasattr sees no method)
         traced(staged_by_inner_if_then_appended, mode, *ARGS)
+    assert isinstance(info.value, AttributeError)
     message = str(info.value)
+    assert f"{__file__}:" in message, message
     assert "the staged list 'box['r']' of the if at " in message, message
     assert "can append to it only as a local variable" in message, message
     assert "can be appended to" not in message, message

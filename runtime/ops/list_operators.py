@@ -64,6 +64,11 @@ _LIST_METHODS = frozenset({"insert", "remove", "clear", "reverse", "sort", "inde
 _GROWTH_METHODS = {"append": "append to", "extend": "extend", "pop": "pop from"}
 
 
+class MethodRefused(TracingError, AttributeError):
+    """A list method called on a staged list, which does not have it: a refusal, and an
+    ``AttributeError`` too (``hasattr`` and ``getattr`` with a default see no such method)."""
+
+
 class StagedList(Tensor):
     """A tensor standing for a Python list: its elements stacked on a new first axis; ``label`` is
     what messages call it."""
@@ -79,16 +84,17 @@ class StagedList(Tensor):
 
     def __getattr__(self, name):  # only for names a StagedList does not have
         if name in _GROWTH_METHODS:
-            raise AttributeError(
-                f"'Tensor' object has no attribute '{name}': {self.label} is carried as one tensor of "
-                f"its elements; converted code can {_GROWTH_METHODS[name]} it only as a local variable (`xs.{name}(...)` "
-                f"rebinds `xs`), not where it is reached through an item or attribute. Grow the list in a "
-                f"local variable and assign it to the item or attribute afterwards."
+            raise MethodRefused(
+                f"'Tensor' object has no attribute '{name}': {self.label} (at {user_location_text()}) is "
+                f"carried as one tensor of its elements; converted code can {_GROWTH_METHODS[name]} it only as a "
+                f"local variable (`xs.{name}(...)` rebinds `xs`), not where it is reached through an item or "
+                "attribute. Grow the list in a local variable and assign it to the item or attribute afterwards."
             )
         if name in _LIST_METHODS:
-            raise AttributeError(
-                f"'Tensor' object has no attribute '{name}': {self.label} is carried as one tensor of "
-                "its elements, which can be appended to, extended, popped, indexed and iterated, but not "
+            raise MethodRefused(
+                f"'Tensor' object has no attribute '{name}': {self.label} (at {user_location_text()}) is "
+                "carried as one tensor of its elements, which can be appended to, extended, popped, indexed and "
+                "iterated, but not "
                 f".{name}(). Build the list in another way (append in order), or work on rt.stack(...) of it."
             )
         return Tensor.__getattr__(self, name)
