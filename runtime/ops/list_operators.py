@@ -25,11 +25,15 @@ element by element.  Per the other operand, as Python decides for a
 * a Python or numpy integer on either side of ``*``: it repeats; a scalar
   integer tensor count cannot be staged (``TracingError``), a float one is
   Python's ``TypeError``;
-* another Python number: ``==``/``!=`` are ``False``/``True``; anything
-  else is Python's ``TypeError``;
+* another Python number (a weakly typed scalar tensor too: a loop counter,
+  an item of a list of Python numbers): ``==``/``!=`` are ``False``/``True``;
+  anything else is Python's ``TypeError``;
 * a numpy value or another tensor: numpy converts the list to an array, so
   the operator is element by element, as on the stacked tensor (``None``:
-  the caller applies the tensor operator).
+  the caller applies the tensor operator).  A list of Python numbers is
+  then a *strong* array of numpy's default dtype (``np.asarray([1, 2])`` is
+  int64, as ``common.promote`` makes it), not a weak one: ``np.uint8(0) +
+  [-2]`` is int64 ``[-2]``, never uint8 ``[254]``.
 
 Unary operators on a list are Python's ``TypeError``.
 """
@@ -162,7 +166,8 @@ def binary(name: str, left, right):
     """``left <op> right`` (``name``: ``"add"``, ``"mul"``, ...) where one operand is a staged list;
     None when numpy's element-by-element meaning applies (then the tensor operator runs)."""
     lst, other = (left, right) if isinstance(left, StagedList) else (right, left)
-    if type(other) in (list, tuple) or isinstance(other, StagedList):
+    listlike = isinstance(other, Tensor) and other.weak and other.shape != ()  # an item of a list of lists
+    if type(other) in (list, tuple) or isinstance(other, StagedList) or listlike:
         if name == "add" and type(other) is not tuple:
             return _concat(left, right)
         if name in _COMPARISONS:
@@ -176,16 +181,19 @@ def binary(name: str, left, right):
     if name == "mul":
         if isinstance(other, (numbers.Integral, np.integer)):  # Python and numpy ints repeat a list
             return _repeat(lst, int(other))
-        if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar
-            if other.dtype.kind in "iu":
+        if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar or a Python number
+            if other.dtype.kind in "iu" or other.weak and other.dtype.kind == "b":  # a Python bool is an int
                 raise TracingError(
                     f"repeating {lst.label} by a tensor count at {user_location_text()} cannot be "
                     "staged; repeat it by a Python int, or build the list in a loop."
                 )
-            raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{other.dtype.name}'")
+            spelled = "float" if other.weak else f"numpy.{other.dtype.name}"
+            raise TypeError(f"can't multiply sequence by non-int of type '{spelled}'")
         if isinstance(other, (float, np.floating)):
             raise _type_error(name, left, right)
-    if is_python_number(other) or other is None or isinstance(other, str):
+    # a weakly typed scalar tensor stands for a Python number (a loop counter, an item of the list)
+    weak_scalar = isinstance(other, Tensor) and other.weak and other.shape == ()
+    if is_python_number(other) or other is None or isinstance(other, str) or weak_scalar:
         if name in ("eq", "ne"):
             return name == "ne"
         raise _type_error(name, left, right)
@@ -200,7 +208,11 @@ def unary(symbol: str, operand):
 
 def _type_error(name, left, right):
     def kind(v):
-        return "list" if isinstance(v, StagedList) else type(v).__name__
+        if isinstance(v, StagedList) or isinstance(v, Tensor) and v.weak and v.shape != ():
+            return "list"
+        if isinstance(v, Tensor) and v.weak:  # a Python number
+            return {"b": "bool", "f": "float"}.get(v.dtype.kind, "int")
+        return type(v).__name__
 
     symbol = _SYMBOLS.get(name, name)
     if name in _COMPARISONS:
