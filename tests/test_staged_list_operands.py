@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import operator
+import re
 import warnings
 
 import numpy as np
@@ -272,3 +273,124 @@ def test_a_list_repeated_or_joined_is_a_list(mode):
     got = traced(repeated_and_joined, mode, np.int32(3))
     for e, g in zip(expected, got):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(e))  # a staged list comes back as an array
+
+
+# -- a list of numpy values and Python numbers: numpy's array joins both kinds ---------------------
+#
+# ``np.asarray([np.int32(1), 2])`` is int64 and ``[np.float32(1), 2.0]`` float64, where the staged
+# list keeps one dtype (int32, float32: NEP 50 for the numbers joining it); and without its Python
+# numbers (a loop that ran zero times) the array is int32 again.  One graph cannot give both, so
+# such a list used as an array is refused, naming it and the line, wherever numpy's dtype for it is
+# not the list's own (an int64 list with Python ints, an int32 list with Python bools keep theirs).
+
+def counter_after_numpy_value(x, n):
+    l = [np.int32(1)]
+    for i in range(n):
+        l.append(i)
+    return x + l
+
+
+def floats_after_numpy_value(x, n):
+    l = [np.float32(1)]
+    for i in range(n):
+        l.append(i * 0.5)
+    return x - l
+
+
+def numpy_values_after_numbers(x, n):
+    l = [1, 2]
+    for _ in range(n):
+        l.append(x)
+    return x + l
+
+
+def numbers_appended_to_a_staged_list(x, n):  # a list staged by one loop, numbers appended by another
+    l = []
+    for _ in range(n):
+        l.append(x)
+    y = x < l  # numpy values only, so far: an array of their dtype
+    for i in range(n):
+        y = x < l  # before the append: the list holds the numbers of earlier iterations
+        l.append(i)
+    return y
+
+
+def numbers_in_one_branch(x, n):
+    l = [x]
+    if n > 2:
+        l.append(1)
+    else:
+        l.append(x)
+        l.append(x)
+    return x - l
+
+
+def numbers_concatenated(x, n):
+    l = []
+    for _ in range(n):
+        l.append(x)
+    return x + (l + [1])
+
+
+def numbers_extended_then_popped(x, n):
+    l = [1]
+    for _ in range(n):
+        l.append(x)
+    l.extend([5, 6])
+    l.pop(0)
+    return x == l
+
+
+MIXED = [counter_after_numpy_value, floats_after_numpy_value, numpy_values_after_numbers,
+         numbers_appended_to_a_staged_list, numbers_in_one_branch, numbers_concatenated,
+         numbers_extended_then_popped]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn", MIXED, ids=lambda fn: fn.__name__)
+def test_a_list_of_numpy_values_and_python_numbers_as_an_array_is_refused(fn, mode):
+    for x in (np.uint8(200), np.int32(3), np.float32(1.5)):
+        for n in (np.int32(0), np.int32(3)):
+            expected = plain(fn, x, n)  # Python's answer, which a list of one dtype cannot give for every n
+            assert np.asarray(expected).dtype != (x + np.zeros(0, x.dtype)).dtype or n == 0, (fn, x, n)
+            with pytest.raises(ag.TracingError) as refusal:
+                traced(fn, mode, x, n)
+            assert re.search(r"the staged list 'l' of .*test_staged_list_operands\.py:\d+ holds \w+ values and "
+                             r"Python numbers, used as an array at .*test_staged_list_operands\.py:\d+",
+                             str(refusal.value)), refusal.value
+            assert "Make its elements one kind" in str(refusal.value), refusal.value
+
+
+def numbers_joining_int64_and_bools_joining_int32(x, n):
+    wide, narrow = [np.int64(5)], [np.int32(5)]
+    for i in range(n):
+        wide.append(i - 2)
+        narrow.append(i > 0)
+    return x + wide, x < narrow, x + narrow
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_mixed_list_is_refused_only_where_numpys_dtype_is_not_the_lists(mode):
+    for x in (np.uint8(200), np.int32(3), np.float32(1.5)):
+        for n in (np.int32(0), np.int32(3)):
+            for e, g in zip(numbers_joining_int64_and_bools_joining_int32(x, n),
+                            traced(numbers_joining_int64_and_bools_joining_int32, mode, x, n)):
+                _same(e, g, f"{mode} ({x!r}, {n!r})")
+    with pytest.raises(ag.TracingError, match=r"the staged list 'l' .* holds int32 values and Python numbers.*"
+                                              r"an array of both kinds, int64.*rt\.cast\(\.\.\., 'int64'\)"):
+        traced(counter_after_numpy_value, mode, np.uint8(200), np.int32(3))
+
+
+def cast_first(x, n):
+    l = [np.int32(1)]
+    for i in range(n):
+        l.append(i)
+    return x + ag.runtime.cast(l, "int64")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_advice_for_a_mixed_list_works(mode):
+    with pytest.raises(ag.TracingError, match=r"rt\.cast\(\.\.\., 'int64'\)"):
+        traced(counter_after_numpy_value, mode, np.uint8(200), np.int32(3))
+    for n in (np.int32(0), np.int32(3)):
+        _same(plain(cast_first, np.uint8(200), n), traced(cast_first, mode, np.uint8(200), n), mode)

@@ -30,6 +30,7 @@ from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
+from autograph.runtime.errors import TracingError
 
 
 def dtype_of(value) -> np.dtype:
@@ -102,16 +103,14 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
 
 _INT64 = np.iinfo(np.int64)
 
-# dtype kind of a weakly typed list -> numpy's dtype for a Python list of such numbers (np.asarray)
-_LIST_DTYPES = {"b": dtypes.bool_, "i": dtypes.int64, "u": dtypes.int64, "f": dtypes.float64}
-
-
 def is_weak_list(value) -> bool:
     """A weakly typed non-scalar tensor: a Python list of Python numbers (a staged list of them)."""
     return isinstance(value, Tensor) and value.weak and value.shape != ()
 
 
 def _lists_as_arrays(values, ufunc):
+    for v in values:
+        _refuse_mixed_list(v)
     if not any(is_weak_list(v) for v in values):
         return values
     arrays = [_as_array(v) if is_weak_list(v) else v for v in values]
@@ -119,10 +118,30 @@ def _lists_as_arrays(values, ufunc):
             for i, (v, a) in enumerate(zip(values, arrays))]
 
 
+def _refuse_mixed_list(value):
+    """A ``TracingError`` for a strongly typed staged list that may hold Python numbers beside its numpy
+    values (``StagedList.numbers``) where numpy's array of it has another dtype: ``np.asarray`` joins
+    both kinds (``[np.int32(1), 2]`` is int64, ``[np.float32(1), 2.0]`` float64), and gives the numpy
+    values' dtype when no Python number is in it, so its dtype depends on what the program appended;
+    the graph's list has one dtype."""
+    numbers = getattr(value, "numbers", None) if isinstance(value, Tensor) and not value.weak else None
+    if numbers is None or dtypes.result_type(value.dtype, numbers) == value.dtype:
+        return
+    joined = dtypes.result_type(value.dtype, numbers)
+    raise TracingError(
+        f"{_list_label(value)} holds {value.dtype.name} values and Python numbers, used as an array at "
+        f"{user_location_text()}: numpy makes such a list an array of both kinds, {joined.name} (as "
+        f"np.asarray([np.int32(1), 2]) is int64), or of {value.dtype.name} when no Python number is in it, "
+        f"where the graph keeps one dtype, {value.dtype.name}. Make its elements one kind (append {value.dtype.name} values only: "
+        f"np.{value.dtype.name}(i), rt.cast(i, '{value.dtype.name}')), or cast the list first "
+        f"(rt.cast(..., '{joined.name}'))."
+    )
+
+
 def _as_array(value):
     """The weak list ``value`` as the strongly typed array ``np.asarray`` makes of its Python numbers:
     int64, float64 or bool (a list of weak uint64 counters: int64, checked when the graph runs)."""
-    dtype = _LIST_DTYPES[value.dtype.kind]
+    dtype = dtypes.LIST_DTYPES[value.dtype.kind]
     array = apply.apply_op("Cast", [value], {"dtype": dtype})
     if dtypes.narrows(value.dtype, dtype):  # uint64 -> int64
         from autograph.runtime.ops import reduction  # it reaches this module

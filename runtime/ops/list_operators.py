@@ -74,10 +74,15 @@ class StagedList(Tensor):
     __slots__ = ()
 
     @staticmethod
-    def mark(tensor, label=None) -> "StagedList":
-        """``tensor``, made the staged list ``label`` in place (its graph keeps the same object)."""
+    def mark(tensor, label=None, numbers=None) -> "StagedList":
+        """``tensor``, made the staged list ``label`` in place (its graph keeps the same object).
+
+        ``numbers``: for a strongly typed list, the dtype ``np.asarray`` gives the Python numbers it may
+        hold beside its numpy values (``python_numbers``), None if it holds none; a weakly typed list
+        holds Python numbers only, which its own dtype's kind says."""
         tensor.__class__ = StagedList
         tensor.label = label or f"the staged list {tensor.name}"
+        tensor.numbers = None if tensor.weak else numbers
         return tensor
 
     def __getattr__(self, name):  # only for names a StagedList does not have
@@ -98,7 +103,7 @@ class StagedList(Tensor):
     def popped(self, index=None):
         """``l.pop(i)``: ``(this list without item i, that item)``; the last item by default."""
         rest, item = _pop(self, index)
-        return StagedList.mark(rest, describe(self)), item
+        return StagedList.mark(rest, describe(self), python_numbers(self)), item
 
     def extended(self, items):
         """``l.extend(xs)``: this list with ``items`` (a Python list, or a tensor: its rows) appended."""
@@ -108,6 +113,29 @@ class StagedList(Tensor):
         """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
         IndexError, when the graph runs, for an index out of range)."""
         return _deleted(self, index)
+
+
+def python_numbers(value):
+    """The dtype ``np.asarray`` gives the Python numbers ``value`` is or holds (bool, int64, float64,
+    joined), or None if none: a Python number; a weakly typed tensor (a number, or a list of them);
+    a strongly typed staged list: its ``numbers``; a Python list: its elements'.  Numpy converts a
+    list of numpy values and Python numbers to an array of the dtype joining both
+    (``np.asarray([np.int32(1), 2])`` is int64), which the list's one dtype (int32) may not be."""
+    if isinstance(value, StagedList) and not value.weak:
+        return value.numbers
+    if isinstance(value, Tensor):
+        return dtypes.LIST_DTYPES[value.dtype.kind] if value.weak else None
+    if is_python_number(value):
+        return np.asarray(value).dtype if not isinstance(value, int) or abs(value) < 2**63 else dtypes.float64
+    if type(value) in (list, tuple):
+        return joined_numbers(*(python_numbers(v) for v in value))
+    return None
+
+
+def joined_numbers(*numbers):
+    """The dtype joining the ``python_numbers`` dtypes given (None for none)."""
+    known = [n for n in numbers if n is not None]
+    return dtypes.result_type(*known) if known else None
 
 
 def describe(target) -> str:
@@ -245,6 +273,7 @@ def _concat(left, right):
     like = left if isinstance(left, StagedList) else right
     a, b = _as_stacked(left, like), _as_stacked(right, like)
     weak = a.weak and b.weak  # lists of Python numbers only: so is the concatenation
+    numbers = joined_numbers(python_numbers(a), python_numbers(b))
     if a.dtype != b.dtype:
         if weak or not (a.weak or b.weak):  # numpy's dtype for both
             dtype = dtypes.result_type(a.dtype, b.dtype)
@@ -252,13 +281,14 @@ def _concat(left, right):
             numbers, other = (a, b) if a.weak else (b, a)
             dtype = dtypes.staged_list_result_type(numbers.dtype, other.dtype)
         a, b = (x if x.dtype == dtype else cast_numbers(x, dtype, weak=weak) for x in (a, b))
-    return StagedList.mark(array.concat([a, b], axis=0, weak=weak), getattr(like, "label", None))
+    return StagedList.mark(array.concat([a, b], axis=0, weak=weak), getattr(like, "label", None), numbers)
 
 
 def _repeat(lst, count):
     if count <= 0:
-        return StagedList.mark(lst[:0], lst.label)
-    return StagedList.mark(array.concat([lst] * count, axis=0, weak=lst.weak), lst.label) if count > 1 else lst
+        return StagedList.mark(lst[:0], lst.label, lst.numbers)
+    return (StagedList.mark(array.concat([lst] * count, axis=0, weak=lst.weak), lst.label, lst.numbers)
+            if count > 1 else lst)
 
 
 def _deleted(target, index):
@@ -275,7 +305,7 @@ def _deleted(target, index):
     elif int(index) < 0:
         index = int(index) + length
     rest = array.concat([target[:index], target[index + 1:]], axis=0)
-    return StagedList.mark(rest, target.label)
+    return StagedList.mark(rest, target.label, python_numbers(target))
 
 
 def _appended(target, item):
@@ -283,6 +313,7 @@ def _appended(target, item):
     label = describe(target)
     if current_graph() is None:
         raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
+    numbers = joined_numbers(python_numbers(target), python_numbers(item))  # before items become tensors
     if is_weak(item) and not isinstance(item, Tensor):
         if not target.weak and not fits(item, target.dtype):
             raise TracingError(
@@ -307,7 +338,7 @@ def _appended(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = cast(item, target.dtype, weak=item.weak)
-    return StagedList.mark(array.list_append(target, item, label), label)
+    return StagedList.mark(array.list_append(target, item, label), label, numbers)
 
 
 def _pop(target, index):

@@ -88,7 +88,7 @@ def _unary_method(candidates):
 def _getitem(self, key):
     result = indexing.getitem(self, key)
     if isinstance(self, StagedList) and type(key) is slice and isinstance(result, Tensor):
-        return StagedList.mark(result, self.label)  # a slice of a list is a list
+        return StagedList.mark(result, self.label, self.numbers)  # a slice of a list is a list
     return result
 
 

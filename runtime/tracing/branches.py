@@ -101,7 +101,9 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
                 else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
-                slots.append((index, j, next((v.label for v in (x, y) if isinstance(v, StagedList)), None)))
+                lists = [v for v in (x, y) if isinstance(v, StagedList)]
+                numbers = list_operators.joined_numbers(*map(list_operators.python_numbers, (x, y)))
+                slots.append((index, j, lists[0].label if lists else None, numbers))
         results.append((a, merged))
 
     then_g.outputs, else_g.outputs = then_flat, else_flat
@@ -109,8 +111,8 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j, label), tensor in zip(slots, outputs):  # a staged list on either path stays one
-        results[index][1][j] = tensor if label is None else StagedList.mark(tensor, label)
+    for (index, j, label, numbers), tensor in zip(slots, outputs):  # a staged list on either path stays one
+        results[index][1][j] = tensor if label is None else StagedList.mark(tensor, label, numbers)
     return [nest.pack_as(structure, merged) for structure, merged in results]
 
 
