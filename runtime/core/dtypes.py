@@ -75,6 +75,10 @@ def result_type(*operands) -> np.dtype:
 # dtype kind -> a Python number of that kind: what NEP 50 promotion sees of a weakly typed value
 KIND_NUMBERS = {"b": False, "i": 0, "u": 0, "f": 0.0}
 
+# dtype kind of a weakly typed value -> numpy's dtype for the Python numbers it stands for in a list:
+# np.asarray makes them a strongly typed array (``[1, 2]`` int64, ``[1.5]`` float64, ``[True]`` bool)
+LIST_DTYPES = {"b": np.dtype(np.bool_), "i": np.dtype(np.int64), "u": np.dtype(np.int64), "f": np.dtype(np.float64)}
+
 
 def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
     """The dtype of a weakly typed staged list (a list of Python numbers, ``list_dtype``) joined by

@@ -99,10 +99,11 @@ def _numpy_message(name, tensor) -> str:
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
-    # ``label`` is set only on a ``StagedList`` (``runtime/ops/list_operators.py``), the type a tensor
-    # standing for a Python list becomes in place; it is declared here because ``__class__``
-    # assignment needs one layout (graphs know their tensors by identity: no copy may stand for one)
-    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "label")
+    # ``label`` and ``numbers`` are set only on a ``StagedList`` (``runtime/ops/list_operators.py``), the
+    # type a tensor standing for a Python list becomes in place; they are declared here because
+    # ``__class__`` assignment needs one layout (graphs know their tensors by identity: no copy may
+    # stand for one)
+    __slots__ = ("op", "value_index", "dtype", "shape", "weak", "label", "numbers")
 
     __array_priority__ = 1000
 

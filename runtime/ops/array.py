@@ -238,7 +238,7 @@ def concat(values, axis=0, name=None, weak=False):
 
 def _join(op_type, values, axis, weak, name):
     """A ``Pack`` or ``ConcatV2`` of ``values`` (promoted to one dtype) along ``axis``."""
-    values = promote(list(values))
+    values = promote(list(values), lists=False)  # a staged list's elements keep their weak typing
     attrs = {"axis": check_int_attr(axis, "axis")}
     if weak:
         attrs["weak"] = True

@@ -30,6 +30,7 @@ from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
+from autograph.runtime.errors import TracingError
 
 
 def dtype_of(value) -> np.dtype:
@@ -46,7 +47,7 @@ def dtype_of(value) -> np.dtype:
     return dtype
 
 
-def promote(values, compared=False) -> list:
+def promote(values, compared=False, lists=True, ufunc=None) -> list:
     """``values`` with the weakly typed ones converted to the dtype NEP 50 gives them.
 
     With a strongly typed operand (a strong tensor, a numpy value), the weak
@@ -63,7 +64,19 @@ def promote(values, compared=False) -> list:
     300`` is True), where arithmetic raises ``OverflowError``; so a weak
     integer that the strong integer dtype cannot hold widens every operand
     to a dtype holding both (``_holding_both``) instead of being narrowed.
+
+    ``lists``: a weakly typed non-scalar tensor (a staged list of Python
+    numbers, or an item of a staged list of lists) is a Python list, which
+    numpy converts to a *strong* array of its default dtype for the kind
+    (``np.asarray([1, 2])`` is int64, ``[1.5]`` float64, ``[True]`` bool),
+    never NEP 50's weak scalar: ``np.uint8(0) + [-2]`` is int64 ``[-2]``
+    (``_as_array``).  ``ufunc``, the op's, tells whether an empty list
+    (``np.asarray([])`` is float64) would change the result
+    (``_checked_not_empty``).  False for the joins of staged lists
+    (``stack``/``concat``), which keep their elements' weak typing.
     """
+    if lists:
+        values = _lists_as_arrays(values, ufunc)
     if not any(is_weak(v) for v in values):
         return list(values)
     if current_graph() is None:
@@ -90,6 +103,108 @@ def promote(values, compared=False) -> list:
 
 _INT64 = np.iinfo(np.int64)
 
+def is_weak_list(value) -> bool:
+    """A weakly typed non-scalar tensor: a Python list of Python numbers (a staged list of them)."""
+    return isinstance(value, Tensor) and value.weak and value.shape != ()
+
+
+def _lists_as_arrays(values, ufunc):
+    for v in values:
+        _refuse_mixed_list(v)
+    if not any(is_weak_list(v) for v in values):
+        return values
+    arrays = [_as_array(v) if is_weak_list(v) else v for v in values]
+    return [_checked_not_empty(v, arrays, i, ufunc) if is_weak_list(v) else a
+            for i, (v, a) in enumerate(zip(values, arrays))]
+
+
+def _refuse_mixed_list(value):
+    """A ``TracingError`` for a strongly typed staged list that may hold Python numbers beside its numpy
+    values (``StagedList.numbers``) where numpy's array of it has another dtype: ``np.asarray`` joins
+    both kinds (``[np.int32(1), 2]`` is int64, ``[np.float32(1), 2.0]`` float64), and gives the numpy
+    values' dtype when no Python number is in it, so its dtype depends on what the program appended;
+    the graph's list has one dtype."""
+    numbers = getattr(value, "numbers", None) if isinstance(value, Tensor) and not value.weak else None
+    if numbers is None or dtypes.result_type(value.dtype, numbers) == value.dtype:
+        return
+    joined = dtypes.result_type(value.dtype, numbers)
+    raise TracingError(
+        f"{_list_label(value)} holds {value.dtype.name} values and Python numbers, used as an array at "
+        f"{user_location_text()}: numpy makes such a list an array of both kinds, {joined.name} (as "
+        f"np.asarray([np.int32(1), 2]) is int64), or of {value.dtype.name} when no Python number is in it, "
+        f"where the graph keeps one dtype, {value.dtype.name}. Make its elements one kind (append {value.dtype.name} values only: "
+        f"np.{value.dtype.name}(i), rt.cast(i, '{value.dtype.name}')), or cast the list first "
+        f"(rt.cast(..., '{joined.name}'))."
+    )
+
+
+def _as_array(value):
+    """The weak list ``value`` as the strongly typed array ``np.asarray`` makes of its Python numbers:
+    int64, float64 or bool (a list of weak uint64 counters: int64, checked when the graph runs)."""
+    dtype = dtypes.LIST_DTYPES[value.dtype.kind]
+    array = apply.apply_op("Cast", [value], {"dtype": dtype})
+    if dtypes.narrows(value.dtype, dtype):  # uint64 -> int64
+        from autograph.runtime.ops import reduction  # it reaches this module
+
+        strong = apply.apply_op("Cast", [value], {"dtype": value.dtype})
+        back = apply.apply_op("Cast", [array], {"dtype": value.dtype})
+        unchanged = reduction.reduce_all(apply.apply_op("Equal", [back, strong]))
+        array = apply.apply_op("Ensure", [array, unchanged], {"error": "OverflowError", "message": (
+            f"{_list_label(value)} holds a Python number that {dtype.name} cannot hold, at "
+            f"{user_location_text()}: numpy makes such a list a uint64 array, the graph one of {dtype.name}. "
+            f"Cast the list first (rt.cast(..., '{value.dtype.name}'))")})
+    return array
+
+
+def _list_label(value):
+    return getattr(value, "label", None) or f"the staged list {value.name}"
+
+
+def _checked_not_empty(value, arrays, index, ufunc):
+    """``arrays[index]`` (the weak list ``value`` as numpy's array), checked when the graph runs not to
+    be empty where that matters: ``np.asarray([])`` is float64 and 1-D whatever the list would hold,
+    so an empty list of ints or bools gives another dtype (``np.int32(1) + []`` is float64) or Python's
+    TypeError (``np.int32(1) & []``), and an empty list of lists another shape; the graph, traced for
+    the elements' dtype and shape, refuses it (ValueError; Python's TypeError where numpy has no such
+    op on float64) rather than give another value."""
+    array = arrays[index]
+    length = None if value.shape is None else value.shape[0]
+    if length is not None and length > 0:
+        return array
+    flat = value.shape is not None and len(value.shape) == 1
+    if flat and array.dtype.kind == "f":
+        return array
+    error = "ValueError"
+    if flat:
+        with_float = _result_dtype(ufunc, arrays, index, dtypes.float64)
+        if with_float is not None and with_float == _result_dtype(ufunc, arrays, index, array.dtype):
+            return array
+        if with_float is None:  # no such op on float64: Python's error (np.int32(1) & [])
+            error = "TypeError"
+    from autograph.runtime.ops import array as array_ops  # it reaches this module
+
+    size = array_ops.shape(array, out_type="int64")[0]
+    nonempty = apply.apply_op("NotEqual", [size, apply.constant(np.zeros((), np.int64), dtypes.int64)])
+    elements = "" if value.shape is None else f" of shape {tuple(value.shape[1:])}"
+    return apply.apply_op("Ensure", [array, nonempty], {"error": error, "message": (
+        f"{_list_label(value)} is empty when the graph runs, at {user_location_text()}: numpy makes an "
+        f"empty Python list a float64 array of shape (0,) (np.asarray([])), which gives another result "
+        f"than the graph was traced for, with {array.dtype.name} elements{elements}. Start the list from a "
+        f"float64 tensor, or check that it is not empty first")})
+
+
+def _result_dtype(ufunc, operands, index, dtype):
+    """The dtype of the op (``ufunc``; else numpy's promotion) with ``operands[index]`` an array of
+    ``dtype``; None if numpy has no such op."""
+    strong = [dtype if i == index else dtype_of(o) for i, o in enumerate(operands) if i == index or not is_weak(o)]
+    weak = [weak_number(o) for i, o in enumerate(operands) if i != index and is_weak(o)]
+    try:
+        joined = dtypes.result_type(*strong, *weak)
+        in_dtypes = [dtype if i == index else joined if is_weak(o) else dtype_of(o) for i, o in enumerate(operands)]
+        return joined if ufunc is None else ufunc_dtype(ufunc, in_dtypes)
+    except TypeError:
+        return None
+
 
 def _holding_both(values, target):
     """The integer dtype that holds ``target`` and every weakly typed integer among ``values`` that
@@ -98,7 +213,8 @@ def _holding_both(values, target):
     number); and when a weak scalar would have to be cast itself (a weak int32 next to a uint32), since
     casts of a weakly typed loop variable are evidence of its dtype (``tracing/weak_loop_vars.py``).
     In those cases promote's error or ``OverflowError`` check stays (a refusal naming the line, not
-    Python's answer).  A weak array (a staged list of Python ints) is cast, as it has no such check."""
+    Python's answer).  (A weak array, a staged list of Python ints, is numpy's int64 array by then:
+    ``_as_array``.)"""
     wide = target
     for v in values:
         if isinstance(v, Tensor):

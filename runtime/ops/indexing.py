@@ -40,7 +40,7 @@ import numpy as np
 from autograph.runtime.core import dtypes, opdef, shapes
 
 from autograph.runtime.ops import apply
-from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.ops.list_operators import StagedList, joined_numbers, python_numbers
 from autograph.runtime.ops.array import gather
 from autograph.runtime.core.location import user_frame, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_python_number
@@ -353,7 +353,7 @@ def _list_setitem(target, index, operator, value, where):
     attrs = {"key": spec, "operator": operator, "python_value": _is_python_value(value),
              "where": f"{where} ({target.label}): list assignment"}
     result = apply.apply_op("SetItem", [target, value, *builder.dynamic], attrs, name="set_item")
-    return StagedList.mark(result, target.label)
+    return StagedList.mark(result, target.label, joined_numbers(python_numbers(target), python_numbers(value)))
 
 
 def _check_list_dtype(target, value, where):

@@ -25,11 +25,15 @@ element by element.  Per the other operand, as Python decides for a
 * a Python or numpy integer on either side of ``*``: it repeats; a scalar
   integer tensor count cannot be staged (``TracingError``), a float one is
   Python's ``TypeError``;
-* another Python number: ``==``/``!=`` are ``False``/``True``; anything
-  else is Python's ``TypeError``;
+* another Python number (a weakly typed scalar tensor too: a loop counter,
+  an item of a list of Python numbers): ``==``/``!=`` are ``False``/``True``;
+  anything else is Python's ``TypeError``;
 * a numpy value or another tensor: numpy converts the list to an array, so
   the operator is element by element, as on the stacked tensor (``None``:
-  the caller applies the tensor operator).
+  the caller applies the tensor operator).  A list of Python numbers is
+  then a *strong* array of numpy's default dtype (``np.asarray([1, 2])`` is
+  int64, as ``common.promote`` makes it), not a weak one: ``np.uint8(0) +
+  [-2]`` is int64 ``[-2]``, never uint8 ``[254]``.
 
 Unary operators on a list are Python's ``TypeError``.
 """
@@ -76,10 +80,15 @@ class StagedList(Tensor):
     __slots__ = ()
 
     @staticmethod
-    def mark(tensor, label=None) -> "StagedList":
-        """``tensor``, made the staged list ``label`` in place (its graph keeps the same object)."""
+    def mark(tensor, label=None, numbers=None) -> "StagedList":
+        """``tensor``, made the staged list ``label`` in place (its graph keeps the same object).
+
+        ``numbers``: for a strongly typed list, the dtype ``np.asarray`` gives the Python numbers it may
+        hold beside its numpy values (``python_numbers``), None if it holds none; a weakly typed list
+        holds Python numbers only, which its own dtype's kind says."""
         tensor.__class__ = StagedList
         tensor.label = label or f"the staged list {tensor.name}"
+        tensor.numbers = None if tensor.weak else numbers
         return tensor
 
     def __getattr__(self, name):  # only for names a StagedList does not have
@@ -108,7 +117,7 @@ class StagedList(Tensor):
     def popped(self, index=None):
         """``l.pop(i)``: ``(this list without item i, that item)``; the last item by default."""
         rest, item = _pop(self, index)
-        return StagedList.mark(rest, describe(self)), item
+        return StagedList.mark(rest, describe(self), python_numbers(self)), item
 
     def extended(self, items):
         """``l.extend(xs)``: this list with ``items`` (a Python list, or a tensor: its rows) appended."""
@@ -118,6 +127,29 @@ class StagedList(Tensor):
         """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
         IndexError, when the graph runs, for an index out of range)."""
         return _deleted(self, index)
+
+
+def python_numbers(value):
+    """The dtype ``np.asarray`` gives the Python numbers ``value`` is or holds (bool, int64, float64,
+    joined), or None if none: a Python number; a weakly typed tensor (a number, or a list of them);
+    a strongly typed staged list: its ``numbers``; a Python list: its elements'.  Numpy converts a
+    list of numpy values and Python numbers to an array of the dtype joining both
+    (``np.asarray([np.int32(1), 2])`` is int64), which the list's one dtype (int32) may not be."""
+    if isinstance(value, StagedList) and not value.weak:
+        return value.numbers
+    if isinstance(value, Tensor):
+        return dtypes.LIST_DTYPES[value.dtype.kind] if value.weak else None
+    if is_python_number(value):
+        return np.asarray(value).dtype if not isinstance(value, int) or abs(value) < 2**63 else dtypes.float64
+    if type(value) in (list, tuple):
+        return joined_numbers(*(python_numbers(v) for v in value))
+    return None
+
+
+def joined_numbers(*numbers):
+    """The dtype joining the ``python_numbers`` dtypes given (None for none)."""
+    known = [n for n in numbers if n is not None]
+    return dtypes.result_type(*known) if known else None
 
 
 def describe(target) -> str:
@@ -176,7 +208,8 @@ def binary(name: str, left, right):
     """``left <op> right`` (``name``: ``"add"``, ``"mul"``, ...) where one operand is a staged list;
     None when numpy's element-by-element meaning applies (then the tensor operator runs)."""
     lst, other = (left, right) if isinstance(left, StagedList) else (right, left)
-    if type(other) in (list, tuple) or isinstance(other, StagedList):
+    listlike = isinstance(other, Tensor) and other.weak and other.shape != ()  # an item of a list of lists
+    if type(other) in (list, tuple) or isinstance(other, StagedList) or listlike:
         if name == "add" and type(other) is not tuple:
             return _concat(left, right)
         if name in _COMPARISONS:
@@ -190,16 +223,19 @@ def binary(name: str, left, right):
     if name == "mul":
         if isinstance(other, (numbers.Integral, np.integer)):  # Python and numpy ints repeat a list
             return _repeat(lst, int(other))
-        if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar
-            if other.dtype.kind in "iu":
+        if isinstance(other, Tensor) and other.shape == ():  # stands for a numpy scalar or a Python number
+            if other.dtype.kind in "iu" or other.weak and other.dtype.kind == "b":  # a Python bool is an int
                 raise TracingError(
                     f"repeating {lst.label} by a tensor count at {user_location_text()} cannot be "
                     "staged; repeat it by a Python int, or build the list in a loop."
                 )
-            raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{other.dtype.name}'")
+            spelled = "float" if other.weak else f"numpy.{other.dtype.name}"
+            raise TypeError(f"can't multiply sequence by non-int of type '{spelled}'")
         if isinstance(other, (float, np.floating)):
             raise _type_error(name, left, right)
-    if is_python_number(other) or other is None or isinstance(other, str):
+    # a weakly typed scalar tensor stands for a Python number (a loop counter, an item of the list)
+    weak_scalar = isinstance(other, Tensor) and other.weak and other.shape == ()
+    if is_python_number(other) or other is None or isinstance(other, str) or weak_scalar:
         if name in ("eq", "ne"):
             return name == "ne"
         raise _type_error(name, left, right)
@@ -214,7 +250,11 @@ def unary(symbol: str, operand):
 
 def _type_error(name, left, right):
     def kind(v):
-        return "list" if isinstance(v, StagedList) else type(v).__name__
+        if isinstance(v, StagedList) or isinstance(v, Tensor) and v.weak and v.shape != ():
+            return "list"
+        if isinstance(v, Tensor) and v.weak:  # a Python number
+            return {"b": "bool", "f": "float"}.get(v.dtype.kind, "int")
+        return type(v).__name__
 
     symbol = _SYMBOLS.get(name, name)
     if name in _COMPARISONS:
@@ -247,6 +287,7 @@ def _concat(left, right):
     like = left if isinstance(left, StagedList) else right
     a, b = _as_stacked(left, like), _as_stacked(right, like)
     weak = a.weak and b.weak  # lists of Python numbers only: so is the concatenation
+    numbers = joined_numbers(python_numbers(a), python_numbers(b))
     if a.dtype != b.dtype:
         if weak or not (a.weak or b.weak):  # numpy's dtype for both
             dtype = dtypes.result_type(a.dtype, b.dtype)
@@ -254,13 +295,14 @@ def _concat(left, right):
             numbers, other = (a, b) if a.weak else (b, a)
             dtype = dtypes.staged_list_result_type(numbers.dtype, other.dtype)
         a, b = (x if x.dtype == dtype else cast_numbers(x, dtype, weak=weak) for x in (a, b))
-    return StagedList.mark(array.concat([a, b], axis=0, weak=weak), getattr(like, "label", None))
+    return StagedList.mark(array.concat([a, b], axis=0, weak=weak), getattr(like, "label", None), numbers)
 
 
 def _repeat(lst, count):
     if count <= 0:
-        return StagedList.mark(lst[:0], lst.label)
-    return StagedList.mark(array.concat([lst] * count, axis=0, weak=lst.weak), lst.label) if count > 1 else lst
+        return StagedList.mark(lst[:0], lst.label, lst.numbers)
+    return (StagedList.mark(array.concat([lst] * count, axis=0, weak=lst.weak), lst.label, lst.numbers)
+            if count > 1 else lst)
 
 
 def _deleted(target, index):
@@ -277,7 +319,7 @@ def _deleted(target, index):
     elif int(index) < 0:
         index = int(index) + length
     rest = array.concat([target[:index], target[index + 1:]], axis=0)
-    return StagedList.mark(rest, target.label)
+    return StagedList.mark(rest, target.label, python_numbers(target))
 
 
 def _appended(target, item):
@@ -285,6 +327,7 @@ def _appended(target, item):
     label = describe(target)
     if current_graph() is None:
         raise TracingError(f"{where}: {label} is a staged list, used outside the trace that created it.")
+    numbers = joined_numbers(python_numbers(target), python_numbers(item))  # before items become tensors
     if is_weak(item) and not isinstance(item, Tensor):
         if not target.weak and not fits(item, target.dtype):
             raise TracingError(
@@ -309,7 +352,7 @@ def _appended(target, item):
                 f"element, e.g. rt.cast(x, '{target.dtype.name}')."
             )
         item = cast(item, target.dtype, weak=item.weak)
-    return StagedList.mark(array.list_append(target, item, label), label)
+    return StagedList.mark(array.list_append(target, item, label), label, numbers)
 
 
 def _pop(target, index):

@@ -30,7 +30,7 @@ from autograph.runtime.core import opdef, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.ops import apply
-from autograph.runtime.ops.common import dtype_of, promote, static_value, ufunc_dtype
+from autograph.runtime.ops.common import dtype_of, is_weak_list, promote, static_value, ufunc_dtype
 from autograph.runtime.ops.basic import cast
 
 # op type -> the numpy ufunc it means, for ops of two broadcast operands
@@ -136,7 +136,8 @@ def binary(op_type: str, x, y, name=None):
         return _python_int_power(x, y, name)
     if op_type in _DIVISIONS and _python_numbers(x, y):
         y = _nonzero_divisor(op_type, x, y)
-    return apply.apply_op(op_type, promote([x, y], compared=op_type in _COMPARISONS), name=name)
+    return apply.apply_op(op_type, promote([x, y], compared=op_type in _COMPARISONS, ufunc=BINARY[op_type]),
+                          name=name)
 
 
 _COMPARISONS = frozenset({"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"})
@@ -151,7 +152,7 @@ _DIVISIONS = {
 
 def _python_numbers(x, y) -> bool:
     """Two operands standing for Python numbers (weakly typed), at least one of them a tensor."""
-    return all(is_weak(v) for v in (x, y)) and any(isinstance(v, Tensor) for v in (x, y))
+    return all(is_weak(v) and not is_weak_list(v) for v in (x, y)) and any(isinstance(v, Tensor) for v in (x, y))
 
 
 def _nonzero_divisor(op_type, x, y):
@@ -167,7 +168,8 @@ def _nonzero_divisor(op_type, x, y):
 
 def _python_ints(x, y) -> bool:
     """Two integers standing for Python ints (weakly typed), at least one of them a tensor."""
-    return all(is_weak(v) and dtype_of(v).kind in "iu" for v in (x, y)) and any(isinstance(v, Tensor) for v in (x, y))
+    return (all(is_weak(v) and not is_weak_list(v) and dtype_of(v).kind in "iu" for v in (x, y))
+            and any(isinstance(v, Tensor) for v in (x, y)))
 
 
 def _python_int_power(x, y, name):

@@ -18,7 +18,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops.list_operators import StagedList
-from autograph.runtime.ops.common import dtype_of
+from autograph.runtime.ops.common import dtype_of, is_weak_list
 from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 
 
@@ -37,7 +37,9 @@ def _choose(candidates, operands) -> Spelling:
     """The spelling among ``candidates`` (sharing one dunder) that fits the operands' dtype kind."""
     if len(candidates) == 1:
         return candidates[0]
-    kinds = {dtype_of(v).kind for v in operands if not is_weak(v)} or {dtype_of(operands[0]).kind}
+    # a weakly typed list (a staged list of Python numbers) is a strong array to numpy (``common.promote``)
+    kinds = ({dtype_of(v).kind for v in operands if not is_weak(v) or is_weak_list(v)}
+             or {dtype_of(operands[0]).kind})
     kind = "b" if kinds == {"b"} else "i"
     for spelling in candidates:
         if kind in spelling.kinds:
@@ -86,7 +88,7 @@ def _unary_method(candidates):
 def _getitem(self, key):
     result = indexing.getitem(self, key)
     if isinstance(self, StagedList) and type(key) is slice and isinstance(result, Tensor):
-        return StagedList.mark(result, self.label)  # a slice of a list is a list
+        return StagedList.mark(result, self.label, self.numbers)  # a slice of a list is a list
     return result
 
 

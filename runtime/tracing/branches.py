@@ -101,7 +101,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 dtype, weak = merged_type
                 then_flat.append(_branch_tensor(then_g, x, y, dtype, weak))
                 else_flat.append(_branch_tensor(else_g, y, x, dtype, weak))
-                slots.append((index, j, next((v.label for v in (x, y) if isinstance(v, StagedList)), None)))
+                slots.append((index, j, _list_marks(x, y)))
         results.append((a, merged))
 
     then_g.outputs, else_g.outputs = then_flat, else_flat
@@ -109,9 +109,18 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     then_name = outer.add_function(then_g, "if_true")
     else_name = outer.add_function(else_g, "if_false")
     outputs = emit("If", [pred, *captured], {"then_branch": then_name, "else_branch": else_name}, [then_g, else_g])
-    for (index, j, label), tensor in zip(slots, outputs):  # a staged list on either path stays one
-        results[index][1][j] = tensor if label is None else StagedList.mark(tensor, label)
+    for (index, j, marks), tensor in zip(slots, outputs):  # a staged list on either path stays one
+        results[index][1][j] = tensor if marks is None else StagedList.mark(tensor, *marks)
     return [nest.pack_as(structure, merged) for structure, merged in results]
+
+
+def _list_marks(a, b):
+    """``(label, numbers)`` for ``StagedList.mark`` of the ``If`` output merging ``a`` and ``b`` if
+    either is a staged list (the Python numbers either may hold), else None."""
+    labels = [v.label for v in (a, b) if isinstance(v, StagedList)]
+    if not labels:
+        return None
+    return labels[0], list_operators.joined_numbers(*map(list_operators.python_numbers, (a, b)))
 
 
 def expand_return_placeholder(value, like):

@@ -35,13 +35,15 @@ class Slot:
     """What a traced loop knows about one flat loop value."""
 
     __slots__ = ("label", "init", "kind", "dtype", "shape", "invariant", "fill", "weak", "settled", "speculative",
-                 "unsettled_dtype", "evidence")
+                 "unsettled_dtype", "evidence", "numbers")
 
     # kind: 'tensor' (strongly typed loop variable), 'weak' (a Python number
     # or weak tensor that became a loop variable: its dtype may still widen),
     # 'list' (a staged list), 'pass' (a value the body leaves alone), 'open'
     # (not known yet: traced as its Python value).  ``weak``: the loop
     # variable is weakly typed (it started weak and the body keeps it weak).
+    # ``numbers``: for a strongly typed staged list, the dtype numpy gives the Python numbers it may
+    # hold beside its numpy values (``StagedList.mark``); it only widens.
 
     def __init__(self, label, init, invariant=None):
         self.label = label
@@ -55,6 +57,7 @@ class Slot:
         self.dtype = None
         self.shape = None
         self.weak = False
+        self.numbers = list_operators.python_numbers(init) if isinstance(init, StagedList) else None
         if isinstance(init, Tensor) or is_numeric_array(init):
             self.kind = "weak" if is_weak(init) else "tensor"
             self.weak = is_weak(init)
@@ -116,7 +119,7 @@ def loop_inputs(graph, slots, where, name="loop_var"):
             placeholder.weak = s.weak
             label = s.staged_label(where)
             if label is not None:
-                StagedList.mark(placeholder, label)
+                StagedList.mark(placeholder, label, s.numbers)
             values.append(placeholder)
         elif type(s.init) is list:
             values.append(list(s.init))  # the body may append to it: never to the user's list
@@ -205,6 +208,7 @@ def _classify_list(s, before, after, where) -> bool:
     s.kind = "list"
     s.dtype = dtype
     s.weak = weak
+    s.numbers = None if weak else list_operators.python_numbers(elements + ([like] if like is not None else []))
     s.shape = s.invariant if s.invariant is not None else (None, *elem_shape) if elem_shape is not None else None
     return True
 
@@ -249,9 +253,15 @@ def body_output(graph, s, value, where):
     if s.weak and is_strong(value):
         # a weakly typed loop variable the body makes strongly typed takes that dtype: trace again
         s.weak = False
+        if s.staged_label(where) is not None:  # a list of Python numbers that numpy values join
+            s.numbers = dtypes.LIST_DTYPES[s.dtype.kind]
         s.dtype = (dtypes.staged_list_result_type(s.dtype, value.dtype) if s.kind == "list"
                    else strong_dtype(value.dtype, s.dtype))
         retrace = True
+    if s.staged_label(where) is not None and not s.weak:  # Python numbers joining a list of numpy values
+        numbers = list_operators.joined_numbers(s.numbers, list_operators.python_numbers(value))
+        retrace |= numbers != s.numbers
+        s.numbers = numbers
     tensor = _output_tensor(graph, s, value)
     if tensor.dtype != s.dtype:
         tensor, widened = _widened(graph, s, tensor, where)

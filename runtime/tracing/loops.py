@@ -108,7 +108,7 @@ def _emit_while(outer, slots, cond_g, body_g, maximum_iterations, where):
     for s, value in zip(slots, final):
         label = s.staged_label(where) if s.is_loop_var else None
         if label is not None:
-            StagedList.mark(value, label)
+            StagedList.mark(value, label, s.numbers)
     return final
 
 

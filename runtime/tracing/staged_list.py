@@ -115,8 +115,9 @@ def stack(values, *, dtype=None, like=None, elem_shape=None, weak=None, label="l
     dtype and element shape when ``values`` is empty; ``dtype`` and
     ``weak`` force them (by default the list is weak if its elements are).
     """
-    return StagedList.mark(_stacked(list(values), dtype, like, elem_shape, weak, label, where),
-                  f"the staged list '{label}' of {where}")
+    values = list(values)
+    return StagedList.mark(_stacked(values, dtype, like, elem_shape, weak, label, where),
+                           f"the staged list '{label}' of {where}", list_operators.python_numbers(values))
 
 
 def _stacked(values, dtype, like, elem_shape, weak, label, where):
