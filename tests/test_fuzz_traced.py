@@ -41,7 +41,11 @@ and called on every argument tuple of ``ARGS``.  Every outcome is one of
 
 ``dtype`` counts programs where a result's dtype differs between the
 reference (a numpy value) and a mode, or between modes; it is reported, not
-failed on.
+failed on (the command line's ``--show`` prints examples, each with the
+first differing leaf).  With ``narrow`` a dtype difference usually means a
+value difference on other inputs (wrapping), but in a program that mixes
+dtypes a value's dtype may depend on the path Python took, which one graph
+cannot follow.
 
 The test fails on any mismatch, internal error or python error, and
 hypothesis shrinks the program first.  Constructs the runtime still gets
