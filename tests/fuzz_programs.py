@@ -2,7 +2,8 @@
 
 ``ProgramWriter(choose, features).program()`` writes the source of one
 function ``prog(a, b, n, v)``: ``a`` and ``b`` are scalars of the program's
-dtype (int32 or float32), ``n`` an int32 loop bound in ``0..3``, ``v`` a
+dtype (int32 or float32; with ``narrow`` also int8, uint8, int16, uint32,
+int64 and float64, see below), ``n`` an int32 loop bound in ``0..3``, ``v`` a
 vector of the program's dtype.  Every decision is one ``choose(lo, hi)``
 call (an inclusive integer draw), so the writer runs on a seeded
 ``random.Random`` (``rng.randint``) or on hypothesis
@@ -72,6 +73,31 @@ counts a list comprehension or generator over ``v``; ``raise`` raises
 header line ``# may raise: IndexError, ValueError``: on inputs where
 Python raises one of them, every mode must raise it too.
 
+Narrow dtypes (``narrow``): half the programs take one of int8, uint8,
+int16, uint32, int64 (and float64 with ``float``), where Python numbers meet
+numpy values of another width under NEP 50. The inputs are ``ARGS`` cast
+with numpy's wrapping (``-2`` as a uint8 is ``254``). Arithmetic on the
+narrow values wraps, as numpy scalars do (deterministically: every mode must
+wrap the same way); a Python int out of the dtype's bounds combined with one
+(a Python-number state variable that went negative, ``t = 0; t -= 3; a + t``
+with a uint8 ``a``, or a product of Python numbers) is Python's
+``OverflowError``, so those programs' header names it.  Values that are
+Python ints in Python whatever the graph makes of them (kind ``P``: the
+index of a ``for`` over ``range``, ``len(acc)``) flow into ``V`` expressions
+there.  With ``narrow_bounds``, one comparison in four (of a narrow program)
+is of a ``V`` value with a constant out of some dtype's bounds (``a > 300``,
+``t == 2**31``, ``u >= -1``), which NumPy 2 compares exactly.  Constants and
+Python-number initial values of ``V`` are sometimes ``100..127``: each fits
+every dtype, but two added as Python ints (``t = 120; u = 110; ... t + u``,
+``sum(acc)`` over Python numbers) do not fit an int8 or uint8. One narrow
+integer program in four *mixes* kinds as an int32 program does (``n`` and
+``I`` state meet ``V`` values: a variable's dtype then depends on the path,
+which a graph may refuse naming it, or naming the conditional expression,
+``max``/``min`` or the return value whose dtype would depend on the path:
+the header line ``# mixes dtypes`` says so). A program without ``narrow`` is
+the same as before the feature existed (the dtype draw comes first and
+``narrow`` only adds draws).
+
 ``FEATURES`` names every optional construct; ``features=`` restricts the
 writer to a subset (a disabled state kind is neither created nor
 returned).
@@ -93,6 +119,10 @@ FEATURES = frozenset(
         "python_init",  # a state variable may start as a Python constant
         "reset",  # statements `x = <constant>` (Python value after a tensor one)
         "float",  # float32 programs (else int32 only)
+        "narrow",  # programs of int8, uint8, int16, uint32, int64 (float64 with "float"): Python numbers meet
+        # narrower numpy dtypes (NEP 50 weak typing, wrapping, OverflowError; see the module docstring)
+        "narrow_bounds",  # narrow programs compare with constants out of bounds (a > 300) and add
+        # Python numbers 100..127 (t = 120; t + u no longer fits an int8)
         # control flow
         "elif",
         "else",
@@ -134,6 +164,7 @@ FEATURES = frozenset(
     }
 )
 
+_NEEDS_NARROW = ("narrow_bounds",)
 _NEEDS_APPEND = ("append_number", "pop", "pop_late_guard", "pop_to_item", "list_index", "for_list", "return_list",
                  "return_list_early", "alias")
 
@@ -142,6 +173,13 @@ MAX_BOUND = 3  # while loops with a constant bound iterate at most this often
 MODULUS = 97
 
 I, V = "I", "V"  # the two kinds of values (see the module docstring)
+BIG = 127  # the largest Python constant "narrow" writes (int8's maximum)
+P = "P"  # an I value that is a Python int in Python (a range index, len(acc)): weakly typed, fits V too
+NARROW_INTS = ("int8", "uint8", "int16", "uint32", "int64")
+# Python ints out of these dtypes' bounds are an OverflowError when combined with them (int64: never reached)
+OVERFLOWING = ("int8", "uint8", "int16", "uint32")
+# constants a V value is compared with under "narrow": out of some dtype's bounds (NumPy 2 compares exactly)
+WIDE_CONSTANTS = (-1, -129, 127, 128, 200, 255, 256, 300, 32768, 40000, 70000, 2**31, 2**32 + 1)
 JUMP = "<jump>"  # stands for the flag a break/continue/return sets, in ProgramWriter.writes
 
 
@@ -169,9 +207,19 @@ class ProgramWriter:
         self.aliases = ["acc"]  # the names appends go through (see alias)
         self.walruses = 0
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
+        self.narrow = "narrow" in self.features and bool(self.choose(0, 1))
+        self.mix = False  # I values flow into V ones too (as in int32 programs): dtypes change on some paths
+        if self.narrow:
+            self.dtype = self.pick(NARROW_INTS + (("float64",) if "float" in self.features else ()))
+            self.mix = self.dtype in NARROW_INTS and self.choose(0, 3) == 0
+            if self.dtype in OVERFLOWING:
+                self.raises.add("OverflowError")
+        self.bounds = self.narrow and "narrow_bounds" in self.features  # constants at and past the bounds
 
     def on(self, feature: str) -> bool:
         if feature in _NEEDS_APPEND and "append" not in self.features:
+            return False
+        if feature in _NEEDS_NARROW and "narrow" not in self.features:
             return False
         return feature in self.features
 
@@ -197,12 +245,17 @@ class ProgramWriter:
 
     def compatible(self, kind: str, wanted: str) -> bool:
         """A value of ``kind`` may flow where ``wanted`` is expected."""
-        return kind == wanted or self.dtype == "int32"
+        if kind == wanted or self.dtype == "int32" or self.mix:
+            return True
+        # a Python int (P) is an I; under "narrow" it meets V values too (weakly typed, it takes their dtype)
+        return kind == P and (wanted == I or self.narrow)
 
     def initial(self, kind: str) -> str:
         choices = ["0", str(self.choose(1, 5))] if self.on("python_init") else []
+        if self.bounds and kind == V and choices:
+            choices.append(str(self.choose(100, BIG)))  # fits every dtype; two of them add up beyond int8/uint8
         choices += ["n"] if kind == I else ["a", "b"]
-        if self.dtype == "int32":
+        if self.dtype == "int32" or self.mix:
             choices += ["a", "n"]
         return self.pick(choices)
 
@@ -210,7 +263,7 @@ class ProgramWriter:
 
     def leaf(self, scope: list[tuple[str, str]], kind: str) -> str:
         names = [t for t, k in self.slots + scope if self.compatible(k, kind) and t not in self.excluded]
-        if self.acc_readable() and self.compatible(I, kind):
+        if self.acc_readable() and self.compatible(P, kind):
             names.append("len(acc)")
         inputs = [x for x, k in (("a", V), ("b", V), ("n", I)) if self.compatible(k, kind)]
         choice = self.choose(0, 5)
@@ -218,6 +271,8 @@ class ProgramWriter:
             return self.pick(names)
         if choice <= 3:
             return self.pick(inputs)
+        if self.bounds and self.compatible(V, kind) and self.choose(0, 3) == 0:
+            return str(self.choose(100, BIG))
         return str(self.choose(0, 9))
 
     def expr(self, scope, kind: str, depth: int = 0) -> str:
@@ -280,6 +335,9 @@ class ProgramWriter:
             return f"({self.cond(scope, depth + 1)} {self.pick(('and', 'or'))} {self.cond(scope, depth + 1)})"
         kind = self.pick((I, V))
         op = self.pick(("<", "<=", "==", "!=", ">", ">="))
+        if self.bounds and self.choose(0, 3) == 0:
+            # a Python int out of the dtype's bounds: NumPy 2 compares it exactly (no OverflowError)
+            return f"{self.expr(scope, V, depth + 1)} {op} {self.pick(WIDE_CONSTANTS)}"
         return f"{self.expr(scope, kind, depth + 1)} {op} {self.expr(scope, kind, depth + 1)}"
 
     # -- statements
@@ -443,7 +501,10 @@ class ProgramWriter:
             self.raises.add("IndexError")
         target = f"v[{where}]" if form <= 1 else self.pick((f"v[{where}:]", f"v[:{where}]"))
         if form % 2:
-            return [f"{target} += {self.leaf(scope, V)}"]
+            # numpy's in-place add casts 'same_kind': no int32 into a narrow v (a TypeError); with mix
+            # any state slot may hold an int32, so only the inputs or a constant then
+            leaf = self.pick(("a", "b", str(self.choose(0, 9)))) if self.mix else self.leaf(scope, V)
+            return [f"{target} += {leaf}"]
         return [f"{target} = {self.value(scope, V)}"]
 
     def walrus_name(self) -> str:
@@ -511,7 +572,7 @@ class ProgramWriter:
         if iterable in ("v", "acc"):
             var, kind = f"x{self.loops}", V
         else:
-            var, kind = f"i{self.loops}", I
+            var, kind = f"i{self.loops}", P  # a Python int in Python, whatever range's bound
         self.loops += 1
         self.loop_if_writes.append(set())
         self.iterating_acc += iterable == "acc"
@@ -594,6 +655,8 @@ class ProgramWriter:
         else:
             parts = [target for target, _ in self.slots]
         header = [f"# dtype: {self.dtype}"]
+        if self.mix:
+            header.append("# mixes dtypes")
         if self.on("append"):
             parts.append("len(acc)")
             if self.on("return_list") and self.choose(0, 1):
@@ -647,6 +710,11 @@ class Box:
 def program_dtype(source: str) -> str:
     """The dtype a program's ``a``, ``b`` and ``v`` take (from its header line)."""
     return source.split("\n", 1)[0].removeprefix("# dtype: ").strip()
+
+
+def mixes_dtypes(source: str) -> bool:
+    """Whether the program mixes kinds in a narrow dtype (the ``# mixes dtypes`` header line)."""
+    return re.search(r"^# mixes dtypes$", source, re.MULTILINE) is not None
 
 
 def staged_results(source: str) -> frozenset[int]:

@@ -20,7 +20,11 @@ and called on every argument tuple of ``ARGS``.  Every outcome is one of
 - ``internal``: some mode raised anything but ``ag.TracingError``, or a
   ``TracingError`` that names no variable of the program;
 - ``refused``: some mode raised an ``ag.TracingError`` naming a variable
-  (counted apart: the goal is that a Python-total program is never refused).
+  or quoting the program's code (a conditional expression), or, in a
+  program that mixes dtypes (``narrow``), saying that a value's dtype
+  would depend on the path (``max`` of int32 and uint8, an early return of
+  another dtype); counted apart: the goal is that a Python-total program
+  is never refused.
   One kind is expected, from ``alias``: a list reached under two names
   (``ys = acc``, ``box = {'r': acc}``) that a tensor loop or branch grows.
   The statement stages the list (one tensor bound to the name it grows
@@ -37,7 +41,11 @@ and called on every argument tuple of ``ARGS``.  Every outcome is one of
 
 ``dtype`` counts programs where a result's dtype differs between the
 reference (a numpy value) and a mode, or between modes; it is reported, not
-failed on.
+failed on (the command line's ``--show`` prints examples, each with the
+first differing leaf).  With ``narrow`` a dtype difference usually means a
+value difference on other inputs (wrapping), but in a program that mixes
+dtypes a value's dtype may depend on the path Python took, which one graph
+cannot follow.
 
 The test fails on any mismatch, internal error or python error, and
 hypothesis shrinks the program first.  Constructs the runtime still gets
@@ -85,12 +93,32 @@ from autograph import runtime as rt
 
 sys.path.insert(0, os.path.dirname(__file__))
 from fuzz_programs import (  # noqa: E402
-    FEATURES, Box, ProgramWriter, may_raise, program_dtype, staged_results,
+    FEATURES, NARROW_INTS, WIDE_CONSTANTS, Box, ProgramWriter, may_raise, mixes_dtypes, program_dtype,
+    staged_results,
 )
 
 # Constructs the runtime gets wrong today; the generator leaves them out
 # unless AUTOGRAPH_FUZZ_FEATURES turns them on.
-FEATURES_KNOWN_BROKEN: frozenset = frozenset()
+# narrow (AUTOGRAPH_FUZZ_FEATURES=narrow; 1,500 programs from seed 1400000: 1259 ok, 240 refused,
+# 1 internal, 1 dtype):
+# - a Python int out of a narrow tensor's bounds, known when tracing, is a TypeError raised when
+#   tracing ("the Python number -6 does not fit in uint32"), for every input: Python raises its
+#   OverflowError, and only on the inputs whose path computes it: `x = a; if b > 0: x = a + 300`
+#   with uint8 `a`, b == 0, is a in Python (seed 1400933);
+# - max()/min() of a Python int and a narrow tensor give the tensor's dtype even when Python returns
+#   the Python int, so what follows wraps: `max(102, a) + 123` with int8 a == -2 is 225 in Python,
+#   np.int8(-31) in every mode; min(237, a) with an int8 `a` is a TypeError when tracing;
+# - the JAX backend: an in-range uint8 index, `v[a]` with a == 2 and 3 items, is an AssertionError
+#   ("CheckIndex op failed under XLA but not on numpy").
+# narrow_bounds (AUTOGRAPH_FUZZ_FEATURES=narrow_bounds, or --features narrow_bounds):
+# - a counter, range index or len() of a staged list (a weakly typed int32 tensor) compared with a
+#   Python int out of int32's bounds is a TypeError when traced ("the Python number 2147483648 does
+#   not fit in int32"); Python compares exactly: `s = 0; for i in range(n): s += 1; return s > 2**31`
+#   is False (seeds 1400092, 1400185);
+# - sum() of a staged list holding Python ints wraps in the tensor's dtype: `acc = [200, 100];
+#   for i in range(n): acc.append(a); return sum(acc)` with a uint8 `a` and n == 0 is 300 in Python,
+#   np.uint8(44) in every mode (n == 2: Python's OverflowError, the graph returns np.uint8(188)).
+FEATURES_KNOWN_BROKEN: frozenset = frozenset({"narrow", "narrow_bounds"})
 
 MODES = {
     "interpreter": {},
@@ -125,9 +153,11 @@ OUTCOMES = ("ok", "refused", "mismatch", "internal", "python_error")
 
 
 def arguments(dtype: str):
-    """ARGS as numpy values of ``dtype`` (``n`` is always int32)."""
-    cast = np.dtype(dtype).type
-    return [(cast(a), cast(b), np.int32(n), np.array(v, dtype=dtype)) for a, b, n, v in ARGS]
+    """ARGS as numpy values of ``dtype`` (``n`` is always int32); negative ones wrap in an unsigned dtype."""
+    def cast(x):
+        return np.asarray(x).astype(dtype)
+
+    return [(cast(a)[()], cast(b)[()], np.int32(n), cast(np.array(v, dtype=np.int64))) for a, b, n, v in ARGS]
 
 
 def signature(dtype: str):
@@ -145,6 +175,7 @@ class Result:
     outcome: str
     detail: str = ""
     dtype_mismatch: bool = False
+    dtype_detail: str = ""  # the first dtype difference (mode, arguments, leaf)
 
 
 _FILE_NUMBERS = itertools.count()
@@ -152,7 +183,7 @@ _FILE_NUMBERS = itertools.count()
 
 def load(source: str):
     """Execs ``source`` under a unique fake file registered in linecache."""
-    filename = f"<autograph-fuzz-{next(_FILE_NUMBERS)}>"
+    filename = f"<fuzz-program-{next(_FILE_NUMBERS)}>"  # not "<autograph-...": autograph's own (jit) code
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"__name__": filename, "Box": Box}
     exec(compile(source, filename, "exec"), namespace)
@@ -175,6 +206,26 @@ def variable_names(source: str) -> set[str]:
 def names_a_variable(message: str, names: set[str]) -> bool:
     """The message quotes one of ``names`` ('s', 'd['x']', 'o.v', ...)."""
     return any(re.search(rf"'{re.escape(name)}(?:'|\[|\.)", message) for name in names)
+
+
+def quotes_the_program(message: str, source: str) -> bool:
+    """The message quotes a fragment of the program's code in backticks (`... if 1 <= l[1] else ...`).
+
+    A conditional expression whose two values have different dtypes (which
+    ``narrow`` programs that mix kinds write) is refused naming the
+    expression, as it binds no variable: that is a refusal, not an internal
+    error.
+    """
+    for quoted in re.findall(r"`([^`]+)`", message):
+        pieces = [piece.strip() for piece in quoted.split("...") if piece.strip()]
+        if pieces and all(piece in source for piece in pieces):
+            return True
+    return False
+
+
+# A program that mixes dtypes ("# mixes dtypes") may be refused because a value's dtype would depend
+# on the path: max()/min() of two dtypes, an early return of another dtype ('the return value[2]').
+_DTYPE_DEPENDS = re.compile(r"must give it the same dtype|its dtype would depend on")
 
 
 def leaves(value, path="result"):
@@ -214,24 +265,27 @@ def as_staged(expected, got, staged=frozenset()):
     for i in staged:
         if i < len(expected) and type(expected[i]) is list and isinstance(got[i], np.ndarray):
             numpy_items = expected[i] and all(isinstance(x, np.generic) for x in expected[i])
-            expected[i] = np.asarray(expected[i], dtype=None if numpy_items else got[i].dtype)
+            try:
+                expected[i] = np.asarray(expected[i], dtype=None if numpy_items else got[i].dtype)
+            except OverflowError:  # a Python int ``got``'s (narrow) dtype cannot hold: compare the values
+                expected[i] = np.asarray(expected[i])
     return tuple(expected)
 
 
-def compare(expected, got, staged=frozenset()) -> tuple[str | None, bool]:
-    """(first difference or None, whether some leaf's dtype differs); ``staged``: see ``as_staged``."""
+def compare(expected, got, staged=frozenset()) -> tuple[str | None, str | None]:
+    """(first difference or None, first leaf whose dtype differs or None); ``staged``: see ``as_staged``."""
     expected = as_staged(expected, got, staged)
     expected_flat, expected_skeleton = flatten(expected)
     got_flat, got_skeleton = flatten(got)
     if expected_skeleton != got_skeleton:
-        return f"structure {got!r} != {expected!r}", False
-    dtype_differs = False
+        return f"structure {got!r} != {expected!r}", None
+    dtype_differs = None
     for (path, e), (_, g) in zip(expected_flat, got_flat):
         e_arr, g_arr = np.asarray(e), np.asarray(g)
         if e_arr.shape != g_arr.shape or not np.array_equal(e_arr, g_arr):
-            return f"{path}: got {g!r}, expected {e!r}", False
-        if isinstance(e, (np.generic, np.ndarray)) and e_arr.dtype != g_arr.dtype:
-            dtype_differs = True
+            return f"{path}: got {g!r}, expected {e!r}", None
+        if isinstance(e, (np.generic, np.ndarray)) and e_arr.dtype != g_arr.dtype and dtype_differs is None:
+            dtype_differs = f"{path}: got {g_arr.dtype}, Python {e_arr.dtype}"
     return None, dtype_differs
 
 
@@ -260,7 +314,9 @@ def fresh(args):
 
 def reference(fn, args, source: str):
     try:
-        return fn(*fresh(args))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a narrow dtype's wrapping: "overflow encountered in scalar add"
+            return fn(*fresh(args))
     except Exception as exc:  # noqa: BLE001 - the generator's fault, unless the header names it
         if type(exc).__name__ in may_raise(source):
             return Raised(exc)
@@ -280,7 +336,8 @@ def run_program(source: str, modes=MODES) -> Result:
                 return Result("python_error", f"{args!r}: {type(exc).__name__}: {exc}")
         names = variable_names(source)
         staged = staged_results(source)
-        worst, dtype_mismatch = None, False
+        mixing = mixes_dtypes(source)
+        worst, dtype_mismatch, dtype_detail = None, False, ""
         mode_dtypes = {}
         for mode, options in modes.items():
             with warnings.catch_warnings():
@@ -290,7 +347,8 @@ def run_program(source: str, modes=MODES) -> Result:
                     try:
                         got = traced(*fresh(args))
                     except ag.TracingError as exc:
-                        if names_a_variable(str(exc), names):
+                        if names_a_variable(str(exc), names) or quotes_the_program(str(exc), source) or (
+                                mixing and _DTYPE_DEPENDS.search(str(exc))):
                             found = Result("refused", f"[{mode}] {type(exc).__name__}: {exc}")
                         else:
                             found = Result("internal", f"[{mode}] {type(exc).__name__}: {exc}")
@@ -312,11 +370,14 @@ def run_program(source: str, modes=MODES) -> Result:
                     if difference:
                         worst = _worse(worst, Result("mismatch", f"[{mode}] args {args!r}: {difference}"))
                         break
-                    dtype_mismatch |= dtype_differs
-                    previous = mode_dtypes.setdefault(_key(args), dtypes_of(got))
-                    dtype_mismatch |= previous != dtypes_of(got)
+                    previous = mode_dtypes.setdefault(_key(args), (mode, dtypes_of(got)))
+                    if dtype_differs is None and previous[1] != dtypes_of(got):
+                        dtype_differs = f"dtypes {dtypes_of(got)}, {previous[0]} {previous[1]}"
+                    if dtype_differs and not dtype_mismatch:
+                        dtype_detail = f"[{mode}] args {args!r}: {dtype_differs}"
+                    dtype_mismatch |= bool(dtype_differs)
         result = worst or Result("ok")
-        result.dtype_mismatch = dtype_mismatch
+        result.dtype_mismatch, result.dtype_detail = dtype_mismatch, dtype_detail
         return result
     finally:
         linecache.cache.pop(filename, None)
@@ -433,11 +494,13 @@ def test_generator_is_python_total_and_covers_the_constructs():
         source = ProgramWriter(rng.randint).program()
         for feature, marker in markers.items():
             seen[feature] += marker in source
+        seen["narrow"] += program_dtype(source) in NARROW_INTS + ("float64",)
+        seen["narrow_compare"] += any(f" {c}" in source for c in WIDE_CONSTANTS if c > 9)
         filename, fn = load(source)
         linecache.cache.pop(filename, None)
         for args in arguments(program_dtype(source)):
             reference(fn, args, source)
-    rare = {f: seen[f] for f in markers if seen[f] < 10}
+    rare = {f: seen[f] for f in [*markers, "narrow", "narrow_compare"] if seen[f] < 10}
     assert not rare, f"features too rare in 300 programs: {rare}"
 
 
@@ -470,6 +533,8 @@ def main(argv=None):
         counts["dtype"] += result.dtype_mismatch
         if result.outcome != "ok" and len(shown[result.outcome]) < args.show:
             shown[result.outcome].append((seed, source, result.detail))
+        if result.dtype_mismatch and len(shown["dtype"]) < args.show:
+            shown["dtype"].append((seed, source, result.dtype_detail))
     print(f"fuzz: {summary(counts)} in {time.perf_counter() - start:.1f}s "
           f"(features: {', '.join(sorted(features))})")
     for outcome, programs_ in shown.items():
