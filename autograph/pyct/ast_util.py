@@ -21,16 +21,26 @@ the ``unsupported`` pass has marked the ``SKIP`` functions; passes add none)."""
 
 def child_blocks(node):
     """The statement lists directly owned by ``node`` (bodies, handlers, cases)."""
-    blocks = []
-    for field in BLOCK_FIELDS:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            blocks.append((node, field))
-    for handler in getattr(node, "handlers", ()):
-        blocks.append((handler, "body"))
-    for case in getattr(node, "cases", ()):
-        blocks.append((case, "body"))
+    fields, owners = _block_layout(type(node))
+    if not fields and not owners:  # most statements: no block
+        return []
+    values = node.__dict__
+    blocks = [(node, field) for field in fields if type(values.get(field)) is list]
+    for field in owners:
+        blocks.extend((owner, "body") for owner in values.get(field) or ())
     return blocks
+
+
+_BLOCK_LAYOUTS: dict = {}  # node class -> (its BLOCK_FIELDS, its fields of handlers or cases)
+
+
+def _block_layout(kind):
+    layout = _BLOCK_LAYOUTS.get(kind)
+    if layout is None:
+        fields = kind._fields
+        layout = _BLOCK_LAYOUTS[kind] = (tuple(f for f in BLOCK_FIELDS if f in fields),
+                                         tuple(f for f in ("handlers", "cases") if f in fields))
+    return layout
 
 
 def transform_blocks(node, fn, into_functions=True):

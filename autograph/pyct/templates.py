@@ -109,27 +109,10 @@ class _Cloner:
         kind = type(node)
         if kind is gast.Name and node.id in self.replacements:
             return self._substitute_expr(node.id, node.ctx)
-        new = kind.__new__(kind)
-        replacements = self.replacements
-        old, fields = node.__dict__, new.__dict__  # gast nodes keep their fields in their dicts
-        for field in node._fields:
-            value = old[field]
-            if type(value) is list:
-                value = self.clone_list(value, field) if value else []
-            elif isinstance(value, gast.AST):
-                value = self.clone(value)
-            elif type(value) is str and value in replacements and field in ("name", "arg"):
-                value = replacements[value]
-            fields[field] = value
-        if kind in (gast.Nonlocal, gast.Global):
-            names = []
-            for name in node.names:
-                value = replacements.get(name, name)
-                names.extend([value] if isinstance(value, str) else value)
-            new.names = names
-        if "lineno" in kind._attributes:
-            self._located(new)
-        return new
+        clone = _CLONERS.get(kind)
+        if clone is None:
+            clone = _cloner_of(kind)
+        return clone(self, node)
 
     def clone_list(self, items, field):
         result = []
@@ -150,6 +133,63 @@ class _Cloner:
         if not result and field in ("body", "orelse", "finalbody") and items:
             result.append(self._located(gast.Pass()))
         return result
+
+
+def _clone_scope_names(cloner, node):
+    """A ``nonlocal``/``global`` statement, its names renamed or replaced by lists of names."""
+    kind = type(node)
+    new = kind.__new__(kind)
+    names = new.names = []
+    for name in node.names:
+        value = cloner.replacements.get(name, name)
+        names.extend([value] if isinstance(value, str) else value)
+    return cloner._located(new)
+
+
+# node class -> the function copying such a node (made from _CLONE_TEMPLATE on first sight)
+_CLONERS: dict = {gast.Nonlocal: _clone_scope_names, gast.Global: _clone_scope_names}
+
+# A node copied field by field: lists through clone_list, nodes through clone, and the names a
+# ``def``'s or a parameter's string field gives renamed ({fields}: one _FIELD_TEMPLATE per field).
+_CLONE_TEMPLATE = """
+def clone(cloner, node):
+    old = node.__dict__
+    new = _new(_kind)
+    d = new.__dict__
+{fields}{location}    return new
+"""
+_FIELD_TEMPLATE = """    value = old[{field!r}]
+    if type(value) is list:
+        d[{field!r}] = cloner.clone_list(value, {field!r}) if value else []
+    elif isinstance(value, _AST):
+        d[{field!r}] = cloner.clone(value)
+    else:
+        d[{field!r}] = value
+"""
+_NAMED_FIELD_TEMPLATE = """    value = old[{field!r}]
+    if type(value) is list:
+        d[{field!r}] = cloner.clone_list(value, {field!r}) if value else []
+    elif isinstance(value, _AST):
+        d[{field!r}] = cloner.clone(value)
+    elif type(value) is str:
+        d[{field!r}] = cloner.replacements.get(value, value)
+    else:
+        d[{field!r}] = value
+"""
+_LOCATION_TEMPLATE = """    location = cloner.location
+    if location is not None:
+        d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = location
+"""
+
+
+def _cloner_of(kind):
+    fields = "".join((_NAMED_FIELD_TEMPLATE if f in ("name", "arg") else _FIELD_TEMPLATE).format(field=f)
+                     for f in kind._fields)
+    location = _LOCATION_TEMPLATE if "lineno" in kind._attributes else ""
+    namespace = {"_new": kind.__new__, "_kind": kind, "_AST": gast.AST}
+    exec(_CLONE_TEMPLATE.format(fields=fields, location=location), namespace)  # noqa: S102 - our template
+    clone = _CLONERS[kind] = namespace["clone"]
+    return clone
 
 
 def replace(template: str, origin=None, **replacements) -> list:
