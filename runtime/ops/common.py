@@ -124,7 +124,9 @@ def _refuse_mixed_list(value):
     both kinds (``[np.int32(1), 2]`` is int64, ``[np.float32(1), 2.0]`` float64), and gives the numpy
     values' dtype when no Python number is in it, so its dtype depends on what the program appended;
     the graph's list has one dtype."""
-    numbers = getattr(value, "numbers", None) if isinstance(value, Tensor) and not value.weak else None
+    # (a plain Tensor has no ``numbers``: only a StagedList, a subclass, sets it)
+    staged = isinstance(value, Tensor) and type(value) is not Tensor and not value.weak
+    numbers = getattr(value, "numbers", None) if staged else None
     if numbers is None or dtypes.result_type(value.dtype, numbers) == value.dtype:
         return
     joined = dtypes.result_type(value.dtype, numbers)
