@@ -6,7 +6,7 @@
 included, on every golden file), built by one walk over the nodes' instance
 dicts with a converter per node class instead of a ``NodeTransformer``
 method lookup per node: made on first sight from a template that copies
-the class's fields one by one (``_TEMPLATE``, ``_GAST_TEMPLATE``).  Loading (``loading.py``) converts every function's tree
+the class's fields one by one (``node_copiers``).  Loading (``loading.py``) converts every function's tree
 one way and compiling (``compiling.py``) the converted tree back, so these
 walks are part of every conversion.
 
@@ -26,6 +26,8 @@ import functools
 import sys
 
 import gast
+
+from autograph.pyct import node_copiers
 
 FAST = (3, 10) <= sys.version_info[:2] < (3, 12)
 _MISSING = object()
@@ -56,16 +58,8 @@ def _to_gast(node):
 # ast class -> its converter, made on first sight: ast node -> gast node or None
 _GAST_CONVERTERS: dict = {}
 
-# The converter of one ast class (not arg, Name, ExceptHandler: _SPECIAL), specialized as
-# _TEMPLATE is for the other direction.
-_GAST_TEMPLATE = """
-def convert(node):
-    old = node.__dict__
-    new = _new(_target)
-    d = new.__dict__
-{fields}{type_params}{location}    return new
-"""
-
+# The fields of one ast class (not arg, Name, ExceptHandler: _SPECIAL) copied one by one
+# (``node_copiers``), as ``_FIELD_TEMPLATE`` does for the other direction.
 _GAST_FIELD_TEMPLATE = """    value = old.get({field!r}, _MISSING)
     if value is not _MISSING:
         if type(value) is list:
@@ -91,19 +85,18 @@ def _gast_converter(kind):
 
 @functools.lru_cache(maxsize=None)
 def _generated_gast_converter(kind):
-    """``kind``'s converter made from ``_GAST_TEMPLATE`` (its fields copied one by one)."""
+    """``kind``'s converter, its fields copied one by one (``node_copiers``)."""
     target = getattr(gast, kind.__name__, None)
     if target is None:  # not a gast node (ast_to_gast drops it too)
         return lambda node: None
-    code = _GAST_TEMPLATE.format(
-        fields="".join(_GAST_FIELD_TEMPLATE.format(field=f) for f in kind._fields),
-        type_params='    d["type_params"] = []\n' if kind in _TYPE_PARAMS else "",
-        location=_GAST_LOCATION_TEMPLATE if "lineno" in kind._attributes else "")
-    namespace = {"_new": target.__new__, "_target": target, "_MISSING": _MISSING, "_AST": ast.AST,
-                 "_to_gast": _to_gast, "_converters": _GAST_CONVERTERS, "_converter": _gast_converter,
-                 "_LOCATION": _LOCATION}
-    exec(code, namespace)  # noqa: S102 - our template
-    return namespace["convert"]
+    body = "".join(_GAST_FIELD_TEMPLATE.format(field=f) for f in kind._fields)
+    if kind in _TYPE_PARAMS:
+        body += '    d["type_params"] = []\n'
+    if "lineno" in kind._attributes:
+        body += _GAST_LOCATION_TEMPLATE
+    return node_copiers.copier("node", body, _new=target.__new__, _target=target, _MISSING=_MISSING, _AST=ast.AST,
+                               _to_gast=_to_gast, _converters=_GAST_CONVERTERS, _converter=_gast_converter,
+                               _LOCATION=_LOCATION)
 
 
 def _name(identifier, ctx, annotation, type_comment):
@@ -204,20 +197,12 @@ def _convert(node, location):
     return convert(node, location)
 
 
-# gast class -> its converter, made from _TEMPLATE on first sight: (gast node, location) -> ast node or None
+# gast class -> its converter, made on first sight: (gast node, location) -> ast node or None
 _CONVERTERS: dict = {}
 
-# The converter of one node class, specialized: its fields copied one by one, children converted
-# through _CONVERTERS (this walk visits every node of every converted function).  Node fields live
-# in the instance dicts of both gast and ast nodes: read and written there.
-_TEMPLATE = """
-def convert(node, location):
-    old = node.__dict__
-    new = _new(_target)
-    d = new.__dict__
-{location}{fields}    return new
-"""
-
+# The converter of one node class (``node_copiers``): its location, then its fields copied one by
+# one, children converted through _CONVERTERS (this walk visits every node of every converted
+# function).  Node fields live in the instance dicts of both gast and ast nodes: read and written there.
 # gast_to_ast's copy of the location, then ast.fix_missing_locations (``_inherited``: a node without
 # all four attributes)
 _LOCATION_TEMPLATE = """    lineno, col_offset = old.get("lineno"), old.get("col_offset")
@@ -283,11 +268,10 @@ def _converter(kind):
             fields_code = _RULE_TEMPLATE
         else:
             fields_code = "".join(_FIELD_TEMPLATE.format(field=f) for f in fields)
-        namespace = {"_new": target.__new__, "_target": target, "_MISSING": _MISSING, "_AST": gast.AST,
-                     "_convert": _convert, "_converters": _CONVERTERS, "_converter": _converter,
-                     "_rule": rule, "_fields": fields, "_inherited": _inherited}
-        exec(_TEMPLATE.format(location=location_code, fields=fields_code), namespace)  # noqa: S102 - our template
-        convert = namespace["convert"]
+        convert = node_copiers.copier(
+            "node, location", location_code + fields_code, _new=target.__new__, _target=target, _MISSING=_MISSING,
+            _AST=gast.AST, _convert=_convert, _converters=_CONVERTERS, _converter=_converter, _rule=rule,
+            _fields=fields, _inherited=_inherited)
     _CONVERTERS[kind] = convert
     return convert
 

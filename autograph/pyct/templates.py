@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.pyct import anno
+from autograph.pyct import anno, node_copiers
 
 _PARSED: dict = {}
 _LOCATION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
@@ -146,18 +146,11 @@ def _clone_scope_names(cloner, node):
     return cloner._located(new)
 
 
-# node class -> the function copying such a node (made from _CLONE_TEMPLATE on first sight)
+# node class -> the function copying such a node (made on first sight)
 _CLONERS: dict = {gast.Nonlocal: _clone_scope_names, gast.Global: _clone_scope_names}
 
-# A node copied field by field: lists through clone_list, nodes through clone, and the names a
-# ``def``'s or a parameter's string field gives renamed ({fields}: one _FIELD_TEMPLATE per field).
-_CLONE_TEMPLATE = """
-def clone(cloner, node):
-    old = node.__dict__
-    new = _new(_kind)
-    d = new.__dict__
-{fields}{location}    return new
-"""
+# A node copied field by field (``node_copiers``): lists through clone_list, nodes through clone,
+# and the names a ``def``'s or a parameter's string field gives renamed (one _FIELD_TEMPLATE per field).
 _FIELD_TEMPLATE = """    value = old[{field!r}]
     if type(value) is list:
         d[{field!r}] = cloner.clone_list(value, {field!r}) if value else []
@@ -185,10 +178,10 @@ _LOCATION_TEMPLATE = """    location = cloner.location
 def _cloner_of(kind):
     fields = "".join((_NAMED_FIELD_TEMPLATE if f in ("name", "arg") else _FIELD_TEMPLATE).format(field=f)
                      for f in kind._fields)
-    location = _LOCATION_TEMPLATE if "lineno" in kind._attributes else ""
-    namespace = {"_new": kind.__new__, "_kind": kind, "_AST": gast.AST}
-    exec(_CLONE_TEMPLATE.format(fields=fields, location=location), namespace)  # noqa: S102 - our template
-    clone = _CLONERS[kind] = namespace["clone"]
+    if "lineno" in kind._attributes:
+        fields += _LOCATION_TEMPLATE
+    clone = _CLONERS[kind] = node_copiers.copier("cloner, node", fields, _new=kind.__new__, _target=kind,
+                                                 _AST=gast.AST)
     return clone
 
 
