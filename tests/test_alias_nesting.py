@@ -45,6 +45,15 @@ def marked_line(fn):
     return next(first + i for i, line in enumerate(lines) if "# <- refused" in line)
 
 
+def refusal_at_marked_line(fn, mode) -> str:
+    """The message of the TracingError tracing ``fn`` raises, checked to name ``fn``'s marked line."""
+    with pytest.raises(ag.TracingError) as info:
+        traced(fn, mode, *ARGS)
+    message = str(info.value)
+    assert re.search(rf"test_alias_nesting\.py:{marked_line(fn)}\b", message), message
+    return message
+
+
 def if_in_if_append(a, n):
     acc = [a]
     box = {"r": acc}
@@ -147,12 +156,9 @@ GROWN = [
 @pytest.mark.parametrize("fn, grown, alias", GROWN, ids=[case[0].__name__ for case in GROWN])
 def test_a_list_grown_through_an_alias_in_a_nested_if_is_refused_naming_both(fn, grown, alias, mode):
     fn(*copy.deepcopy(ARGS))  # plain Python runs: 'acc' shows the changes there
-    with pytest.raises(ag.TracingError) as info:
-        traced(fn, mode, *ARGS)
-    message = str(info.value)
+    message = refusal_at_marked_line(fn, mode)
     assert f"the list '{grown}' grows in the if at " in message, message
     assert f"also reached as '{alias}'" in message, message
-    assert re.search(rf"test_alias_nesting\.py:{marked_line(fn)}\b", message), message
 
 
 def item_in_if_in_for_read(a, n):
@@ -191,12 +197,9 @@ READ = [
 @pytest.mark.parametrize("fn, changed, alias", READ, ids=[case[0].__name__ for case in READ])
 def test_a_nested_if_reading_an_alias_of_a_list_it_changes_is_refused(fn, changed, alias, mode):
     assert fn(*copy.deepcopy(ARGS))[0] == 6  # Python: the body reads acc after each change
-    with pytest.raises(ag.TracingError) as info:
-        traced(fn, mode, *ARGS)
-    message = str(info.value)
+    message = refusal_at_marked_line(fn, mode)
     assert f"'{alias}' is the same list as '{changed}', which the if at " in message, message
     assert f"its body reads '{alias}'" in message, message
-    assert re.search(rf"test_alias_nesting\.py:{marked_line(fn)}\b", message), message
 
 
 def staged_by_inner_if_then_appended(a, n):

@@ -127,9 +127,11 @@ def _refuse_mixed_list(value):
     # (a plain Tensor has no ``numbers``: only a StagedList, a subclass, sets it)
     staged = isinstance(value, Tensor) and type(value) is not Tensor and not value.weak
     numbers = getattr(value, "numbers", None) if staged else None
-    if numbers is None or dtypes.result_type(value.dtype, numbers) == value.dtype:
+    if numbers is None:
         return
     joined = dtypes.result_type(value.dtype, numbers)
+    if joined == value.dtype:
+        return
     raise TracingError(
         f"{_list_label(value)} holds {value.dtype.name} values and Python numbers, used as an array at "
         f"{user_location_text()}: numpy makes such a list an array of both kinds, {joined.name} (as "
