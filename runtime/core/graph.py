@@ -19,7 +19,6 @@ enclosing graph used there is captured automatically.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 
@@ -47,6 +46,27 @@ def current_graph():
     """The graph being built by the innermost trace, or None when eager."""
     stack = _state.stack
     return stack[-1] if stack else None
+
+
+class _Default:
+    """``graph.as_default()``: a class, not a generator (entered several times per traced statement)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        with _active_lock:
+            active_traces[0] += 1
+        _state.stack.append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc_info):
+        _state.stack.pop()
+        with _active_lock:
+            active_traces[0] -= 1
+        return False
 
 
 _SUFFIX = re.compile(r"_\d+$")
@@ -136,19 +156,9 @@ class Graph:
 
     # -- building ---------------------------------------------------------
 
-    @contextlib.contextmanager
     def as_default(self):
-        """Makes this the current graph: new ops go here."""
-        stack = _state.stack
-        with _active_lock:
-            active_traces[0] += 1
-        stack.append(self)
-        try:
-            yield self
-        finally:
-            stack.pop()
-            with _active_lock:
-                active_traces[0] -= 1
+        """Makes this the current graph: new ops go here (``with graph.as_default():``)."""
+        return _Default(self)
 
     def add_op(self, type: str, inputs, attrs, output_specs, *, stateful=False, location=None, name=None):
         """Appends an operation; ``output_specs`` is a list of (dtype, shape)."""

@@ -20,7 +20,6 @@ an ``if`` grows ``box['r']``: the user's ``acc`` holds the original).
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 import types
@@ -152,17 +151,21 @@ def _children(value):
 _COPIES = threading.local()
 
 
-@contextlib.contextmanager
-def copies_of_state():
-    """While a statement traces its bodies: remembers which of the containers they work on are copies
-    of which (``originals``), so that a statement nested in them still finds the names holding the
-    user's list (``acc`` after ``box = {'r': acc}``: the enclosing statement copied ``box``)."""
-    stack = _COPIES.__dict__.setdefault("stack", [])
-    stack.append({})
-    try:
-        yield
-    finally:
-        stack.pop()
+class copies_of_state:
+    """``with copies_of_state():`` while a statement traces its bodies: remembers which of the
+    containers they work on are copies of which (``originals``), so that a statement nested in them
+    still finds the names holding the user's list (``acc`` after ``box = {'r': acc}``: the enclosing
+    statement copied ``box``).  (A class, not a generator: entered for every traced statement.)"""
+
+    __slots__ = ("stack",)
+
+    def __enter__(self):
+        self.stack = _COPIES.__dict__.setdefault("stack", [])
+        self.stack.append({})
+
+    def __exit__(self, *exc_info):
+        self.stack.pop()
+        return False
 
 
 def record_copy(copy, original):

@@ -54,22 +54,23 @@ def _tries() -> list:
     return tries
 
 
-@contextlib.contextmanager
-def branch():
-    """While tracing one branch of a tensor ``if``: ``raise_`` stages instead of raising.  An
-    exception leaving it is marked: a handler of converted code outside refuses it (``caught``)."""
-    previous = getattr(_staging, "graph", None), getattr(_staging, "outer_tries", 0)
-    _staging.graph = current_graph()  # the branch's graph
-    _staging.outer_tries = len(_tries())
-    try:
-        yield
-    except DeadBranch:
-        raise
-    except BaseException as error:
-        setattr(error, _ESCAPED, True)
-        raise
-    finally:
-        _staging.graph, _staging.outer_tries = previous
+class branch:
+    """``with branch():`` while tracing one branch of a tensor ``if``: ``raise_`` stages instead of
+    raising.  An exception leaving it is marked: a handler of converted code outside refuses it
+    (``caught``).  (A class, not a generator: entered for every traced branch.)"""
+
+    __slots__ = ("previous",)
+
+    def __enter__(self):
+        self.previous = getattr(_staging, "graph", None), getattr(_staging, "outer_tries", 0)
+        _staging.graph = current_graph()  # the branch's graph
+        _staging.outer_tries = len(_tries())
+
+    def __exit__(self, kind, error, tb):
+        _staging.graph, _staging.outer_tries = self.previous
+        if error is not None and not isinstance(error, DeadBranch):
+            setattr(error, _ESCAPED, True)
+        return False
 
 
 @contextlib.contextmanager

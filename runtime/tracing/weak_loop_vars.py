@@ -10,7 +10,6 @@ True when a dtype changed (``tracing/retrace.py``: trace again).
 
 from __future__ import annotations
 
-import contextlib
 
 import numpy as np
 
@@ -19,18 +18,24 @@ from autograph.runtime.ops import common
 __all__ = ["watching", "settle", "guess"]
 
 
-@contextlib.contextmanager
-def watching(slots, values):
-    """Records, while tracing, into each unsettled weak slot's ``evidence`` the dtypes that ops
-    combining its placeholder with strongly typed operands give it (``common.promote``)."""
-    watched = [(s, v) for s, v in zip(slots, values) if s.unsettled]
-    for s, v in watched:
-        common.watch_promotions(v, s.evidence)
-    try:
-        yield
-    finally:
-        for _, v in watched:
+class watching:
+    """``with watching(slots, values):`` records, while tracing, into each unsettled weak slot's
+    ``evidence`` the dtypes that ops combining its placeholder with strongly typed operands give it
+    (``common.promote``).  (A class, not a generator: entered for every loop trace.)"""
+
+    __slots__ = ("watched",)
+
+    def __init__(self, slots, values):
+        self.watched = [(s, v) for s, v in zip(slots, values) if s.unsettled]
+
+    def __enter__(self):
+        for s, v in self.watched:
+            common.watch_promotions(v, s.evidence)
+
+    def __exit__(self, *exc_info):
+        for _, v in self.watched:
             common.unwatch_promotions(v)
+        return False
 
 
 def settle(slots, traced) -> bool:
