@@ -51,7 +51,7 @@ def _header_location(origin):
     generated calls must stay on the statement's own line (``if x > 0:``),
     which tracebacks and the runtime's op locations report.
     """
-    lineno, col_offset, end_lineno, end_col_offset = (getattr(origin, f, None) for f in _LOCATION_FIELDS)
+    lineno, col_offset, end_lineno, end_col_offset = [getattr(origin, f, None) for f in _LOCATION_FIELDS]
     if end_lineno is not None and end_lineno != lineno:
         header = getattr(origin, "test", None) or getattr(origin, "iter", None)
         if header is not None and getattr(header, "end_lineno", None) == lineno:

@@ -162,7 +162,10 @@ def register(
 
 def weak_if_all_inputs_weak(inputs, attrs) -> bool:
     """The rule of ops that compute a Python number from Python numbers (``1.0 + 2`` is a float)."""
-    return bool(inputs) and all(t.weak for t in inputs)
+    for t in inputs:  # (a loop, not all() of a generator: asked for every op built)
+        if not t.weak:
+            return False
+    return bool(inputs)
 
 
 def weak_if_first_input_weak(inputs, attrs) -> bool:

@@ -37,7 +37,7 @@ def format_shape(shape) -> str:
 
 
 def is_fully_defined(shape) -> bool:
-    return shape is not None and all(d is not None for d in shape)
+    return shape is not None and None not in shape  # (dimensions are ints or None: no other == None)
 
 
 def is_compatible(a, b) -> bool:

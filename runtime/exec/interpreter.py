@@ -121,7 +121,7 @@ def _kernel_call(builder, op, python_operators):
     kernel = record.kernel(op.type)
     if (
         python_operators and not op.attrs and op.type in record.operator_kernels and op.type in PYTHON_OPERATORS
-        and all(t.dtype.kind in _NUMERIC_KINDS for t in op.inputs)
+        and all([t.dtype.kind in _NUMERIC_KINDS for t in op.inputs])
     ):
         return PYTHON_OPERATORS[op.type]
     kwargs = dict(op.attrs)

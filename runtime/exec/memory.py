@@ -49,7 +49,10 @@ def donations(graph, needed, record=None) -> dict:
     """
     writes_into = (record or backend.get()).out_kernels
     ops = [op for op in graph.operations if id(op) in needed]
-    if not any(op.outputs and _large(op.outputs[0]) and op.type in writes_into for op in ops):
+    for op in ops:  # (a loop, not any() of a generator: every plan asks)
+        if op.outputs and op.type in writes_into and _large(op.outputs[0]):
+            break
+    else:
         return {}  # no op writes into a buffer (a graph of scalars): nothing to find
     users: dict[int, list] = {}
     for op in ops:

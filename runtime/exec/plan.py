@@ -160,7 +160,7 @@ class Builder:
             if donors[index] is not None:  # called with out=: the ufunc itself
                 call = rule_of(self, op, True)
             self.steps.append(Step(
-                op, call, tuple(self.slots[id(t)] for t in op.inputs), tuple(self.slots[id(t)] for t in op.outputs),
+                op, call, tuple([self.slots[id(t)] for t in op.inputs]), tuple([self.slots[id(t)] for t in op.outputs]),
                 donors[index], tuple(frees_at.get(index, ())),
             ))
         self.template = [None] * len(self.slots)
@@ -200,6 +200,6 @@ def needed_ops(graph) -> set[int]:
         op = roots.pop()
         if id(op) not in needed:
             needed.add(id(op))
-            roots.extend(t.op for t in op.inputs)
+            roots.extend([t.op for t in op.inputs])
             roots.extend(op.control_inputs)
     return needed

@@ -183,10 +183,16 @@ def is_converted(function) -> bool:
 
 def is_skipped_module(module_name) -> bool:
     """True for numpy, JAX, the standard library, autograph and test machinery."""
-    if not module_name:
-        return False
-    root = module_name.partition(".")[0]
-    return root in _SKIPPED_MODULES or root in _STDLIB
+    found = skipped_modules.get(module_name)
+    if found is None:
+        if not module_name or type(module_name) is not str:
+            return False
+        root = module_name.partition(".")[0]
+        found = skipped_modules[module_name] = root in _SKIPPED_MODULES or root in _STDLIB
+    return found
+
+
+skipped_modules: dict[str, bool] = {}  # module name -> is_skipped_module (frame walks ask it of every frame)
 
 
 def cached_conversion(f):

@@ -34,7 +34,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators.calls import converted_codes, is_skipped_module
+from autograph.runtime.operators.calls import converted_codes, is_skipped_module, skipped_modules
 from autograph.runtime.tracing import escapes
 
 _DEPTH = 2  # levels of attributes / items recorded below a variable
@@ -73,7 +73,7 @@ class Snapshot:
         seen = set()
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
-            watched = tuple((n, v) for n, v in variables.items() if n not in assigned)
+            watched = tuple([(n, v) for n, v in variables.items() if n not in assigned])
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
@@ -340,11 +340,14 @@ def _converted_frames():
     converted code."""
     frames = []
     frame = sys._getframe(2)
+    known = skipped_modules
     while frame is not None:
         if id(frame.f_code) in converted_codes:
             frames.append(frame)
-        elif not is_skipped_module(frame.f_globals.get("__name__")):
-            break
+        else:
+            name = frame.f_globals.get("__name__")
+            if not (known.get(name) or (name not in known and is_skipped_module(name))):  # (inlined: hot)
+                break
         frame = frame.f_back
     return frames
 

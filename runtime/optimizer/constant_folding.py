@@ -80,9 +80,12 @@ def run_kernel(op, values):
 def _fold(rw, op):
     if op.type in _NEVER or graph_util.is_stateful(op) or graph_util.is_functional(op):
         return None
-    values = [graph_util.const_value(t) for t in op.inputs]
-    if any(v is None for v in values):
-        return None
+    values = []
+    for t in op.inputs:  # (a loop: stops at the first input no Const makes)
+        value = graph_util.const_value(t)
+        if value is None:
+            return None
+        values.append(value)
     arrays = run_kernel(op, values)
     if arrays is None:
         return None

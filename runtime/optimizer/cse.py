@@ -33,7 +33,7 @@ def freeze(value):
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.str, value.tobytes())
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(freeze(v) for v in value))
+        return (type(value).__name__, tuple([freeze(v) for v in value]))
     if isinstance(value, dict):
         return ("dict", tuple(sorted((k, freeze(v)) for k, v in value.items())))
     if isinstance(value, float) and value != value:
@@ -44,8 +44,8 @@ def freeze(value):
 
 
 def _default_key(op):
-    attrs = tuple(sorted((k, freeze(v)) for k, v in op.attrs.items()))
-    return (op.type, tuple((id(t.op), t.value_index) for t in op.inputs), attrs)
+    attrs = tuple(sorted([(k, freeze(v)) for k, v in op.attrs.items()]))
+    return (op.type, tuple([(id(t.op), t.value_index) for t in op.inputs]), attrs)
 
 
 KEYS = {"Placeholder": None}

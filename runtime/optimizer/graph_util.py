@@ -116,8 +116,9 @@ def is_stateful(op) -> bool:
     """True if ``op`` has side effects and must run, in order, exactly as traced."""
     if _stateful_here(op):
         return True
-    if is_functional(op):
-        return any(graph_is_stateful(g) for g in subgraphs(op))
+    for g in subgraphs(op):  # (none unless functional)
+        if graph_is_stateful(g):
+            return True
     return False
 
 
@@ -156,9 +157,9 @@ def used_tensors(graph) -> set[int]:
     """ids of the tensors ``graph`` reads: op inputs, outputs, and nested captures."""
     used = {id(t) for t in graph.outputs}
     for op in graph.operations:
-        used.update(id(t) for t in op.inputs)
+        used.update(map(id, op.inputs))
         for sub in subgraphs(op):
-            used.update(id(o) for o, _ in sub.captures)
+            used.update([id(o) for o, _ in sub.captures])
     return used
 
 
@@ -269,7 +270,7 @@ def _copy_into(src, dst, outer_tmap, copied) -> None:
             copy.attrs[attr] = sub_copy.name
     dst.inputs = [tmap[id(t)] for t in src.inputs]
     dst.outputs = [tmap.get(id(t), t) if isinstance(t, Tensor) else t for t in src.outputs]
-    dst.set_captures((outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures)
+    dst.set_captures([(outer_tmap.get(id(o), o), tmap[id(i)]) for o, i in src.captures])
     dst.last_stateful = ops.get(id(src.last_stateful)) if src.last_stateful is not None else None
     dst._name_counts = dict(src._name_counts)  # the same op names: the same counters
     for key, value in vars(src).items():

@@ -35,7 +35,10 @@ from autograph.runtime.core import shapes
 def _static(op) -> bool:
     """Every input and output shape is fully known: the shapes were checked when the op was
     built (broadcasting, stacking), so no value at run time can make them disagree."""
-    return all(t.shape is not None and shapes.is_fully_defined(t.shape) for t in (*op.inputs, *op.outputs))
+    for t in (*op.inputs, *op.outputs):  # (a loop, not all() of a generator: asked of most ops)
+        if not shapes.is_fully_defined(t.shape):
+            return False
+    return True
 
 
 def _always(op) -> bool:

@@ -56,7 +56,7 @@ from autograph.runtime.core import backend, dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.exec import interpreter, parallel
 from autograph.runtime.optimizer import graph_util, hazards, inline
-from autograph.runtime.optimizer.rewrite import rewrite
+from autograph.runtime.optimizer.rewrite import has_rule, rewrite
 
 MAX_ELEMENTS = 1024
 
@@ -272,6 +272,6 @@ def threaded(graph) -> bool:
 
 def run(graph) -> bool:
     """Lowers the small stateless ``If`` ops of ``graph`` (not its sub-graphs); True if it changed."""
-    if all(op.type != "If" for op in graph.operations) or in_loop(graph) or threaded(graph):
+    if not has_rule(graph, RULES) or in_loop(graph) or threaded(graph):
         return False
     return rewrite(graph, RULES)

@@ -98,10 +98,10 @@ def _prune_ops(graph) -> bool:
         if id(op) in live:
             continue
         live.add(id(op))
-        stack.extend(t.op for t in op.inputs)
+        stack.extend([t.op for t in op.inputs])
         stack.extend(op.control_inputs)
         for sub in graph_util.subgraphs(op):
-            stack.extend(o.op for o, _ in sub.captures)
+            stack.extend([o.op for o, _ in sub.captures])
     kept = [op for op in graph.operations if id(op) in live]
     if len(kept) == len(graph.operations):
         return False

@@ -84,9 +84,17 @@ class Rewriter:
         self.changed = True
 
 
+def has_rule(graph, rules) -> bool:
+    """Whether an op of ``graph`` has a rule in ``rules``."""
+    for op in graph.operations:  # (a loop, not any() of a generator: every pass asks it of every graph)
+        if op.type in rules:
+            return True
+    return False
+
+
 def rewrite(graph, rules: dict[str, Rule], default: Rule | None = None) -> bool:
     """Applies ``rules`` (by op type, else ``default``) to ``graph``; True if it changed."""
-    if default is None and all(op.type not in rules for op in graph.operations):
+    if default is None and not has_rule(graph, rules):
         return False  # no op has a rule (licm on a graph without a loop)
     rw = Rewriter(graph)
     for op in list(graph.operations):

@@ -33,7 +33,7 @@ def template(op, ruled) -> str | None:
 def _scalar_operator(op, ruled) -> bool:
     return (
         template(op, ruled) is not None and len(op.outputs) == 1 and op.outputs[0].shape == ()
-        and all(t.shape == () for t in op.inputs)
+        and all([t.shape == () for t in op.inputs])
     )
 
 
@@ -67,7 +67,7 @@ def inlinable(graph, needed, ruled) -> set[int]:
             continue
         user, index = users[0]
         if user is None or (user.type == "If" and index == 0) or _scalar_operator(user, ruled):
-            level = 1 + max((nesting.get(id(t), 0) for t in op.inputs), default=0)
+            level = 1 + max([nesting.get(id(t), 0) for t in op.inputs], default=0)
             if level <= MAX_INLINE_DEPTH:
                 found.add(id(op.outputs[0]))
                 nesting[id(op.outputs[0])] = level
