@@ -186,6 +186,29 @@ def test_a_counter_combined_with_an_int_beyond_int64_is_refused_naming_the_line(
                        rf"at .*test_weak_bounds.py:{line}: .*within int64's bounds")
 
 
+def range_to_big(n):
+    s = 0
+    last = 0
+    for i in range(n, 2**40, 2**38):
+        s += 1
+        last = i
+    return s, last
+
+
+def range_past_the_bounds_dtype(a):
+    total = 0
+    for i in range(a, 300):
+        total += i
+    return total
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_range_with_a_python_int_bound_its_tensor_bound_cannot_hold_counts_as_python(dtype):
+    # Python's range() computes with Python ints: no OverflowError, no wrapped bound
+    check(range_to_big, np.dtype(dtype).type(3))
+    check(range_past_the_bounds_dtype, np.dtype(dtype).type(250 if dtype != "int8" else 120))
+
+
 # -- B: arithmetic out of a strong tensor's bounds is Python's OverflowError, where it is computed --
 
 
