@@ -209,6 +209,35 @@ def test_a_range_with_a_python_int_bound_its_tensor_bound_cannot_hold_counts_as_
     check(range_past_the_bounds_dtype, np.dtype(dtype).type(250 if dtype != "int8" else 120))
 
 
+def range_down(a):
+    count = 0
+    for _ in range(a, -100, -1):
+        count += 1
+    return count
+
+
+def range_up_to(a):
+    count = 0
+    for _ in range(a, 3):
+        count += 1
+    return count
+
+
+def range_sum(a):
+    total = 0
+    for i in range(a):
+        total += i
+    return total
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_range_whose_span_a_narrow_dtype_cannot_hold_counts_as_python(dtype):
+    a = np.dtype(dtype).type(100)
+    check(range_down, a if np.dtype(dtype).kind == "i" else np.dtype(dtype).type(0))  # int8: 200 items
+    check(range_up_to, np.dtype(dtype).type(5))  # no items (uint32 wrapped 3 - 5 to 2**32 - 2)
+    check(range_sum, a)  # 4950: an int8 counter wrapped it
+
+
 # -- B: arithmetic out of a strong tensor's bounds is Python's OverflowError, where it is computed --
 
 
