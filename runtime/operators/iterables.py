@@ -23,7 +23,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops.common import static_value
+from autograph.runtime.ops.common import fits, static_value
 from autograph.runtime.tracing import staged_list
 
 
@@ -87,6 +87,12 @@ class TensorItems:
         return ops.gather(self.tensor, index, axis=0)
 
 
+def _spans_wrap(dtype) -> bool:
+    """The bounds' ``stop - start`` may wrap in ``dtype`` (``range(np.int8(100), -100, -1)``: 200 items;
+    ``range(np.uint32(5), 3)``: none), where Python's ints never do: narrow and unsigned dtypes."""
+    return dtype.kind in "iu" and (dtype.itemsize < 4 or (dtype.kind == "u" and dtype.itemsize == 4))
+
+
 class TensorRange:
     """``range(start, stop, step)`` with tensor bounds: what ``range_`` returns for a ``for`` loop."""
 
@@ -111,8 +117,23 @@ class TensorRange:
             self.index_dtype = dtypes.as_dtype(dtype)
         elif strong:
             self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak])
+            if _spans_wrap(self.index_dtype) or not all(fits(int(v), self.index_dtype) for v in weak):
+                self._count_in_int64(strong)
         else:
             self.index_dtype = dtypes.int64
+
+    def _count_in_int64(self, strong):
+        """Python's range() computes with Python ints: bounds whose span may wrap in their dtype
+        (``_spans_wrap``), or a Python int bound that the tensor bounds' dtype cannot hold
+        (``range(n, 2**40)`` with an int32 ``n``, ``range(a, 300)`` with a uint8 ``a``) make the range
+        count in int64 (the tensor bounds cast to it)."""
+        wide = dtypes.result_type(np.int64, *strong)
+        if wide.kind not in "iu" or not all(fits(int(v), wide) for v in (self.start, self.stop, self.step)
+                                            if not isinstance(v, Tensor)):
+            return  # (uint64 bounds next to a negative int; an int beyond int64): NEP 50's OverflowError
+        self.index_dtype = wide
+        self.start, self.stop, self.step = [ops.cast(v, wide) if isinstance(v, Tensor) else v
+                                            for v in (self.start, self.stop, self.step)]
 
     def __repr__(self):
         return f"TensorRange({self.start!r}, {self.stop!r}, {self.step!r})"

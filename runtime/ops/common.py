@@ -59,11 +59,19 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
     (a weak int32 loop counter plus ``1`` stays a weak int32).  All Python
     numbers: unchanged.
 
+    A Python number the strong dtype cannot hold is NEP 50's
+    ``OverflowError`` (``np.uint8(5) + 300``), raised when the graph computes
+    it, so on the paths that do (``_out_of_bounds``).  Among weak operands
+    only, a Python int the weak tensors' integer dtype cannot hold widens
+    them to int64, as Python's ints are unbounded (``_widened``: a weak
+    int32 counter plus ``2**31``).
+
     ``compared``: the operands of a comparison.  NumPy 2 compares a Python
     int with an integer array exactly, whatever its size (``np.uint8(3) <
-    300`` is True), where arithmetic raises ``OverflowError``; so a weak
-    integer that the strong integer dtype cannot hold widens every operand
-    to a dtype holding both (``_holding_both``) instead of being narrowed.
+    300`` is True; ``math.binary`` decides those by the int's sign), where
+    arithmetic raises ``OverflowError``; so a weak integer tensor that the
+    strong integer dtype cannot hold widens every operand to a dtype holding
+    both (``_holding_both``) instead of being narrowed.
 
     ``lists``: a weakly typed non-scalar tensor (a staged list of Python
     numbers, or an item of a staged list of lists) is a Python list, which
@@ -92,16 +100,61 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
         wide = _holding_both(values, target) if compared and target.kind in "iu" else None
         if wide is not None:
             return [_as_dtype(v, wide) for v in values]
-        return [_weak_as(v, target, compared) if is_weak(v) else v for v in values]
-    tensors = [v.dtype for v in values if isinstance(v, Tensor)]
+        partner = next(v for v in values if not is_weak(v))
+        return [_weak_as(v, target, compared, partner) if is_weak(v) else v for v in values]
+    tensors = [v for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
         return list(values)
-    target = dtypes.result_type(*tensors, *[v for v in values if not isinstance(v, Tensor)])
-    return [v if isinstance(v, Tensor) else apply.constant(_weak_as(v, target), target, weak=True)
-            for v in values]
+    numbers = [v for v in values if not isinstance(v, Tensor)]
+    joined = dtypes.result_type(*[t.dtype for t in tensors], *numbers)
+    target = _widened(joined, numbers)
+    if target != joined:  # (exact: int64 holds every value of the narrower integer dtype)
+        values = [_weak_cast(v, target) if isinstance(v, Tensor) else v for v in values]
+    return [v if isinstance(v, Tensor) else _weak_constant(v, target, tensors, compared) for v in values]
 
 
-_INT64 = np.iinfo(np.int64)
+def _widened(dtype, numbers):
+    """int64 when the integer ``dtype`` of weak tensors cannot hold one of the Python ints
+    ``numbers`` they meet and int64 can (a weak int32 counter ``s``: ``s + 2**31``,
+    ``s * 3_000_000_000`` are Python ints, so weak int64s); else ``dtype``."""
+    if dtype.kind not in "iu" or all(fits(v, dtype) for v in numbers):
+        return dtype
+    wide = dtypes.result_type(dtype, np.int64)  # (uint64: float64, which is no integer)
+    return wide if wide.kind in "iu" and all(fits(v, wide) for v in numbers) else dtype
+
+
+def fits(number, dtype) -> bool:
+    """False for a Python int out of the integer ``dtype``'s bounds (NEP 50 gives it that dtype)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu" or type(number) is not int:
+        return True
+    bounds = np.iinfo(dtype)
+    return bounds.min <= number <= bounds.max
+
+
+def _weak_cast(value, dtype):
+    return value if value.dtype == dtype else apply.apply_op("Cast", [value], {"dtype": dtype, "weak": True})
+
+
+def _weak_constant(number, dtype, tensors, compared):
+    """The Python ``number`` as a weak constant of ``dtype``, the dtype of the weak ``tensors`` it meets.
+
+    One that ``dtype`` cannot hold even so (an int beyond int64, a negative int next to a weak
+    uint64) is a ``TracingError``: Python computes with it exactly, which no dtype of a graph can;
+    an int too large for a float is Python's ``OverflowError`` where it is computed
+    (``_out_of_bounds``), except in a comparison, which Python makes exactly."""
+    try:
+        return apply.constant(np.asarray(number, dtype=dtype), dtype, weak=True)
+    except OverflowError as e:
+        if dtype.kind == "f" and not compared:
+            return _out_of_bounds(number, dtype, e, tensors[0], weak=True)
+    made = ", ".join(f"{t.name}, made at {t.op.location or '<unknown>'}" for t in tensors)
+    raise TracingError(
+        f"the Python int {number!r:.40} meets a Python number a loop or branch made (the weakly typed "
+        f"{dtype.name} {made}) at {user_location_text()}: Python computes with both exactly, but no dtype of "
+        f"a graph holds {number!r:.40}. Keep the numbers within int64's bounds, or compute this outside the function"
+    ) from None
+
 
 def is_weak_list(value) -> bool:
     """A weakly typed non-scalar tensor: a Python list of Python numbers (a staged list of them)."""
@@ -211,14 +264,14 @@ def _result_dtype(ufunc, operands, index, dtype):
 
 
 def _holding_both(values, target):
-    """The integer dtype that holds ``target`` and every weakly typed integer among ``values`` that
-    ``target`` cannot hold (int64 for a Python int, its own dtype for a weak tensor), or None: when
-    they all fit (the usual case); when no integer dtype holds them all (uint64 next to a negative
-    number); and when a weak scalar would have to be cast itself (a weak int32 next to a uint32), since
-    casts of a weakly typed loop variable are evidence of its dtype (``tracing/weak_loop_vars.py``).
-    In those cases promote's error or ``OverflowError`` check stays (a refusal naming the line, not
-    Python's answer).  (A weak array, a staged list of Python ints, is numpy's int64 array by then:
-    ``_as_array``.)"""
+    """The integer dtype that holds ``target`` and every weakly typed integer tensor among ``values``
+    that ``target`` cannot hold, or None: when they all fit (the usual case); when no integer dtype
+    holds them all (uint64 next to a weak int64); and when a weak scalar would have to be cast itself
+    (a weak int32 next to a uint32), since casts of a weakly typed loop variable are evidence of its
+    dtype (``tracing/weak_loop_vars.py``).  In those cases promote's ``OverflowError`` check stays (a
+    refusal naming the line, not Python's answer).  (A Python int out of ``target``'s bounds was
+    decided by its sign before: ``math.binary``.  A weak array, a staged list of Python ints, is
+    numpy's int64 array by then: ``_as_array``.)"""
     wide = target
     for v in values:
         if isinstance(v, Tensor):
@@ -227,13 +280,6 @@ def _holding_both(values, target):
             if dtypes.result_type(target, v.dtype) != v.dtype and v.shape == ():
                 return None  # a scalar, maybe a loop counter: promote's check stays
             wide = dtypes.result_type(wide, v.dtype)
-        elif type(v) is int:
-            bounds = np.iinfo(target)
-            if bounds.min <= v <= bounds.max:
-                continue
-            if not _INT64.min <= v <= _INT64.max:
-                return None
-            wide = dtypes.result_type(wide, np.int64)
     return wide if wide != target and wide.kind in "iu" else None
 
 
@@ -247,7 +293,7 @@ def _narrows_integers(from_dtype, to_dtype) -> bool:
     return np.dtype(from_dtype).kind in "iu" and np.dtype(to_dtype).kind in "iu" and dtypes.narrows(from_dtype, to_dtype)
 
 
-def _check_fits(value, cast, dtype, compared=False):
+def _checkfits(value, cast, dtype, compared=False):
     """``cast`` through an ``Ensure``, checked when the graph runs, that the Python integer the weak
     scalar ``value`` stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was
     ``cast`` to: NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
@@ -289,21 +335,37 @@ def unwatch_promotions(tensor) -> None:
     _WATCHED.pop(id(tensor), None)
 
 
-def _weak_as(value, dtype, compared=False):
+def _weak_as(value, dtype, compared=False, partner=None):
     if isinstance(value, Tensor):
         if value.dtype == dtype:
             return value
         result = apply.apply_op("Cast", [value], {"dtype": dtype})
         if value.shape == () and current_graph() is not None and _narrows_integers(value.dtype, dtype):
-            return _check_fits(value, result, dtype, compared)
+            return _checkfits(value, result, dtype, compared)
         return result
     try:
         return np.asarray(value, dtype=dtype)
-    except OverflowError:
-        raise TypeError(
-            f"the Python number {value!r} does not fit in {dtype.name}, the dtype of the tensor it is "
-            f"combined with; cast the tensor to a wider dtype first (rt.cast)"
-        ) from None
+    except OverflowError as e:
+        return _out_of_bounds(value, dtype, e, partner)
+
+
+def _out_of_bounds(number, dtype, error, partner, weak=False):
+    """What stands for the Python ``number`` that ``dtype`` cannot hold, given it by NEP 50: numpy's
+    ``error`` (``OverflowError: Python integer 300 out of bounds for uint8``), raised now outside a
+    graph; in a graph, an ``Ensure`` that never holds, so the error is raised where the graph computes
+    it and only there: ``x = a; if n > 0: x = a + 300`` with a uint8 ``a`` is ``a`` for n == 0, as in
+    Python.  (``Ensure`` is stateful: the optimizer neither folds it nor moves it out of a branch.)"""
+    name = f" {partner.name}" if isinstance(partner, Tensor) else ""
+    message = f"{error}: the Python number {number!r:.40} meets the {dtype.name} value{name} at {user_location_text()}"
+    if dtype.kind in "iu":
+        wider = "int64" if fits(number, np.dtype(np.int64)) else "float64"
+        message += (f" and takes its dtype (NEP 50), which cannot hold it. Cast that value to a wider dtype "
+                    f"first (rt.cast(..., '{wider}'))")
+    if current_graph() is None:
+        raise OverflowError(message) from None
+    placeholder = apply.constant(np.zeros((), dtype), dtype, weak=weak)
+    never = apply.constant(np.False_, np.dtype(np.bool_))
+    return apply.apply_op("Ensure", [placeholder, never], {"error": "OverflowError", "message": message})
 
 
 def ufunc_dtype(ufunc, in_dtypes) -> np.dtype:

@@ -28,9 +28,9 @@ import numpy as np
 from autograph.runtime.core import opdef, shapes
 
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor, is_weak
+from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 from autograph.runtime.ops import apply
-from autograph.runtime.ops.common import dtype_of, is_weak_list, promote, static_value, ufunc_dtype
+from autograph.runtime.ops.common import dtype_of, fits, is_weak_list, promote, static_value, ufunc_dtype
 from autograph.runtime.ops.basic import cast
 
 # op type -> the numpy ufunc it means, for ops of two broadcast operands
@@ -136,11 +136,40 @@ def binary(op_type: str, x, y, name=None):
         return _python_int_power(x, y, name)
     if op_type in _DIVISIONS and _python_numbers(x, y):
         y = _nonzero_divisor(op_type, x, y)
+    if op_type in _COMPARISONS:
+        decided = _decided_by_sign(op_type, x, y)
+        if decided is not None:
+            return decided
     return apply.apply_op(op_type, promote([x, y], compared=op_type in _COMPARISONS, ufunc=BINARY[op_type]),
                           name=name)
 
 
 _COMPARISONS = frozenset({"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"})
+
+
+def _decided_by_sign(op_type, x, y):
+    """A comparison of an integer operand with a Python int its dtype cannot hold, or None.
+
+    NumPy 2 and Python compare them exactly (``np.uint8(5) < 300`` and ``np.int64(5) < 2**70`` are
+    True, ``np.int8(-3) == 1000`` is False): every value of the dtype lies on the same side of the
+    int, so the int's sign decides, as it decides ``op(0, sign)``.  The result is the operand
+    compared with itself (``t == t``: True for every integer, ``t != t``: False), which has the
+    comparison's shape and weak typing; no cast, so a weakly typed counter compared so keeps its dtype
+    (``tracing/weak_loop_vars.py``).  (A staged list of Python ints is left to ``promote``: numpy
+    makes it an int64 array.)"""
+    for number, other, first in ((y, x, False), (x, y, True)):
+        if type(number) is not int or is_python_number(other) or is_weak_list(other):
+            continue
+        dtype = dtype_of(other)
+        if dtype.kind not in "iu":
+            continue
+        if fits(number, dtype):
+            return None
+        sign = 1 if number > 0 else -1
+        holds = BINARY[op_type](sign, 0) if first else BINARY[op_type](0, sign)
+        return apply.apply_op("Equal" if holds else "NotEqual", [other, other])
+    return None
+
 
 # division op type -> Python's ZeroDivisionError message (ints, floats)
 _DIVISIONS = {
@@ -168,7 +197,7 @@ def _nonzero_divisor(op_type, x, y):
 
 def _python_ints(x, y) -> bool:
     """Two integers standing for Python ints (weakly typed), at least one of them a tensor."""
-    return (all(is_weak(v) and not is_weak_list(v) and dtype_of(v).kind in "iu" for v in (x, y))
+    return (all(type(v) is int or (is_weak(v) and not is_weak_list(v) and dtype_of(v).kind in "iu") for v in (x, y))
             and any(isinstance(v, Tensor) for v in (x, y)))
 
 
