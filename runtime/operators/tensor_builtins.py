@@ -51,7 +51,7 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
 from autograph.runtime.operators.iterables import len_
 from autograph.runtime.ops import effects, math, reduction
-from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.ops.list_operators import StagedList, describe
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -174,8 +174,7 @@ def _refuse_mixed(candidates, which, where):
         higher = [p for p in python if _PYTHON_ORDER.index(p) > _PYTHON_ORDER.index(_PYTHON_NAMES[_kind(dtype)])]
         if not python or not (higher or wraps(dtype)):
             return
-        article = "an" if dtype.name.startswith("int") else "a"
-        operands = f"{article} {dtype.name} value and a Python {(higher or python)[-1]}"
+        operands = f"{_a(dtype)} value and a Python {(higher or python)[-1]}"
         if not higher:
             wrapping = f", and {dtype.name} arithmetic wraps where a Python int's does not"
     elif len(python) > 1:
@@ -193,6 +192,10 @@ def wraps(dtype) -> builtins.bool:
     """Whether ``dtype``'s arithmetic wraps where a Python int's would not, at small values: bool,
     unsigned and 8/16-bit integers (not int32/int64, nor floats: NEP 50 joins Python numbers to them)."""
     return dtype.kind in "ub" or (dtype.kind == "i" and dtype.itemsize < 4)
+
+
+def _a(dtype) -> str:
+    return f"an {dtype.name}" if dtype.name.startswith("int") else f"a {dtype.name}"
 
 
 _PYTHON_NAMES = {"b": "bool", "i": "int", "f": "float"}
@@ -220,6 +223,13 @@ def _extremum_of_one(only, which, where):
             f"{where}: {which}() of the tensor {only.name} of shape {shapes.format_shape(only.shape)} compares "
             f"its rows as Python bools, which numpy refuses for rows of more than one element. Use "
             f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
+        )
+    if builtins.isinstance(only, StagedList) and only.numbers is not None and wraps(only.dtype):
+        raise TracingError(
+            f"{where}: {which}() of {describe(only)} ({quoted_user_line() or 'this call'}) returns the item it "
+            f"chooses, which may be a Python int or {_a(only.dtype)} value, so its dtype would depend on the "
+            f"values when the graph runs, and {only.dtype.name} arithmetic wraps where a Python int's does not. "
+            f"Append values of one kind (np.{only.dtype.name}(5), or cast the appended values: rt.cast(a, 'int64'))."
         )
     length = iterables.len_(only)
     if type(length) is int and length == 0:
