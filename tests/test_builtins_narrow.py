@@ -219,6 +219,13 @@ def test_sum_of_a_static_tensor_is_in_its_dtype(dtype):
     check(lambda v: sum(v) - 1, np.array([3, 4], dtype))
 
 
+@pytest.mark.parametrize("dtype", NARROW + WIDE_INTS)
+@pytest.mark.parametrize("items", [[], [7, 9]])
+def test_sum_of_a_generator_over_a_tensor_of_static_length_is_pythons(dtype, items):
+    check(sum_minus_one, np.array(items, dtype))  # one item per row: the comprehension's length is static
+    check(lambda v: (len([y for y in v]), sum([y * 2 for y in v]) - 1), np.array(items, dtype))
+
+
 @pytest.mark.parametrize("dtype", WIDE_INTS + FLOATS)
 @pytest.mark.parametrize("items", [[], [7, 9]])
 def test_sum_of_wide_items_of_unknown_length_keeps_pythons_value(dtype, items):

@@ -83,7 +83,21 @@ def _staged_map(iterable, elt, cond, comprehension=None):
 
     names = (_LABEL,)
     for_stmt(iterable, None, body, get_state, set_state, names, {"iterate_names": _iterate_name(elt)})
+    if cond is None and isinstance(iterable, Tensor):
+        return _with_length(comprehension, iterable.shape[0] if iterable.shape else None)
     return comprehension
+
+
+def _with_length(staged, length):
+    """``staged``, a list of one item per row of a tensor of static ``length``, with that static length
+    (the loop that made it gives it none), so that ``sum()`` and ``len()`` know it."""
+    shape = staged.shape if isinstance(staged, StagedList) else None
+    if length is None or shape is None or shape[0] is not None or None in shape[1:]:
+        return staged
+    fixed = ops.reshape(staged, (length, *shape[1:]))
+    if fixed.weak != staged.weak:
+        return staged
+    return StagedList.mark(fixed, staged.label, staged.numbers)
 
 
 def list_comp(iterable, elt, cond):
