@@ -64,7 +64,7 @@ def test_max_of_ints_and_python_numbers():
 def test_max_of_two_dtypes_is_refused_as_its_dtype_would_depend_on_the_values():
     # Python gives the float32 7.5 here and the int32 9 for (9, 7.5): no one graph dtype
     check_raises(max2, i32(3), f32(7.5), match=r"max\(\) at .*test_builtins_semantics.py:\d+: max\(\) of float32 and int32")
-    check_raises(min2, i32(3), 2.5, match=r"min\(\) of a int32 value and a Python float")
+    check_raises(min2, i32(3), 2.5, match=r"min\(\) of an int32 value and a Python float")
 
 
 @pytest.mark.parametrize("x", [[3, 1, 2], [1.0, float("nan"), 5.0], [float("nan"), 1.0], [-1.0, -1.0]])

@@ -6,6 +6,7 @@ comes from here.
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import types
@@ -122,6 +123,13 @@ def user_location(depth: int = 1) -> str | None:
 def construct_at(construct: str) -> str:
     """``"the for loop at f.py:3"``: a construct and the user's line, for messages."""
     return f"{construct} at {user_location_text()}"
+
+
+def quoted_user_line() -> str:
+    """The user's current line of code in backticks (``"`return max(a, 3)`"``), or "" if unknown."""
+    found = user_frame(2)
+    text = linecache.getline(*found).strip() if found is not None else ""
+    return f"`{text}`" if text else ""
 
 
 def user_location_text() -> str:

@@ -33,13 +33,15 @@ from __future__ import annotations
 
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
-from autograph.runtime.core.location import construct_at
-from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.location import construct_at, quoted_user_line, user_location_text
+from autograph.runtime.core.tensor import Tensor, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.data_structures import list_append
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.loop_statements import for_stmt
+from autograph.runtime.operators.tensor_builtins import wraps
+from autograph.runtime.ops.list_operators import StagedList, describe
 
 _LABEL = "comprehension"  # the staged list's name in messages
 
@@ -81,7 +83,21 @@ def _staged_map(iterable, elt, cond, comprehension=None):
 
     names = (_LABEL,)
     for_stmt(iterable, None, body, get_state, set_state, names, {"iterate_names": _iterate_name(elt)})
+    if cond is None and isinstance(iterable, Tensor):
+        return _with_length(comprehension, iterable.shape[0] if iterable.shape else None)
     return comprehension
+
+
+def _with_length(staged, length):
+    """``staged``, a list of one item per row of a tensor of static ``length``, with that static length
+    (the loop that made it gives it none), so that ``sum()`` and ``len()`` know it."""
+    shape = staged.shape if isinstance(staged, StagedList) else None
+    if length is None or shape is None or shape[0] is not None or None in shape[1:]:
+        return staged
+    fixed = ops.reshape(staged, (length, *shape[1:]))
+    if fixed.weak != staged.weak:
+        return staged
+    return StagedList.mark(fixed, staged.label, staged.numbers)
 
 
 def list_comp(iterable, elt, cond):
@@ -158,8 +174,43 @@ def _fold(iterable, step, start):
 
 
 def sum_(iterable, start):
-    """``sum(iterable, start)`` of a staged iterable: ``start + v0 + v1 + ...``, left to right."""
+    """``sum(iterable, start)`` of a staged iterable: ``start + v0 + v1 + ...``, left to right.
+
+    With a Python number ``start`` (``0`` by default) Python's answer is that
+    number for an empty iterable and a numpy value otherwise; the graph's one
+    dtype is the items'.  That is Python's value, as NEP 50 joins the two,
+    unless the items' dtype wraps where a Python int does not (bool, unsigned,
+    8/16-bit: ``tensor_builtins.wraps``): ``sum(v) - 1`` of an empty uint32
+    ``v`` is -1 in Python.  Then the sum is refused when tracing, unless its
+    length is known, and so is the sum of a
+    staged list that may hold Python ints beside such values (``acc = [200,
+    100]`` appended uint8 values: Python adds the ints as ints).  The sum of
+    a tensor of static length 0 is ``start`` itself, whatever the dtypes.
+    """
+    length = iterable.shape[0] if isinstance(iterable, Tensor) and iterable.shape else None
+    if length == 0:
+        return start
+    if is_weak(start) and isinstance(iterable, Tensor) and not iterable.weak and iterable.shape:
+        total = dtypes.result_type(iterable.dtype, weak_number(start))
+        numbers = iterable.numbers if isinstance(iterable, StagedList) else None
+        if wraps(total) and (length is None or numbers is not None):
+            _refuse_sum(iterable, total, numbers is not None)
     return _fold(iterable, lambda acc, v: acc + v, start)
+
+
+def _refuse_sum(iterable, total, holds_numbers):
+    what = describe(iterable) if isinstance(iterable, StagedList) else f"the tensor {iterable.name}"
+    if holds_numbers:
+        why = (f"on which of its items are Python ints: it may hold them beside its {total.name} values, and "
+               f"Python adds them as ints where the graph adds {total.name} values, which wrap")
+    else:
+        why = (f"on its length: Python's sum of no items is the start, a Python int, and of {total.name} "
+               f"items a {total.name}, whose arithmetic wraps where a Python int's does not")
+    raise TracingError(
+        f"sum() at {user_location_text()} ({quoted_user_line() or 'this call'}) of {what}: its dtype would "
+        f"depend {why}. Cast the items (or the start: sum(xs, np.{total.name}(0))) to one dtype, or to a "
+        f"wide one (int64), first."
+    )
 
 
 def truth(iterable, which):

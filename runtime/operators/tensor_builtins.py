@@ -8,8 +8,11 @@ what Python gives on the numpy values the tensors stand for:
 * ``max(a, b)`` / ``min(a, b)`` return one of their operands, chosen by
   Python's comparison (``max`` keeps ``a`` unless ``b > a``: a NaN first
   operand wins, a NaN later one never does), so the result has the chosen
-  operand's dtype.  Operands of two different strong dtypes would give a
-  dtype chosen by the values: an ``ag.TracingError`` asking for a cast.
+  operand's dtype (a choice the dtypes' bounds decide when tracing returns
+  that operand itself: ``min(237, a)`` of an int8 ``a`` is ``a``).  Operands
+  of two different strong dtypes, or a Python int beside a narrow integer
+  tensor, would give a type chosen by the values: an ``ag.TracingError``
+  asking for a cast (``extremum`` states the rule).
   ``max(t)`` of a vector is its largest element by the same rule;
 * ``int(x)`` of a float tensor truncates, and at run time an infinity is
   Python's ``OverflowError``, a NaN its ``ValueError`` (``math.PyInt``);
@@ -42,13 +45,13 @@ import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes, shapes
-from autograph.runtime.core.location import construct_at
+from autograph.runtime.core.location import construct_at, quoted_user_line
 from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
 from autograph.runtime.operators.iterables import len_
 from autograph.runtime.ops import effects, math, reduction
-from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.ops.list_operators import StagedList, describe
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -82,42 +85,129 @@ def _is_subclass(stand_in, cls) -> builtins.bool:
 
 
 def extremum(args, which):
-    """``max(...)`` / ``min(...)`` with tensors, keeping Python's choice of operand and its dtype."""
+    """``max(...)`` / ``min(...)`` with tensors, keeping Python's choice of operand and its type.
+
+    Python keeps the first operand unless a later one compares greater
+    (``max``) or smaller (``min``).  A comparison known when tracing -- a
+    Python number against an integer tensor whose dtype's bounds decide it
+    (``min(237, a)`` with an int8 ``a`` is ``a``; NumPy 2 compares a Python int
+    exactly), or one with a NaN Python float, which never compares -- picks
+    its operand then, which is returned as it is (a Python number stays one).
+    A comparison made when the graph runs chooses one of its operands there,
+    so the result has one dtype for both (``where``); that is Python's answer
+    only if the operands are of one type, or if the other type joins in a way
+    the rest of the program cannot tell apart.  The rule for such a run-time
+    choice (``_refuse_mixed``):
+
+    * one dtype, or Python numbers of one type: Python's answer;
+    * a Python int (or float) beside an int32/int64 or floating tensor:
+      the tensor's dtype (NEP 50: ``max(x, 0)`` with a float32 ``x`` is a
+      float32 even where Python returns the int 0; README);
+    * refused with an ``ag.TracingError`` (its dtype would depend on the
+      values when the graph runs; cast first): two strong dtypes; a Python
+      float beside an integer tensor; Python numbers of two types; and a
+      Python int beside a bool, unsigned or 8/16-bit integer tensor, whose
+      arithmetic wraps where the Python int's does not (``max(102, a) + 123``
+      with an int8 ``a == -2`` is 225 in Python).
+    """
     where = construct_at(f"{which}()")
     if len(args) == 1:
         return _extremum_of_one(args[0], which, where)
-    strong = {v.dtype if builtins.isinstance(v, Tensor) else np.asarray(v).dtype for v in args if not is_weak(v)}
-    if len(strong) > 1:
-        names = " and ".join(sorted(d.name for d in strong))
-        raise TracingError(
-            f"{where}: {which}() of {names} values returns one of them, so its dtype would depend on their "
-            f"values when the graph runs. Cast the operands to one dtype first (rt.cast)."
-        )
-    if strong and any(is_weak(v) and _KIND_ORDER[_kind(v)] > _KIND_ORDER[_kind(next(iter(strong)))] for v in args):
-        raise TracingError(
-            f"{where}: {which}() of a {next(iter(strong)).name} value and a Python float returns one of them, so "
-            f"its dtype would depend on their values when the graph runs. Cast the operands to one dtype first."
-        )
-    if not strong and len({_kind(v) for v in args}) > 1:
-        raise TracingError(
-            f"{where}: {which}() of Python numbers of different types (int and float) returns one of them, so "
-            f"its type would depend on their values when the graph runs. Make them one type (float(...))."
-        )
-    best = args[0]
+    # which operands the result may be, and each later operand's comparison with the best so far
+    candidates, steps = [args[0]], []
     for value in args[1:]:
-        wins = (value > best) if which == "max" else (value < best)
-        best = ops.where(wins, value, best)
-    if all(is_weak(v) for v in args):  # one of the Python numbers: a Python number
+        wins = _static_greater(value, candidates) if which == "max" else _static_greater(candidates, value)
+        if wins is True:
+            candidates = [value]
+        elif wins is None:
+            candidates.append(value)
+        steps.append((value, wins))
+    if len(candidates) == 1:
+        return candidates[0]  # the choice is known: that operand, as it is
+    _refuse_mixed(candidates, which, where)
+    best = args[0]
+    for value, wins in steps:
+        if wins is True:
+            best = value
+        elif wins is None:
+            best = ops.where((value > best) if which == "max" else (value < best), value, best)
+    if all(is_weak(v) for v in candidates):  # one of the Python numbers: a Python number
         best = ops.cast(best, best.dtype, weak=True)
     return best
 
 
-_KIND_ORDER = {"b": 0, "i": 1, "f": 2}
+def _bounds(value):
+    """(lowest, highest, may be NaN) of the values ``value`` (or any of a list of them) may have."""
+    if builtins.isinstance(value, builtins.list):
+        found = [_bounds(v) for v in value]
+        return builtins.min(b[0] for b in found), builtins.max(b[1] for b in found), any(b[2] for b in found)
+    if not builtins.isinstance(value, Tensor):
+        number = value.item() if builtins.isinstance(value, np.generic) else value
+        if builtins.isinstance(number, (builtins.int, builtins.float)):
+            return (number, number, False) if number == number else (float("inf"), float("-inf"), True)
+    elif not value.weak and value.dtype.kind in "iub":
+        info = np.iinfo(value.dtype) if value.dtype.kind != "b" else None
+        return (info.min, info.max, False) if info else (0, 1, False)
+    return float("-inf"), float("inf"), True
+
+
+def _static_greater(left, right):
+    """``left > right`` when the bounds of their values decide it, else None."""
+    left_low, left_high, left_nan = _bounds(left)
+    right_low, right_high, right_nan = _bounds(right)
+    if left_high <= right_low or (left_nan and left_low > left_high) or (right_nan and right_low > right_high):
+        return False  # (a NaN constant has empty bounds: nothing compares with it)
+    if left_low > right_high and not (left_nan or right_nan):
+        return True
+    return None
+
+
+def _refuse_mixed(candidates, which, where):
+    """A ``TracingError`` when the operands a run-time choice picks from differ in type as the rule says."""
+    strong = {_dtype(v) for v in candidates if not is_weak(v)}
+    python = sorted({_PYTHON_NAMES[_kind(v)] for v in candidates if is_weak(v)}, key=_PYTHON_ORDER.index)
+    wrapping = ""
+    if len(strong) > 1:
+        operands = " and ".join(sorted(d.name for d in strong)) + " values"
+    elif strong:
+        (dtype,) = strong
+        higher = [p for p in python if _PYTHON_ORDER.index(p) > _PYTHON_ORDER.index(_PYTHON_NAMES[_kind(dtype)])]
+        if not python or not (higher or wraps(dtype)):
+            return
+        operands = f"{_a(dtype)} value and a Python {(higher or python)[-1]}"
+        if not higher:
+            wrapping = f", and {dtype.name} arithmetic wraps where a Python int's does not"
+    elif len(python) > 1:
+        operands = f"Python numbers of different types ({' and '.join(python)})"
+    else:
+        return
+    raise TracingError(
+        f"{where}: {which}() of {operands} ({quoted_user_line() or 'this call'}) returns the operand it "
+        f"chooses, so its dtype would depend on their values when the graph runs{wrapping}. Cast the "
+        f"operands to one dtype first (np.int64(a), rt.cast(a, 'int64'), np.int8(102), float(n))."
+    )
+
+
+def wraps(dtype) -> builtins.bool:
+    """Whether ``dtype``'s arithmetic wraps where a Python int's would not, at small values: bool,
+    unsigned and 8/16-bit integers (not int32/int64, nor floats: NEP 50 joins Python numbers to them)."""
+    return dtype.kind in "ub" or (dtype.kind == "i" and dtype.itemsize < 4)
+
+
+def _a(dtype) -> str:
+    return f"an {dtype.name}" if dtype.name.startswith("int") else f"a {dtype.name}"
+
+
+_PYTHON_NAMES = {"b": "bool", "i": "int", "f": "float"}
+_PYTHON_ORDER = ["bool", "int", "float"]
+
+
+def _dtype(value) -> np.dtype:
+    return value.dtype if builtins.isinstance(value, (Tensor, np.generic, np.ndarray)) else np.asarray(value).dtype
 
 
 def _kind(value) -> str:
-    dtype = value if builtins.isinstance(value, np.dtype) else (
-        value.dtype if builtins.isinstance(value, Tensor) else np.asarray(value).dtype)
+    dtype = value if builtins.isinstance(value, np.dtype) else _dtype(value)
     return {"f": "f", "i": "i", "u": "i", "b": "b"}.get(dtype.kind, "f")
 
 
@@ -133,6 +223,13 @@ def _extremum_of_one(only, which, where):
             f"{where}: {which}() of the tensor {only.name} of shape {shapes.format_shape(only.shape)} compares "
             f"its rows as Python bools, which numpy refuses for rows of more than one element. Use "
             f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
+        )
+    if builtins.isinstance(only, StagedList) and only.numbers is not None and wraps(only.dtype):
+        raise TracingError(
+            f"{where}: {which}() of {describe(only)} ({quoted_user_line() or 'this call'}) returns the item it "
+            f"chooses, which may be a Python int or {_a(only.dtype)} value, so its dtype would depend on the "
+            f"values when the graph runs, and {only.dtype.name} arithmetic wraps where a Python int's does not. "
+            f"Append values of one kind (np.{only.dtype.name}(5), or cast the appended values: rt.cast(a, 'int64'))."
         )
     length = iterables.len_(only)
     if type(length) is int and length == 0:

@@ -140,8 +140,25 @@ def error(op, witnesses) -> BaseException:
 # -- the rules ---------------------------------------------------------------------------------
 
 
+def _wide(index):
+    """An integer index as int64 (uint64 stays), so that ``-size`` and ``index + size`` do not wrap in a
+    narrow dtype (a uint8 2 is in range of 3 items; an int8 -3 is item 297 of 300).  Check ops run
+    under x64 (compiler.py)."""
+    index = jnp.asarray(index)
+    return index if index.dtype == np.uint64 else index.astype(np.int64)
+
+
 def _in_range(index, size):
+    index = _wide(index)
+    if index.dtype.kind == "u":  # never negative
+        return index < size
     return jnp.logical_and(-size <= index, index < size)
+
+
+def _normalized(index, size):
+    """A negative index counted from the end."""
+    index = _wide(index)
+    return index if index.dtype.kind == "u" else jnp.where(index < 0, index + size, index)
 
 
 def _check_index(op, inputs, state):
@@ -200,7 +217,7 @@ def _strided_slice(op, inputs, state):
             oks.append(_in_range(index, size))
             if size == 0 or (isinstance(index, int) and not -size <= index < size):  # fails whenever run
                 return _failed_read(op, x, dynamic, state)
-            key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
+            key.append(index if isinstance(index, int) else _normalized(index, size))
         else:
             parts = [_part(v, dynamic) for v in item[1:4]]
             if not all(p is None or isinstance(p, int) for p in parts):
@@ -245,7 +262,7 @@ def _gather(op, inputs, state):
     record(op, jnp.all(inside), [first_bad, size], state)
     if size == 0:  # fails whenever indices are given (XLA refuses to index an empty axis)
         return jnp.zeros(np.shape(params)[:axis] + np.shape(indices) + np.shape(params)[axis + 1:], params.dtype)
-    return jnp.take(params, jnp.where(indices < 0, indices + size, indices), axis=axis)
+    return jnp.take(params, _normalized(indices, size), axis=axis)
 
 
 def _set_item(op, inputs, state):
@@ -268,7 +285,7 @@ def _set_item(op, inputs, state):
             if size == 0:  # fails whenever run (XLA refuses to index an empty axis)
                 record(op, False, [*dynamic, *np.shape(x), np.zeros((), value.dtype)], state)
                 return x
-            key.append(index if isinstance(index, int) else jnp.where(index < 0, index + size, index))
+            key.append(index if isinstance(index, int) else _normalized(index, size))
         elif item[0] == "slice":
             parts = [_part(v, dynamic) for v in item[1:4]]
             if all(p is None or isinstance(p, int) for p in parts):
