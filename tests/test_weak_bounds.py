@@ -161,6 +161,46 @@ def test_a_counter_combined_with_an_int_past_int32_is_pythons_int():
     check(loop_index_times_big, i32(4))
 
 
+def counter_compared_with(n, step):
+    s = 0
+    while s < n:
+        s += step
+    return s
+
+
+def steps_halving(n):
+    steps = 0
+    while n > 1:
+        n = n // 2
+        steps += 3
+    return steps
+
+
+def counter_combined_with(n, a):
+    s = 0
+    while s < n:
+        s = s + a  # a strong narrow value: s becomes one in Python too, and wraps as it does
+    return s
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "uint32", "bool"])
+def test_a_counter_only_compared_with_a_narrow_value_counts_as_a_python_int(dtype):
+    """A counter compared with a value of a dtype that wraps takes no dtype from it: Python keeps it
+    an int (120 -> 200, past int8's 127), so the graph counts in the default int dtype."""
+    if dtype == "bool":
+        check(counter_compared_with, np.True_, 100)
+        return
+    top = int(np.iinfo(dtype).max)
+    check(counter_compared_with, np.dtype(dtype).type(top - 2), top // 3 + 1)  # steps past the dtype's max
+    check(steps_halving, np.dtype(dtype).type(top))
+
+
+def test_a_counter_combined_with_a_narrow_value_takes_its_dtype():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # int8 overflow: Python's own, too
+        check(counter_combined_with, np.int8(100), np.int8(60))
+
+
 def widened_counter_next_to_int8(n, a):
     s = 0
     for _ in range(n):

@@ -90,6 +90,14 @@ def staged_list_result_type(list_dtype, other_dtype) -> np.dtype:
     return result_type(other_dtype, KIND_NUMBERS[np.dtype(list_dtype).kind])
 
 
+def wraps(dtype) -> bool:
+    """Whether ``dtype``'s arithmetic wraps where a Python int's would not, at small values: bool,
+    unsigned and 8/16-bit integers (not int32/int64, whose wrapping the weak-typing rule accepts,
+    nor floats: NEP 50 joins Python numbers to them)."""
+    dtype = np.dtype(dtype)
+    return dtype.kind in "ub" or (dtype.kind == "i" and dtype.itemsize < 4)
+
+
 def narrows(from_dtype, to_dtype) -> bool:
     """True if some value of ``from_dtype`` is not a value of ``to_dtype``."""
     return result_type(from_dtype, to_dtype) != np.dtype(to_dtype)

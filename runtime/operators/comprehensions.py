@@ -40,7 +40,6 @@ from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.data_structures import list_append
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.loop_statements import for_stmt
-from autograph.runtime.operators.tensor_builtins import wraps
 from autograph.runtime.ops.list_operators import StagedList, describe
 
 _LABEL = "comprehension"  # the staged list's name in messages
@@ -180,7 +179,7 @@ def sum_(iterable, start):
     number for an empty iterable and a numpy value otherwise; the graph's one
     dtype is the items'.  That is Python's value, as NEP 50 joins the two,
     unless the items' dtype wraps where a Python int does not (bool, unsigned,
-    8/16-bit: ``tensor_builtins.wraps``): ``sum(v) - 1`` of an empty uint32
+    8/16-bit: ``dtypes.wraps``): ``sum(v) - 1`` of an empty uint32
     ``v`` is -1 in Python.  Then the sum is refused when tracing, unless its
     length is known, and so is the sum of a
     staged list that may hold Python ints beside such values (``acc = [200,
@@ -193,7 +192,7 @@ def sum_(iterable, start):
     if is_weak(start) and isinstance(iterable, Tensor) and not iterable.weak and iterable.shape:
         total = dtypes.result_type(iterable.dtype, weak_number(start))
         numbers = iterable.numbers if isinstance(iterable, StagedList) else None
-        if wraps(total) and (length is None or numbers is not None):
+        if dtypes.wraps(total) and (length is None or numbers is not None):
             _refuse_sum(iterable, total, numbers is not None)
     return _fold(iterable, lambda acc, v: acc + v, start)
 

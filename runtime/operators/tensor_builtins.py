@@ -172,7 +172,7 @@ def _refuse_mixed(candidates, which, where):
     elif strong:
         (dtype,) = strong
         higher = [p for p in python if _PYTHON_ORDER.index(p) > _PYTHON_ORDER.index(_PYTHON_NAMES[_kind(dtype)])]
-        if not python or not (higher or wraps(dtype)):
+        if not python or not (higher or dtypes.wraps(dtype)):
             return
         operands = f"{_a(dtype)} value and a Python {(higher or python)[-1]}"
         if not higher:
@@ -186,12 +186,6 @@ def _refuse_mixed(candidates, which, where):
         f"chooses, so its dtype would depend on their values when the graph runs{wrapping}. Cast the "
         f"operands to one dtype first (np.int64(a), rt.cast(a, 'int64'), np.int8(102), float(n))."
     )
-
-
-def wraps(dtype) -> builtins.bool:
-    """Whether ``dtype``'s arithmetic wraps where a Python int's would not, at small values: bool,
-    unsigned and 8/16-bit integers (not int32/int64, nor floats: NEP 50 joins Python numbers to them)."""
-    return dtype.kind in "ub" or (dtype.kind == "i" and dtype.itemsize < 4)
 
 
 def _a(dtype) -> str:
@@ -224,7 +218,7 @@ def _extremum_of_one(only, which, where):
             f"its rows as Python bools, which numpy refuses for rows of more than one element. Use "
             f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
         )
-    if builtins.isinstance(only, StagedList) and only.numbers is not None and wraps(only.dtype):
+    if builtins.isinstance(only, StagedList) and only.numbers is not None and dtypes.wraps(only.dtype):
         raise TracingError(
             f"{where}: {which}() of {describe(only)} ({quoted_user_line() or 'this call'}) returns the item it "
             f"chooses, which may be a Python int or {_a(only.dtype)} value, so its dtype would depend on the "

@@ -92,7 +92,7 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
     strong = [dtype_of(v) for v in values if not is_weak(v)]
     if strong:
         target = dtypes.result_type(*strong, *[weak_number(v) for v in values if is_weak(v)])
-        if _WATCHED:
+        if _WATCHED and not (compared and dtypes.wraps(target)):  # (see weak_loop_vars.settle, rule 1)
             for v in values:
                 met = _WATCHED.get(id(v))
                 if met is not None and v is met[0]:
@@ -293,7 +293,7 @@ def _narrows_integers(from_dtype, to_dtype) -> bool:
     return np.dtype(from_dtype).kind in "iu" and np.dtype(to_dtype).kind in "iu" and dtypes.narrows(from_dtype, to_dtype)
 
 
-def _checkfits(value, cast, dtype, compared=False):
+def _check_fits(value, cast, dtype, compared=False):
     """``cast`` through an ``Ensure``, checked when the graph runs, that the Python integer the weak
     scalar ``value`` stands for (a counter or sum a loop or branch made) fits ``dtype``, which it was
     ``cast`` to: NEP 50 raises ``OverflowError`` for a Python integer out of a dtype's bounds, never wraps it."""
@@ -341,7 +341,7 @@ def _weak_as(value, dtype, compared=False, partner=None):
             return value
         result = apply.apply_op("Cast", [value], {"dtype": dtype})
         if value.shape == () and current_graph() is not None and _narrows_integers(value.dtype, dtype):
-            return _checkfits(value, result, dtype, compared)
+            return _check_fits(value, result, dtype, compared)
         return result
     try:
         return np.asarray(value, dtype=dtype)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograph.runtime.core import dtypes
 from autograph.runtime.ops import common
 
 __all__ = ["watching", "settle", "guess"]
@@ -53,6 +54,11 @@ def settle(slots, traced) -> bool:
        counter in ``while n > 1`` or ``for _ in range(n)`` with an int32
        ``n``: int32), whatever else the body does;
     3. else numpy's default for its Python type (int64, float64).
+
+    A dtype whose arithmetic wraps where a Python int's does not (bool,
+    unsigned, 8/16-bit: ``dtypes.wraps``) is never taken from a comparison
+    (rules 1 and 2): Python compares its int exactly and keeps it an int,
+    so ``s = 0; while s < n: s += 100`` with an int8 ``n`` counts past 127.
 
     The evidence is what the ops recorded (``watching``), not the graph's
     casts, so it is the same whatever dtype the variable was traced with:
@@ -104,7 +110,7 @@ def _target(s, traced, cond_graph):
     if not targets:
         targets = {
             t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
-            if not t.weak and np.dtype(t.dtype).kind == kind
+            if not t.weak and np.dtype(t.dtype).kind == kind and not dtypes.wraps(t.dtype)
         }
     if len(targets) == 1:
         return np.dtype(next(iter(targets)))
