@@ -85,7 +85,7 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
     """
     if lists:
         values = _lists_as_arrays(values, ufunc)
-    if not any(is_weak(v) for v in values):
+    if True not in [is_weak(v) for v in values]:  # (a list, not any() of a generator: every op asks)
         return list(values)
     if current_graph() is None:
         apply.check_not_escaped(values, "an operation")
@@ -164,7 +164,7 @@ def is_weak_list(value) -> bool:
 def _lists_as_arrays(values, ufunc):
     for v in values:
         _refuse_mixed_list(v)
-    if not any(is_weak_list(v) for v in values):
+    if True not in [is_weak_list(v) for v in values]:  # (every op asks)
         return values
     arrays = [_as_array(v) if is_weak_list(v) else v for v in values]
     return [_checked_not_empty(v, arrays, i, ufunc) if is_weak_list(v) else a
