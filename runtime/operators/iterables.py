@@ -23,7 +23,8 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops.common import fits, static_value
+from autograph.runtime.ops.common import fits
+from autograph.runtime.ops.static_values import static_value
 from autograph.runtime.tracing import staged_list
 
 

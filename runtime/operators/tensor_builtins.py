@@ -50,7 +50,7 @@ from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
 from autograph.runtime.operators.iterables import len_
-from autograph.runtime.ops import effects, math, reduction
+from autograph.runtime.ops import conversions, effects, math, reduction
 from autograph.runtime.ops.list_operators import StagedList, describe
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
@@ -228,7 +228,7 @@ def _extremum_of_one(only, which, where):
     length = iterables.len_(only)
     if type(length) is int and length == 0:
         raise ValueError(f"{where}: {which}() iterable argument is empty")
-    only = math.ensure(only, math.greater(length, 0), "ValueError", f"{where}: {which}() iterable argument is empty")
+    only = conversions.ensure(only, math.greater(length, 0), "ValueError", f"{where}: {which}() iterable argument is empty")
     first = only[0]
     reduce = reduction.reduce_max if which == "max" else reduction.reduce_min
     if only.dtype.kind != "f":
@@ -248,7 +248,7 @@ def int_(x, base=None):
     _check_scalar(x, "int", where, TypeError)
     if dtypes.is_integer(x.dtype):
         return iterables.python_number(x, x.dtype)
-    return math.py_int(x, where)
+    return conversions.py_int(x, where)
 
 
 def float_(x):
@@ -264,7 +264,7 @@ def bool_(x, construct="bool()"):
         return math.greater(iterables.len_(x), 0)  # a list is true when not empty
     if x.shape == () and x.dtype == dtypes.bool_:
         return x
-    return math.py_bool(x, construct_at(construct))
+    return conversions.py_bool(x, construct_at(construct))
 
 
 def round_(x, ndigits=None):
@@ -274,12 +274,12 @@ def round_(x, ndigits=None):
         _check_scalar(x, "round", where, TypeError)
         if dtypes.is_integer(x.dtype):
             return iterables.python_number(x, x.dtype)
-        return math.py_int(math.rint(x), where)
+        return conversions.py_int(math.rint(x), where)
     if builtins.isinstance(ndigits, Tensor):
         raise TracingError(f"{where}: round() with a tensor number of digits is not supported; pass a Python int.")
     if x.shape != ():
         raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, {ndigits})")
-    return math.round_(x, ndigits, python=x.weak)
+    return conversions.round_(x, ndigits, python=x.weak)
 
 
 def _check_scalar(x, what, where, error):
@@ -301,7 +301,7 @@ def range_(*args):
     start, stop, step = args
     if builtins.isinstance(step, Tensor):
         where = construct_at("range()")
-        step = math.ensure(step, math.not_equal(step, 0), "ValueError", f"{where}: range() arg 3 must not be zero")
+        step = conversions.ensure(step, math.not_equal(step, 0), "ValueError", f"{where}: range() arg 3 must not be zero")
     return iterables.TensorRange(start, stop, step)
 
 

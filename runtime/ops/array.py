@@ -24,13 +24,8 @@ from autograph.runtime.ops import apply
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops.common import (
-    check_int_attr,
-    normalize_axis,
-    partial_value,
-    promote,
-    static_value,
-)
+from autograph.runtime.ops.common import check_int_attr, normalize_axis, promote
+from autograph.runtime.ops.static_values import partial_value, static_value
 from autograph.runtime.core.tensor import Tensor, is_python_number
 
 

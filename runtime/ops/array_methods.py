@@ -27,7 +27,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import array, math, reduction
+from autograph.runtime.ops import array, conversions, math, reduction
 from autograph.runtime.ops.basic import cast
 from autograph.runtime.ops.list_operators import StagedList
 
@@ -123,8 +123,8 @@ def _round(self, ndigits=None):
     if ndigits is None:
         if dtypes.is_integer(self.dtype):
             return self if self.weak else cast(self, self.dtype, weak=True)
-        return math.py_int(math.rint(self), where)
-    return math.round_(self, ndigits, python=self.weak)
+        return conversions.py_int(math.rint(self), where)
+    return conversions.round_(self, ndigits, python=self.weak)
 
 
 def _divmod(self, other):

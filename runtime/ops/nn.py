@@ -43,7 +43,8 @@ from autograph.runtime.core import dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, math, reduction
-from autograph.runtime.ops.common import check_int_attr, normalize_axis, partial_value
+from autograph.runtime.ops.common import check_int_attr, normalize_axis
+from autograph.runtime.ops.static_values import partial_value
 from autograph.runtime.ops.basic import cast
 
 
