@@ -239,11 +239,29 @@ def test_sum_of_wide_items_of_unknown_length_keeps_pythons_value(dtype, items):
 @pytest.mark.parametrize("dtype", NARROW)
 @pytest.mark.parametrize("n", [0, 2])
 def test_sum_of_a_staged_list_of_python_ints_and_narrow_values_is_refused(dtype, n):
-    # (an int8 list cannot hold 200: [200, 100] joined by int8 values is an int64 list, not refused yet)
-    first = 20 if dtype == "int8" else 200
+    first = 20 if dtype == "int8" else 200  # (an int8 list cannot hold 200: the next test)
     check_raises(sum_of_appended, np.dtype(dtype).type(3), np.int32(n), first, match=(
         rf"sum\(\) at .*{_line(sum_of_appended, 'sum(acc)')} \(`return sum\(acc\)`\) of the staged list 'acc'.*"
         rf"its dtype would depend on which of its items are Python ints.*Cast the items"))
+
+
+def last_times(a, n, first):
+    acc = [first]
+    for i in range(n):
+        acc.append(a)
+    return acc[-1] * 100
+
+
+@pytest.mark.parametrize("dtype", NARROW)
+@pytest.mark.parametrize("fn", [sum_of_appended, last_times])
+def test_a_staged_list_of_narrow_values_and_an_int_they_cannot_hold_is_refused(dtype, fn):
+    """Widened to hold the int, the list's items would lose their wrapping dtype (Python: int8(3) * 100
+    wraps to 44; an int64 item gives 300): refused, naming the list and saying how to fix it."""
+    big = int(np.iinfo(dtype).max) + 1
+    loop = _line(fn, "for i in range(n)")
+    check_raises(fn, np.dtype(dtype).type(3), np.int32(2), big, match=(
+        rf"the list 'acc' of the for loop at .*{loop} holds the Python int {big} beside {dtype} values, which "
+        rf"{dtype} cannot hold.*Start the list from values of one dtype"))
 
 
 @pytest.mark.parametrize("dtype", WIDE_INTS)

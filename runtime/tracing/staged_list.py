@@ -25,7 +25,10 @@ a branch (``acc.append(x)`` with a float32 ``x`` makes it a float32 list),
 as NEP 50 makes a Python number next to it; where that dtype cannot hold
 every number the list may hold, the graph checks them when it runs
 (``list_operators.cast_numbers``).  A Python constant the dtype cannot hold
-exactly (``1000`` next to an int8, ``0.1`` next to a float32) widens it.
+exactly (``0.1`` next to a float32) widens it, unless the dtype's arithmetic
+wraps where a Python int's does not (``1000`` next to int8 values: the
+items would lose that dtype, ``dtypes.wraps``): an ``ag.TracingError``
+naming the list.
 
 Element shapes, as a TensorArray's: the static element shape is what the
 trace knows of all elements, and dimensions that differ between them (or
@@ -91,6 +94,8 @@ def element_spec(elements, like=None, label="list", where="the loop"):
         dtype = dtypes.result_type(*strong, *[weak_number(v) for v in scalars])
         numbers = [v for v in scalars if not isinstance(v, Tensor)]
         if not all(fits(v, dtype) for v in numbers):
+            if dtypes.wraps(dtype):
+                _refuse_widening(label, where, dtype, next(v for v in numbers if not fits(v, dtype)))
             dtype = dtypes.result_type(dtypes.result_type(*numbers), dtype)
         if lists:  # checked where they are cast (list_operators.cast_numbers)
             dtype = dtypes.staged_list_result_type(dtypes.result_type(*lists), dtype)
@@ -100,6 +105,20 @@ def element_spec(elements, like=None, label="list", where="the loop"):
     for other in elem_shapes[1:]:
         elem_shape = shapes.relax(elem_shape, other)
     return dtype, elem_shape, not strong
+
+
+def _refuse_widening(label, where, dtype, number):
+    """A list holding a Python int that its values' wrapping dtype cannot hold (``[200]`` appended int8
+    values): widened, its items would lose that dtype, and their arithmetic its wrapping."""
+    wide = dtypes.result_type(dtypes.result_type(number), dtype).name
+    raise TracingError(
+        f"the list '{label}' of {where} holds the Python int {number!r:.40} beside {dtype.name} values, which "
+        f"{dtype.name} cannot hold. In Python each item keeps its own type (the int stays an int, the "
+        f"{dtype.name} values wrap as {dtype.name} does); a staged list has one dtype, and widening it to "
+        f"{wide} would change what its {dtype.name} items compute. Start the list from values of one dtype "
+        f"(np.{wide}({number!r:.40})) and cast what is appended (rt.cast(..., '{wide}')), or keep the int "
+        "out of the list."
+    )
 
 
 def empty(dtype, elem_shape, weak=False):
