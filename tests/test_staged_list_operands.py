@@ -355,6 +355,10 @@ def test_a_list_of_numpy_values_and_python_numbers_as_an_array_is_refused(fn, mo
             assert np.asarray(expected).dtype != (x + np.zeros(0, x.dtype)).dtype or n == 0, (fn, x, n)
             with pytest.raises(ag.TracingError) as refusal:
                 traced(fn, mode, x, n)
+            if "an item of it is read" in str(refusal.value):  # (pop of a uint8 list: list_operators)
+                assert re.search(r"the staged list 'l' of .*test_staged_list_operands\.py:\d+ holds Python "
+                                 r"numbers beside uint8 values", str(refusal.value)), refusal.value
+                continue
             assert re.search(r"the staged list 'l' of .*test_staged_list_operands\.py:\d+ holds \w+ values and "
                              r"Python numbers, used as an array at .*test_staged_list_operands\.py:\d+",
                              str(refusal.value)), refusal.value

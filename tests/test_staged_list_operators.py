@@ -241,5 +241,8 @@ def numbers_concatenated_with_int8(n, x):
 
 
 def test_python_numbers_concatenated_with_int8_that_cannot_hold_them_are_an_error():
-    with pytest.raises(AssertionError, match="holds a Python number that int8 cannot hold"):
-        ag.function(numbers_concatenated_with_int8)(i32(2), np.int8(1))  # Python: (1000, 300, 1, 4)
+    # Python: (1000, 300, 1, 4); each item keeps its type, which one int8 list cannot: refused where an
+    # item is read (list_operators.check_items_readable), naming the list
+    with pytest.raises(ag.TracingError, match="the staged list 'acc' .* holds Python numbers beside int8 values, "
+                                              "and an item of it is read"):
+        ag.function(numbers_concatenated_with_int8)(i32(2), np.int8(1))

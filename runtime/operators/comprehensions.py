@@ -40,7 +40,7 @@ from autograph.runtime.operators import dispatch
 from autograph.runtime.operators.data_structures import list_append
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.loop_statements import for_stmt
-from autograph.runtime.ops.list_operators import StagedList, describe
+from autograph.runtime.ops.list_operators import StagedList, check_items_readable, describe
 
 _LABEL = "comprehension"  # the staged list's name in messages
 
@@ -181,33 +181,27 @@ def sum_(iterable, start):
     unless the items' dtype wraps where a Python int does not (bool, unsigned,
     8/16-bit: ``dtypes.wraps``): ``sum(v) - 1`` of an empty uint32
     ``v`` is -1 in Python.  Then the sum is refused when tracing, unless its
-    length is known, and so is the sum of a
-    staged list that may hold Python ints beside such values (``acc = [200,
-    100]`` appended uint8 values: Python adds the ints as ints).  The sum of
-    a tensor of static length 0 is ``start`` itself, whatever the dtypes.
+    length is known.  (A staged list holding Python ints beside such values:
+    ``list_operators.check_items_readable``.)  The sum of a tensor of static
+    length 0 is ``start`` itself, whatever the dtypes.
     """
+    check_items_readable(iterable)
     length = iterable.shape[0] if isinstance(iterable, Tensor) and iterable.shape else None
     if length == 0:
         return start
     if is_weak(start) and isinstance(iterable, Tensor) and not iterable.weak and iterable.shape:
         total = dtypes.result_type(iterable.dtype, weak_number(start))
-        numbers = iterable.numbers if isinstance(iterable, StagedList) else None
-        if dtypes.wraps(total) and (length is None or numbers is not None):
-            _refuse_sum(iterable, total, numbers is not None)
+        if dtypes.wraps(total) and length is None:
+            _refuse_sum(iterable, total)
     return _fold(iterable, lambda acc, v: acc + v, start)
 
 
-def _refuse_sum(iterable, total, holds_numbers):
+def _refuse_sum(iterable, total):
     what = describe(iterable) if isinstance(iterable, StagedList) else f"the tensor {iterable.name}"
-    if holds_numbers:
-        why = (f"on which of its items are Python ints: it may hold them beside its {total.name} values, and "
-               f"Python adds them as ints where the graph adds {total.name} values, which wrap")
-    else:
-        why = (f"on its length: Python's sum of no items is the start, a Python int, and of {total.name} "
-               f"items a {total.name}, whose arithmetic wraps where a Python int's does not")
     raise TracingError(
         f"sum() at {user_location_text()} ({quoted_user_line() or 'this call'}) of {what}: its dtype would "
-        f"depend {why}. Cast the items (or the start: sum(xs, np.{total.name}(0))) to one dtype, or to a "
+        f"depend on its length: Python's sum of no items is the start, a Python int, and of {total.name} "
+        f"items a {total.name}, whose arithmetic wraps where a Python int's does not. Cast the items (or the start: sum(xs, np.{total.name}(0))) to one dtype, or to a "
         f"wide one (int64), first."
     )
 

@@ -23,6 +23,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
+from autograph.runtime.ops import list_operators
 from autograph.runtime.ops.common import fits
 from autograph.runtime.ops.static_values import static_value
 from autograph.runtime.tracing import staged_list
@@ -78,6 +79,7 @@ class TensorItems:
                 f"{where} iterates over the scalar tensor {tensor.name}; only tensors with at least one "
                 "dimension can be iterated (over their first dimension)."
             )
+        list_operators.check_items_readable(tensor)
         self.tensor = tensor
         self.index_dtype = dtypes.int32
 

@@ -51,7 +51,8 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import iterables
 from autograph.runtime.operators.iterables import len_
 from autograph.runtime.ops import conversions, effects, math, reduction
-from autograph.runtime.ops.list_operators import StagedList, describe
+from autograph.runtime.ops import list_operators
+from autograph.runtime.ops.list_operators import StagedList
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -218,13 +219,7 @@ def _extremum_of_one(only, which, where):
             f"its rows as Python bools, which numpy refuses for rows of more than one element. Use "
             f"rt.reduce_{which}(t, axis=0) for the elementwise {which}imum of the rows."
         )
-    if builtins.isinstance(only, StagedList) and only.numbers is not None and dtypes.wraps(only.dtype):
-        raise TracingError(
-            f"{where}: {which}() of {describe(only)} ({quoted_user_line() or 'this call'}) returns the item it "
-            f"chooses, which may be a Python int or {_a(only.dtype)} value, so its dtype would depend on the "
-            f"values when the graph runs, and {only.dtype.name} arithmetic wraps where a Python int's does not. "
-            f"Append values of one kind (np.{only.dtype.name}(5), or cast the appended values: rt.cast(a, 'int64'))."
-        )
+    list_operators.check_items_readable(only)
     length = iterables.len_(only)
     if type(length) is int and length == 0:
         raise ValueError(f"{where}: {which}() iterable argument is empty")

@@ -116,6 +116,7 @@ class StagedList(Tensor):
 
     def popped(self, index=None):
         """``l.pop(i)``: ``(this list without item i, that item)``; the last item by default."""
+        check_items_readable(self)
         rest, item = _pop(self, index)
         return StagedList.mark(rest, describe(self), python_numbers(self)), item
 
@@ -127,6 +128,24 @@ class StagedList(Tensor):
         """``del l[i]``: this list without item ``i`` (an int or a scalar tensor; Python's
         IndexError, when the graph runs, for an index out of range)."""
         return _deleted(self, index)
+
+
+def check_items_readable(value) -> None:
+    """A ``TracingError`` when an item is read (indexed, iterated, popped, reduced) from a staged list of
+    Python numbers and values of a dtype that wraps (bool, unsigned, 8/16-bit): Python keeps each item's
+    type, so the item may compute as a Python int or wrap as that dtype, which one staged list (one dtype
+    for all its items) cannot tell apart (``acc = [125]`` appended int8 values: ``114 + acc[0]`` is 239
+    in Python, int8 wraps it to -17).  The list itself -- returned, measured, appended to -- is fine."""
+    if not isinstance(value, StagedList) or value.numbers is None or not dtypes.wraps(value.dtype):
+        return
+    dtype = value.dtype.name
+    raise TracingError(
+        f"{value.label} holds Python numbers beside {dtype} values, and an item of it is read at "
+        f"{user_location_text()}: Python keeps each item's own type, so an item computes as a Python number or "
+        f"wraps as {dtype} does, and a staged list, one tensor of one dtype, cannot keep both apart. Make the "
+        f"items one kind: start the list from {dtype} values (np.{dtype}(0)), or cast what is appended to a "
+        "wide dtype (rt.cast(..., 'int64'))."
+    )
 
 
 def python_numbers(value):

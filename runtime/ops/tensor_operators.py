@@ -86,6 +86,8 @@ def _unary_method(candidates):
 
 
 def _getitem(self, key):
+    if type(key) is not slice:
+        list_operators.check_items_readable(self)
     result = indexing.getitem(self, key)
     if isinstance(self, StagedList) and type(key) is slice and isinstance(result, Tensor):
         return StagedList.mark(result, self.label, self.numbers)  # a slice of a list is a list
