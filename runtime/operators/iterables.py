@@ -24,7 +24,7 @@ from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import list_operators
-from autograph.runtime.ops.common import fits
+from autograph.runtime.ops.common import int_fits
 from autograph.runtime.ops.static_values import static_value
 from autograph.runtime.tracing import staged_list
 
@@ -120,7 +120,7 @@ class TensorRange:
             self.index_dtype = dtypes.as_dtype(dtype)
         elif strong:
             self.index_dtype = dtypes.result_type(*strong, *[int(v) for v in weak])
-            if _spans_wrap(self.index_dtype) or not all(fits(int(v), self.index_dtype) for v in weak):
+            if _spans_wrap(self.index_dtype) or not all(int_fits(int(v), self.index_dtype) for v in weak):
                 self._count_in_int64(strong)
         else:
             self.index_dtype = dtypes.int64
@@ -131,7 +131,7 @@ class TensorRange:
         (``range(n, 2**40)`` with an int32 ``n``, ``range(a, 300)`` with a uint8 ``a``) make the range
         count in int64 (the tensor bounds cast to it)."""
         wide = dtypes.result_type(np.int64, *strong)
-        if wide.kind not in "iu" or not all(fits(int(v), wide) for v in (self.start, self.stop, self.step)
+        if wide.kind not in "iu" or not all(int_fits(int(v), wide) for v in (self.start, self.stop, self.step)
                                             if not isinstance(v, Tensor)):
             return  # (uint64 bounds next to a negative int; an int beyond int64): NEP 50's OverflowError
         self.index_dtype = wide

@@ -120,14 +120,15 @@ def _widened(dtype, numbers):
     """int64 when the integer ``dtype`` of weak tensors cannot hold one of the Python ints
     ``numbers`` they meet and int64 can (a weak int32 counter ``s``: ``s + 2**31``,
     ``s * 3_000_000_000`` are Python ints, so weak int64s); else ``dtype``."""
-    if dtype.kind not in "iu" or all(fits(v, dtype) for v in numbers):
+    if dtype.kind not in "iu" or all(int_fits(v, dtype) for v in numbers):
         return dtype
     wide = dtypes.result_type(dtype, np.int64)  # (uint64: float64, which is no integer)
-    return wide if wide.kind in "iu" and all(fits(v, wide) for v in numbers) else dtype
+    return wide if wide.kind in "iu" and all(int_fits(v, wide) for v in numbers) else dtype
 
 
-def fits(number, dtype) -> bool:
-    """False for a Python int out of the integer ``dtype``'s bounds (NEP 50 gives it that dtype)."""
+def int_fits(number, dtype) -> bool:
+    """False for a Python int out of the integer ``dtype``'s bounds (NEP 50 gives it that dtype); True for
+    anything else.  (``list_operators.fits`` asks another question: is a number exactly a value of a dtype.)"""
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu" or type(number) is not int:
         return True
@@ -361,7 +362,7 @@ def _out_of_bounds(number, dtype, error, partner, weak=False):
     name = f" {partner.name}" if isinstance(partner, Tensor) else ""
     message = f"{error}: the Python number {number!r:.40} meets the {dtype.name} value{name} at {user_location_text()}"
     if dtype.kind in "iu":
-        wider = "int64" if fits(number, np.dtype(np.int64)) else "float64"
+        wider = "int64" if int_fits(number, np.dtype(np.int64)) else "float64"
         message += (f" and takes its dtype (NEP 50), which cannot hold it. Cast that value to a wider dtype "
                     f"first (rt.cast(..., '{wider}'))")
     if current_graph() is None:

@@ -24,7 +24,7 @@ from autograph.runtime.core import opdef, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
 from autograph.runtime.ops import apply
-from autograph.runtime.ops.common import dtype_of, fits, is_weak_list, promote, ufunc_dtype
+from autograph.runtime.ops.common import dtype_of, int_fits, is_weak_list, promote, ufunc_dtype
 from autograph.runtime.ops.static_values import static_value
 from autograph.runtime.ops.basic import cast
 from autograph.runtime.ops.conversions import ensure
@@ -159,7 +159,7 @@ def _decided_by_sign(op_type, x, y):
         dtype = dtype_of(other)
         if dtype.kind not in "iu":
             continue
-        if fits(number, dtype):
+        if int_fits(number, dtype):
             return None
         sign = 1 if number > 0 else -1
         holds = BINARY[op_type](sign, 0) if first else BINARY[op_type](0, sign)
