@@ -93,7 +93,7 @@ class TensorItems:
 def _spans_wrap(dtype) -> bool:
     """The bounds' ``stop - start`` may wrap in ``dtype`` (``range(np.int8(100), -100, -1)``: 200 items;
     ``range(np.uint32(5), 3)``: none), where Python's ints never do: narrow and unsigned dtypes."""
-    return dtype.kind in "iu" and (dtype.itemsize < 4 or (dtype.kind == "u" and dtype.itemsize == 4))
+    return dtype.kind in "iu" and dtypes.wraps(dtype) and dtype != dtypes.uint64  # (uint64: no wider int)
 
 
 class TensorRange:
