@@ -157,7 +157,7 @@ GROWN = [
 def test_a_list_grown_through_an_alias_in_a_nested_if_is_refused_naming_both(fn, grown, alias, mode):
     fn(*copy.deepcopy(ARGS))  # plain Python runs: 'acc' shows the changes there
     message = refusal_at_marked_line(fn, mode)
-    assert f"the list '{grown}' grows in the if at " in message, message
+    assert f"the list '{grown}' changes length in the if at " in message, message
     assert f"also reached as '{alias}'" in message, message
 
 

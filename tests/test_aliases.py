@@ -112,7 +112,7 @@ def test_a_stale_alias_of_a_staged_list_is_refused_naming_both(fn, grown, alias,
     with pytest.raises(ag.TracingError) as info:
         traced(fn, MODES[mode], n3)
     message = str(info.value)
-    assert f"the list '{grown}' grows in the " in message
+    assert f"the list '{grown}' changes length in the " in message
     assert f"also reached as '{alias}'" in message
     assert "test_aliases.py:" in message
     assert HOLDER.items == []  # tracing never appended to the user's list
@@ -207,6 +207,6 @@ def both_names_grow_in_a_branch(n):
 @pytest.mark.parametrize("mode", MODES)
 def test_two_state_names_of_one_list_a_branch_stages_are_refused(mode):
     assert both_names_grow_in_a_branch(n3) == ([1, 2], [1, 2])
-    with pytest.raises(ag.TracingError, match=r"the list '(xs|ys)' grows in the if at .*test_aliases.py:\d+.* also "
+    with pytest.raises(ag.TracingError, match=r"the list '(xs|ys)' changes length in the if at .*test_aliases.py:\d+.* also "
                                               r"reached as '(xs|ys)'"):
         traced(both_names_grow_in_a_branch, MODES[mode], n3)

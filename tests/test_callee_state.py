@@ -336,3 +336,39 @@ def test_a_direct_assignment_in_a_nested_body_is_state_not_a_call(mode):
         want = _assigned_in_a_body_that_does_not_hold_it(n, u)
         got = ag.function(_assigned_in_a_body_that_does_not_hold_it, **MODES[mode])(np.int32(n), u)
         assert got == want and np.asarray(got).dtype == np.asarray(want).dtype, (n, u, got, want)
+
+
+class _Adder:
+    def __init__(self, v):
+        self.v = v
+
+    def add(self, x):
+        self.v = self.v + x
+
+
+def _a_call_then_a_refusal_in_a_retraced_loop(box):
+    """``box.add`` sets ``box.v`` in the body; the ``if`` after it is then refused (``acc`` changes
+    length but ``ys`` also holds it) in a round of tracing the loop tracer throws away and retries:
+    the retry must not find the discarded round's tensor in ``box.v`` (fuzz seed 2041372)."""
+    def f(a, b, n):
+        acc = [a]
+        ys = acc
+        c = 0
+        while c < 1 and n > box.v:
+            c += 1
+            box.add(3)
+            if b < 7:
+                acc.pop()
+        return box.v, len(acc), len(ys)
+
+    return f
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_thrown_away_trace_leaves_no_tensor_in_user_objects(mode):
+    box = _Adder(np.int32(3))
+    with pytest.raises(ag.TracingError, match=r"the list 'acc' changes length in the if at .*test_callee_state.py:\d+"
+                                              r".* also reached as 'ys'") as caught:
+        traced(_a_call_then_a_refusal_in_a_retraced_loop(box), mode, np.int32(3), np.int32(1), np.int32(5))
+    assert "belongs to another trace" not in str(caught.value)
+    assert box.v is not None and type(box.v) is np.int32 and box.v == 3, box.v  # as it was, not a tensor

@@ -379,7 +379,7 @@ def test_while_stmt_does_not_mutate_the_users_list():
 
     # 'shared' is another name for the list the loop stages: it could not see the appends, as it
     # does in Python, so the loop refuses it (tests/test_aliases.py); tracing never touched the list.
-    with pytest.raises(TracingError, match="the list .items. grows in the while loop .* also reached as 'shared'"):
+    with pytest.raises(TracingError, match="the list .items. changes length in the while loop .* also reached as 'shared'"):
         traced(fn, (F32, ()))
     assert shared == [1.0]
 

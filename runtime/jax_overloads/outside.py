@@ -51,7 +51,7 @@ def watched(bodies, symbol_names, where):
 
     def watch(fn):
         def run(*item):
-            result = fn(*item)
+            result = snapshot.call(fn, *item)
             snapshot.check(where)  # raises NewState for a place that can join the state (as_state)
             return result
 

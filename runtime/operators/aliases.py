@@ -100,11 +100,11 @@ def _containers(value, path, into):
 def stale_message(label, alias, where):
     """The refusal of a list ``label`` that ``where`` staged while ``alias`` also holds it."""
     return (
-        f"the list '{label}' grows in {where}, which stages it (one tensor of its elements, bound to "
-        f"'{label}'), but the same list is also reached as '{alias}', which would not see the new "
-        f"elements as it does in Python. Use one name for the list: append through the name it is read "
-        f"by, and assign other names or attributes from it after the loop (the name '{alias}' holds it "
-        "already before the loop: identity cannot tell whether that name is read again)."
+        f"the list '{label}' changes length in {where}, which stages it (one tensor of its elements, bound "
+        f"to '{label}'), but the same list is also reached as '{alias}', which would not see the change as "
+        f"it does in Python. Use one name for the list: append and pop through the name it is read by, and "
+        f"assign other names or attributes from it afterwards (the name '{alias}' holds it already before "
+        f"{where}: identity cannot tell whether that name is read again)."
     )
 
 

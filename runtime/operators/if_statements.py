@@ -76,6 +76,9 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
                 outside.check(where)
                 dead.append(fn)
                 return raises.no_values(nouts)  # the outputs are the other branch's
+            except BaseException:
+                outside.restore()  # a retraced loop around it must not read this trace's tensors
+                raise
             outside.check(where)
             return statement_state.read_state(get_state, where)[:nouts]
 

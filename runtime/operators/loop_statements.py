@@ -282,14 +282,14 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
 
         def cond_fn(values):
             set_state(statement_state.pack_state(init, values[k:], staged))
-            condition = test(values[:k])
+            condition = outside.call(test, values[:k])
             outside.check(where)
             return condition
 
         def body_fn(values):
             set_state(statement_state.pack_state(init, values[k:], staged))
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
-            new_lead = raises.run_body(step, values[:k])
+            new_lead = outside.call(raises.run_body, step, values[:k])
             outside.check(where)
             return [*new_lead, *statement_state.flatten_like(init, statement_state.read_state(get_state, where), names, where, staged)]
 

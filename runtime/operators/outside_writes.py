@@ -158,6 +158,16 @@ class Snapshot:
         """``frame`` and the converted frames around it."""
         return self.frames[next(i for i, f in enumerate(self.frames) if f is frame):]
 
+    def call(self, fn, *args):
+        """``fn(*args)`` (a traced body or condition), with what it changed outside undone if it raises:
+        a round of tracing that a ``Restage`` or a retry throws away must not leave its tensors in user
+        objects for the next round to read (they belong to a discarded graph)."""
+        try:
+            return fn(*args)
+        except BaseException:
+            self.restore()
+            raise
+
     def restore(self):
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
         enclosing function that a function defined there changed through its closure)."""
