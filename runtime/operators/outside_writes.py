@@ -16,7 +16,10 @@ do not assign themselves), the globals its code names, and the attributes
 and items of the objects, dicts, lists, sets and deques below them (two
 levels).  After each traced body, ``check`` compares: a change to anything
 that is not the statement's state is undone and refused with a
-``TracingError`` naming it and the statement.
+``TracingError`` naming it and the statement.  A body whose trace raises is
+undone too (``Snapshot.call``): the loop tracer may throw that round away
+and trace again, which must not find the first round's tensors in user
+objects.
 """
 
 from __future__ import annotations
