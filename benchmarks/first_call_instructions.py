@@ -1,6 +1,6 @@
 """First call of ``ag.function`` in machine instructions: a figure a noisy machine does not move.
 
-``python benchmarks/first_call_instructions.py [--calls N] [--against TREE] [--convert-only]``
+``python benchmarks/first_call_instructions.py [--calls N] [--against TREE] [--convert-only | --corpus]``
 
 On a shared machine the wall-clock first call (``first_call.py``) moves by
 30% from one run to the next, far more than a change under review.  This
@@ -14,6 +14,9 @@ by ``N``.  The count is deterministic to a fraction of a percent.
 ``git worktree add /tmp/before <commit>``) in the same run, and prints the
 ratio -- the before/after of a change.
 ``--convert-only``: the calls are ``ag.convert`` (conversion alone).
+``--corpus``: the calls are cold ``ag.convert`` of each of ``conversion.py``'s 24
+functions (the conversion median of ``run.py``, counted instead of timed); the
+figure is per function.
 """
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ import numpy as np
 sys.path.insert(0, {benchmarks!r})
 import autograph as ag
 import programs
-count, convert_only = {count}, {convert_only}
+count, convert_only, corpus = {count}, {convert_only}, {corpus}
+if corpus:
+    from autograph import api
+    import conversion
+    for _ in range(1 + count):  # one warm-up round (imports, the converter's own caches), then count
+        for f, _ in conversion.CORPUS:
+            api.clear_cache()
+            ag.convert(f)
+    sys.exit()
 folder = tempfile.mkdtemp()
 functions = [programs.fresh_first_call(folder, f"first_call_{{i}}") for i in range(count + 2)]
 for f in functions[count:]:
@@ -63,13 +74,13 @@ def _importable(tree, scratch) -> str:
     return os.path.dirname(package)
 
 
-def _instructions(tree, count, convert_only) -> int:
+def _instructions(tree, count, convert_only, corpus=False) -> int:
     """Instructions (callgrind's ``Ir``) of the driver making ``count`` first calls with ``tree``
     (None: the autograph this interpreter imports)."""
     with tempfile.TemporaryDirectory() as scratch:
         driver = os.path.join(scratch, "driver.py")
         with open(driver, "w") as f:
-            f.write(_DRIVER.format(benchmarks=HERE, count=count, convert_only=convert_only))
+            f.write(_DRIVER.format(benchmarks=HERE, count=count, convert_only=convert_only, corpus=corpus))
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
         if tree:
             env["PYTHONPATH"] = _importable(os.path.abspath(tree), scratch)
@@ -84,8 +95,16 @@ def _instructions(tree, count, convert_only) -> int:
     return int(found.group(1))
 
 
-def per_call(tree, count, convert_only) -> float:
-    return (_instructions(tree, count, convert_only) - _instructions(tree, 0, convert_only)) / count
+def _corpus_size() -> int:
+    sys.path.insert(0, HERE)
+    import conversion
+
+    return len(conversion.CORPUS)
+
+
+def per_call(tree, count, convert_only, corpus=False) -> float:
+    calls = count * (_corpus_size() if corpus else 1)
+    return (_instructions(tree, count, convert_only, corpus) - _instructions(tree, 0, convert_only, corpus)) / calls
 
 
 def main(argv=None):
@@ -93,14 +112,19 @@ def main(argv=None):
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--against", metavar="TREE", help="another autograph checkout to compare with")
     parser.add_argument("--convert-only", action="store_true", help="count ag.convert alone")
+    parser.add_argument("--corpus", action="store_true", help="count cold ag.convert of conversion.py's corpus")
     args = parser.parse_args(argv)
+    if args.corpus and args.calls == 20:
+        args.calls = 3  # rounds of 24 conversions
     if shutil.which("valgrind") is None:
         sys.exit("first_call_instructions.py needs valgrind (apt install valgrind)")
-    what = "ag.convert" if args.convert_only else "first call of ag.function"
-    here = per_call(None, args.calls, args.convert_only)
-    print(f"{what}: {here / 1e6:.2f} M instructions per call (this tree, {args.calls} fresh functions)")
+    what = ("ag.convert of the conversion corpus" if args.corpus else "ag.convert" if args.convert_only
+            else "first call of ag.function")
+    counted = f"{args.calls} rounds of {_corpus_size()} functions" if args.corpus else f"{args.calls} fresh functions"
+    here = per_call(None, args.calls, args.convert_only, args.corpus)
+    print(f"{what}: {here / 1e6:.2f} M instructions per call (this tree, {counted})")
     if args.against:
-        there = per_call(args.against, args.calls, args.convert_only)
+        there = per_call(args.against, args.calls, args.convert_only, args.corpus)
         print(f"{what}: {there / 1e6:.2f} M instructions per call ({args.against})")
         print(f"ratio this / {args.against}: {here / there:.3f}")
 
