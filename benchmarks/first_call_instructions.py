@@ -86,7 +86,7 @@ def _instructions(tree, count, convert_only, corpus=False) -> int:
             env["PYTHONPATH"] = _importable(os.path.abspath(tree), scratch)
         out = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(scratch, 'out')}",
-             os.path.realpath(sys.executable), driver],
+             sys.executable, driver],
             env=env, capture_output=True, text=True, check=True,
         ).stderr
     found = re.search(r"Collected\s*:\s*(\d+)", out)
