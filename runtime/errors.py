@@ -40,12 +40,42 @@ class ExecutionError(AutoGraphError):
     The message names the op, its printed form and the user's ``file:line``
     that created it; for a failure inside an ``If``/``While`` body it also
     lists the enclosing functional ops.  The original exception is
-    ``original`` (and ``__cause__``).
+    ``original`` (and ``__cause__``), and the error is an instance of its
+    type too (``except ValueError`` catches numpy's ``ValueError``).
     """
 
     def __init__(self, message: str, original: BaseException | None = None):
         super().__init__(message)
         self.original = original
+
+    @classmethod
+    def of(cls, message: str, original: BaseException) -> "ExecutionError":
+        """An ``ExecutionError`` that is also an instance of ``original``'s type, so the caller's
+        ``except ValueError`` catches numpy's ``ValueError`` from a kernel as it would in Python."""
+        try:
+            return _execution_error_class(type(original))(message, original)
+        except TypeError:  # a type whose __init__ takes other arguments (UnicodeDecodeError)
+            return cls(message, original)
+
+
+_EXECUTION_ERRORS: dict = {}  # the type of a kernel's error -> ExecutionError's subclass that is also one
+# what a kernel raises about its values, as numpy does in Python (not StopIteration, OSError, ...: those
+# change how the error travels, through a generator or a retry, and are never a kernel's answer)
+_VALUE_ERRORS = (ArithmeticError, LookupError, ValueError, TypeError, AssertionError)
+
+
+def _execution_error_class(kind: type) -> type:
+    found = _EXECUTION_ERRORS.get(kind)
+    if found is None:
+        found = ExecutionError
+        if issubclass(kind, _VALUE_ERRORS) and not issubclass(kind, AutoGraphError):
+            try:
+                found = type("ExecutionError", (ExecutionError, kind),
+                             {"__module__": __name__, "__str__": BaseException.__str__})
+            except TypeError:  # a type that cannot be a second base (its own instance layout)
+                found = ExecutionError
+        _EXECUTION_ERRORS[kind] = found
+    return found
 
 
 class VerificationError(AutoGraphError):

@@ -16,11 +16,12 @@ from autograph.runtime import errors
 
 
 def _own_dirs() -> tuple[str, ...]:
-    """The directories of autograph's own packages: frames there are not the user's."""
+    """The directories of autograph's own packages, and numpy's: frames there are not the user's
+    (a numpy function calling a tensor's method is not the line to name; the user's call of it is)."""
     import importlib.util
 
     dirs = []
-    for name in ("autograph", "autograph.runtime", "autograph.converters"):
+    for name in ("autograph", "autograph.runtime", "autograph.converters", "numpy"):
         spec = importlib.util.find_spec(name)
         for path in spec.submodule_search_locations or ():
             dirs.append(os.path.abspath(path) + os.sep)
@@ -81,6 +82,26 @@ def without_library_frames(error: BaseException) -> BaseException:
     if hasattr(error, "add_note") and note not in getattr(error, "__notes__", ()):
         error.add_note(note)
     return error.with_traceback(rebuilt)
+
+
+_converted_check = None  # code object -> whether autograph generated it (operators/calls.py registers it)
+
+
+def register_converted_check(check) -> None:
+    """Tells this module how to recognize converted code (``check(code) -> bool``); called once, by
+    the layer that converts (a registration: this module imports nothing above it)."""
+    global _converted_check
+    _converted_check = check
+
+
+def in_converted_code(depth: int = 1) -> bool:
+    """True if the innermost calling frame outside autograph's own code is converted code: what it
+    does to a tensor there is a construct autograph leaves to Python (``x in (1, 2)``), not code
+    it was never asked to convert."""
+    frame = sys._getframe(depth)
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame is not None and _converted_check is not None and _converted_check(frame.f_code)
 
 
 def user_frame(depth: int = 1) -> tuple[str, int] | None:

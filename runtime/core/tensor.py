@@ -33,6 +33,11 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.errors import TracingError, TracingWarning
 
 
+class UnhashableTensor(TracingError, TypeError):
+    """``hash()`` of a symbolic tensor: a refusal, and a ``TypeError`` too, as for numpy arrays
+    (code that tests hashability with ``try: hash(x) except TypeError`` sees an unhashable value)."""
+
+
 class TensorSpec:
     """The dtype and static shape of a value: ``TensorSpec((None, 3), 'float32')``."""
 
@@ -151,7 +156,16 @@ class Tensor:
 
         return f"<Tensor {self.name} {printer.format_type(self)}>"
 
-    __hash__ = object.__hash__  # identity, although == builds an Equal op
+    def __hash__(self):
+        """A symbolic tensor has no value to hash while tracing: as a dict key or set member (``d[x]``,
+        ``d.get(x)``, ``x in {1, 2}``) it would be looked up by identity and never match the number it
+        stands for, a silent wrong answer.  (Autograph's own tables key tensors by ``id``.)"""
+        raise UnhashableTensor(
+            f"a symbolic tensor cannot be a dict key or set member{self._where()}: its value exists only when "
+            "the graph runs, and Python would look the key up by that value. Use the value in tensor ops "
+            "instead (rt.equal / rt.where / rt.gather over the keys), or look it up outside the traced "
+            "function and pass the result in."
+        )
 
     def __str__(self):
         """``str(t)``, ``f"{t}"``, ``"%s" % t``: the text of a symbolic tensor, made once while tracing."""
@@ -183,6 +197,16 @@ class Tensor:
         return (f" at {use}" if use else "") + f" (tensor {self.name}{created})"
 
     def __bool__(self):
+        from autograph.runtime.core.location import in_converted_code  # graph imports this module
+
+        if in_converted_code(2):
+            raise TracingError(
+                "using a symbolic tensor as a Python bool is not allowed" + self._where() + ": that line "
+                "tests its truth with a construct autograph does not stage (`x in (1, 2)`, a `match` value "
+                "pattern, `[...].index(x)`, a library function), and the value exists only when the graph "
+                "runs. Write the test as tensor comparisons in an `if` (`if x == 1 or x == 2:`), or use "
+                "rt.where / rt.cond."
+            )
         raise TracingError(
             "using a symbolic tensor as a Python bool is not allowed" + self._where() + ": "
             "an `if`, `while`, `and`/`or`/`not` or assert in code that autograph did not convert "
@@ -191,6 +215,15 @@ class Tensor:
         )
 
     def __iter__(self):
+        from autograph.runtime.core.location import in_converted_code  # graph imports this module
+
+        if in_converted_code(2):
+            raise TracingError(
+                "iterating over a symbolic tensor is not allowed" + self._where() + ": that line unpacks "
+                "or iterates it with a construct autograph does not stage (`a, b = x`, `*x`, a library "
+                "function), and its elements exist only when the graph runs. Index it (`a, b = x[0], "
+                "x[1]`) or loop over it with a `for` statement."
+            )
         raise TracingError(
             "iterating over a symbolic tensor is not allowed" + self._where() + ": a `for` loop or "
             "unpacking in code that autograph did not convert needs a concrete value. Convert the "
@@ -212,6 +245,13 @@ class Tensor:
                 f"or run numpy at every call with rt.py_function."
             )
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
+    def __float__(self):
+        raise TracingError(
+            "a symbolic tensor cannot be converted to a Python float" + self._where() + ": code that is "
+            "not converted (a `math` function, a library) needs its value, which exists only when the "
+            "graph runs. Use the rt op that computes it (rt.sqrt, rt.exp, ...), or float(x) in converted code."
+        )
 
     def __index__(self):
         raise TracingError(

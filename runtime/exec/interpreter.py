@@ -241,7 +241,7 @@ def _wrapped(error: Exception, op):
 def _execution_error(error: Exception, op) -> ExecutionError:
     if isinstance(error, ExecutionError):
         message = f"{error}\n  inside {op.type} op '{op.name}' created at {_location(op)}"
-        return ExecutionError(message, error.original)
+        return ExecutionError.of(message, error.original) if error.original is not None else ExecutionError(message)
     cause = f"{type(error).__name__}: {error}"
     message = (
         f"{op.type} op '{op.name}' created at {_location(op)} failed while running graph "
@@ -250,4 +250,4 @@ def _execution_error(error: Exception, op) -> ExecutionError:
         f"  Check the values reaching this operation at {_location(op)} (for example with "
         "rt.print before it)."
     )
-    return ExecutionError(message, error)
+    return ExecutionError.of(message, error)

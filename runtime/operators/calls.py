@@ -31,6 +31,7 @@ import sys
 import types
 import weakref
 
+from autograph.runtime.core import location
 from autograph.runtime.core.graph import active_traces, current_graph
 
 DO_NOT_CONVERT_ATTR = "__ag_do_not_convert__"
@@ -174,6 +175,9 @@ def is_generated_from_user_code(code) -> bool:
     """True for code autograph generated from a user's function (its file and lines are the user's),
     not the wrapper ``ag.convert`` returns."""
     return id(code) in converted_codes and code is not _DISPATCH_CODE
+
+
+location.register_converted_check(is_generated_from_user_code)
 
 
 def is_converted(function) -> bool:

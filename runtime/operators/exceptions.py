@@ -5,18 +5,22 @@ message stays lazy, as in Python, and the raised ``AssertionError`` has the
 same arguments as the original's.  For a condition that is not plain Python
 the overload registry (``operators/dispatch.py``) gives the handler; the
 numpy runtime's ``Tensor`` registers ``staged_assert`` here: a stateful
-``Assert`` op, checked at every run of the graph.
+``Assert`` op, checked at every run of the graph on numpy's truth value of
+the condition (an array of several elements is numpy's ``ValueError``); a
+message holding tensors (``("bad", n)``) is raised with their values, by a
+``py_function``.
 """
 
 from __future__ import annotations
 
-from autograph.runtime import ops
-from autograph.runtime.core import dtypes
+from autograph.runtime.core import nest
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.operators import dispatch
+from autograph.runtime.operators import dispatch, raises, tensor_builtins
 from autograph.runtime.operators.iterables import is_tensor
-from autograph.runtime.ops import apply
+from autograph.runtime.ops import apply, effects
+from autograph.runtime.tracing import deferred_raise
 
 
 def assert_(cond, message=None):
@@ -33,19 +37,32 @@ def assert_(cond, message=None):
 
 
 def staged_assert(cond, message=None):
-    """``assert cond, message()`` for a tensor ``cond``: a stateful ``Assert`` checked at every run."""
+    """``assert cond, message()`` for a tensor ``cond``: checked at every run of the graph with
+    numpy's truth value (an array of more than one element is numpy's ``ValueError``, as in Python).
+    A message holding tensors (``assert n > 0, ("bad", n)``) raises with their values."""
     location = user_location() or "<unknown>"
+    cond = tensor_builtins.bool_(cond, "the assert")
     text = message() if message is not None else None
-    if isinstance(text, Tensor):
-        text = f"assertion failed at {location} (message tensor {text.name})"
-    elif text is None:
-        text = f"assertion failed at {location}"
-    else:
-        text = str(text)
-    if cond.dtype != dtypes.bool_:
-        cond = ops.not_equal(cond, 0)
+    held = [v for v in nest.flatten(text) if isinstance(v, Tensor)]
+    if held:
+        _assert_with_values(cond, text, held)
+        return None
+    text = f"assertion failed at {location}" if text is None else str(text)
     apply.apply_op("Assert", [cond], {"message": text})
     return None
+
+
+def _assert_with_values(cond, text, held):
+    """An ``AssertionError(text)`` raised when the graph runs and ``cond`` is false, each tensor of
+    ``text`` replaced by its value (a py_function: such a graph is not saved)."""
+    def check_when_run(ok, *values):
+        if not ok:
+            by_id = dict(zip(map(id, held), values))
+            raise AssertionError(nest.map_structure(
+                lambda v: raises.as_held(by_id[id(v)]) if isinstance(v, Tensor) else v, text))
+
+    effects.py_function(check_when_run, [cond, *held], None, name="assert")
+    deferred_raise.after_earlier_failures(current_graph().operations[-1])
 
 
 dispatch.register("assert_", is_tensor, staged_assert, backend="numpy")

@@ -219,11 +219,11 @@ def _rebuilt(exc, args, state, values):
     and attributes replaced by their ``values`` (by id).  Its ``__init__`` is not called again: it
     ran while tracing, and its arguments need not be ``exc.args`` (``MyError(code, msg=...)``)."""
     def value(v):
-        return _scalar(values[id(v)]) if isinstance(v, Tensor) else v
+        return as_held(values[id(v)]) if isinstance(v, Tensor) else v
 
     return rebuilt(exc, [value(a) for a in args], {k: value(v) for k, v in state.items()})
 
 
-def _scalar(value):
-    """A 0-d array as the numpy scalar Python code would hold."""
+def as_held(value):
+    """A value of the graph as Python code would hold it (a 0-d array as a numpy scalar)."""
     return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value

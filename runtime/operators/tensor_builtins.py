@@ -236,14 +236,12 @@ def _extremum_of_one(only, which, where):
 
 
 def int_(x, base=None):
-    """``int(t)``: a weakly typed integer (an integer tensor keeps its dtype; floats truncate, checked)."""
+    """``int(t)``: Python's int, a weakly typed int64 (``conversions.python_int``; floats truncate, checked)."""
     where = construct_at("int()")
     if base is not None:
         raise TracingError(f"{where}: int() of the tensor {x.name} with a base is not supported; tensors are numbers.")
     _check_scalar(x, "int", where, TypeError)
-    if dtypes.is_integer(x.dtype):
-        return iterables.python_number(x, x.dtype)
-    return conversions.py_int(x, where)
+    return conversions.python_int(x, where)
 
 
 def float_(x):
@@ -267,9 +265,7 @@ def round_(x, ndigits=None):
     where = construct_at("round()")
     if ndigits is None:
         _check_scalar(x, "round", where, TypeError)
-        if dtypes.is_integer(x.dtype):
-            return iterables.python_number(x, x.dtype)
-        return conversions.py_int(math.rint(x), where)
+        return conversions.python_int(x if dtypes.is_integer(x.dtype) else math.rint(x), where)
     if builtins.isinstance(ndigits, Tensor):
         raise TracingError(f"{where}: round() with a tensor number of digits is not supported; pass a Python int.")
     if x.shape != ():

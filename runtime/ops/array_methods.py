@@ -93,8 +93,10 @@ def _item(self, *args):
         raise TracingError(f".item() with arguments at {user_location_text()} is not supported; index the tensor.")
     if shapes.is_fully_defined(self.shape) and int(np.prod(self.shape)) != 1:
         raise ValueError(f"can only convert an array of size 1 to a Python scalar (at {user_location_text()})")
-    kind = {"b": dtypes.bool_, "f": dtypes.float64}.get(self.dtype.kind, self.dtype)
-    return cast(array.reshape(self, []), kind, weak=True)
+    value = array.reshape(self, [])
+    if dtypes.is_integer(self.dtype):
+        return conversions.python_int(value, f".item() at {user_location_text()}")
+    return cast(value, dtypes.bool_ if self.dtype.kind == "b" else dtypes.float64, weak=True)
 
 
 def _copy(self, order="K"):
@@ -121,9 +123,7 @@ def _round(self, ndigits=None):
     if isinstance(self, StagedList):
         raise TypeError(f"{where}: type list doesn't define __round__ method")
     if ndigits is None:
-        if dtypes.is_integer(self.dtype):
-            return self if self.weak else cast(self, self.dtype, weak=True)
-        return conversions.py_int(math.rint(self), where)
+        return conversions.python_int(self if dtypes.is_integer(self.dtype) else math.rint(self), where)
     return conversions.round_(self, ndigits, python=self.weak)
 
 

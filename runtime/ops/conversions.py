@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime.core import opdef
+from autograph.runtime.core import dtypes, opdef
 from autograph.runtime.ops import apply
+from autograph.runtime.ops.basic import cast
 
 # the exceptions an ``Ensure`` may raise (by name: attributes are data)
 ENSURE_ERRORS = ("ValueError", "OverflowError", "IndexError", "TypeError", "ZeroDivisionError")
@@ -72,6 +73,23 @@ def py_int(x, where, name=None):
     """``int(x)`` of a float or bool tensor, as Python: a weak int64 truncated toward zero; at run
     time infinities are an ``OverflowError``, NaN a ``ValueError`` (``where`` names the call)."""
     return apply.apply_op("PyInt", [x], {"where": where}, name=name)
+
+
+def python_int(x, where):
+    """``int(x)`` of a tensor as Python's int, unbounded, as far as a graph can hold it: a weak int64.
+    Integers are widened, not kept in their dtype (``int(x) + 1`` of a uint8 ``255`` is 256, not 0);
+    a uint64 above int64's bounds is an ``OverflowError`` when the graph runs; floats go through
+    ``py_int`` (truncated, infinities and NaN Python's errors)."""
+    if x.dtype == dtypes.int64:
+        return x if x.weak else cast(x, dtypes.int64, weak=True)
+    if x.dtype == dtypes.uint64:
+        largest = np.uint64(np.iinfo(np.int64).max)
+        fits = apply.apply_op("LessEqual", [x, apply.convert_to_tensor(largest)], {})
+        x = ensure(x, fits, "OverflowError", f"{where}: the uint64 value does not fit in int64, the widest "
+                                            "integer of a graph (Python's ints are unbounded)")
+    if x.dtype.kind in "biu":
+        return cast(x, dtypes.int64, weak=True)
+    return py_int(x, where)
 
 
 def py_bool(x, where, name=None):

@@ -103,6 +103,22 @@ def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
+def _refuse_index(v, what):
+    """The error numpy gives for the tensor ``v`` as ``what`` (a float index: ``IndexError``, a
+    float slice bound: ``TypeError``), or a refusal (a bool scalar, which numpy takes as a mask)."""
+    where = user_location_text()
+    got = f"the {v.dtype.name}{shapes.format_shape(v.shape)} tensor {v.name}"
+    if v.dtype.kind == "b" and v.shape == () and what == "an index":
+        raise TracingError(
+            f"{what} at {where} is {got}: numpy takes a bool scalar index as a mask (a new axis of one "
+            "item, or none), which autograph does not stage. Index with an integer, or use rt.where."
+        )
+    if what == "an index" and v.shape == ():
+        raise IndexError(f"{what} at {where} is {got}: only integers, slices (`:`), ellipsis (`...`), "
+                         "numpy.newaxis (`None`) and integer or boolean arrays are valid indices")
+    raise TypeError(f"{what} at {where} must be an int or an integer scalar tensor, got {got}")
+
+
 class _SpecBuilder:
     """Turns key entries into spec items, collecting tensor-valued ints as inputs."""
 
@@ -116,10 +132,7 @@ class _SpecBuilder:
             return int(v)
         if isinstance(v, Tensor):
             if not dtypes.is_integer(v.dtype) or (v.shape is not None and v.shape != ()):
-                raise TypeError(
-                    f"{what} must be an int or an integer scalar tensor, got {v.name} "
-                    f"{v.dtype.name}{shapes.format_shape(v.shape)}"
-                )
+                _refuse_index(v, what)
             self.dynamic.append(v)
             return f"${len(self.dynamic)}"
         if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":

@@ -1,0 +1,271 @@
+"""Edges of Python a new user's code reaches: Python's value, Python's error, or a refusal naming the line.
+
+Each case runs the plain function and ``ag.function`` of it in the three
+execution modes (interpreter, ``optimize=False``, ``jit_compile=True``):
+
+* a tensor as a dict key or set member (``d.get(x)``, ``x in {1, 2}``) is a
+  refusal, never a lookup by identity that misses the number;
+* ``int(x)``, ``x.item()`` and ``round(x)`` of an integer tensor are Python's
+  unbounded int as far as a graph holds one (int64): no wrap at the tensor's
+  own dtype;
+* an ``assert`` message holding tensors raises with their values; an
+  ``assert`` on an array of several elements is numpy's ``ValueError``;
+* an error numpy raises in a kernel (a zero slice step, the max of nothing)
+  is an ``ag.ExecutionError`` that is also that error's type;
+* a float or bool scalar tensor as an index: numpy's error, or a refusal;
+* messages about constructs left to Python in converted code say so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from modes import check, check_python_error, check_raises, load_program, modes
+
+i32, u8, i8, i16 = np.int32, np.uint8, np.int8, np.int16
+
+
+# -- a tensor as a dict key or set member ---------------------------------------------------------
+
+
+def dict_get(x):
+    d = {1: 10, 2: 20}
+    return d.get(x, -1)
+
+
+def dict_item(x):
+    d = {1: 10, 2: 20}
+    return d[x]
+
+
+def set_member(x):
+    if x in {1, 2}:
+        return 1
+    return 0
+
+
+def dict_of_int(x):
+    return {1: "a"}.get(int(x), "z")
+
+
+@pytest.mark.parametrize("f", [dict_get, dict_item, set_member, dict_of_int])
+def test_a_tensor_as_a_key_is_refused_naming_the_line(f):
+    assert f(i32(1)) in (10, 1, "a")
+    check_raises(f, i32(1), match=r"cannot be a dict key or set member at .*test_python_edges.py:\d+")
+
+
+def test_the_refusal_is_a_type_error_too():
+    for _, g in modes(dict_get):
+        with pytest.raises(TypeError, match="dict key or set member"):
+            g(i32(1))
+
+
+# -- int(), .item(), round() of integer tensors -------------------------------------------------
+
+
+def int_plus_one(x):
+    return int(x) + 1
+
+
+def item_minus_ten(x):
+    return x.item() - 10
+
+
+def negated_item(x):
+    return -x.item()
+
+
+def abs_of_int(x):
+    return abs(int(x))
+
+
+def int_times(x):
+    return int(x) * 1000
+
+
+def round_squared(x):
+    return round(x) ** 2
+
+
+def sum_of_ints(v):
+    return int(v[0]) + int(v[1])
+
+
+def int_of(x):
+    return int(x)
+
+
+def int_beside_narrow(x, y):
+    return int(x) + y
+
+
+@pytest.mark.parametrize("f, x", [
+    (int_plus_one, u8(255)), (int_plus_one, i32(2**31 - 1)), (int_plus_one, i8(-128)),
+    (item_minus_ten, u8(3)), (negated_item, u8(5)), (abs_of_int, i8(-128)), (int_times, i16(100)),
+    (round_squared, u8(20)), (sum_of_ints, np.array([200, 100], u8)), (int_of, np.uint64(2**63 - 1)),
+])
+def test_python_ints_of_integer_tensors_do_not_wrap(f, x):
+    expected = check(f, x)
+    assert not isinstance(expected, np.generic)  # a Python int
+
+
+def test_an_int_beside_a_narrow_tensor_keeps_its_dtype():
+    assert check(int_beside_narrow, u8(100), i8(20)) == 120  # int8, as NEP 50 gives
+
+
+def test_an_int_that_a_narrow_tensor_cannot_hold_is_pythons_overflow_error():
+    check_python_error(int_beside_narrow, u8(200), i8(1), exc=OverflowError, match="out of int8's bounds")
+
+
+def test_a_uint64_beyond_int64_is_an_overflow_error():
+    check_raises(int_plus_one, np.uint64(2**63), exc=OverflowError, match=r"int\(\) at .*does not fit in int64")
+
+
+# -- assert -------------------------------------------------------------------------------------
+
+
+# (exec'd from a fake file: pytest rewrites the asserts of a test module, and so their messages)
+ASSERTS = load_program("""
+def assert_tuple(n):
+    assert n > 0, ("bad", n)
+    return n
+
+
+def assert_tensor(n):
+    assert n > 0, n
+    return n
+
+
+def assert_nested(n):
+    assert n, {"k": [n, 2]}
+    return n + 1
+
+
+def assert_array(v):
+    assert v > 0
+    return v
+""", "assert_tuple").__globals__
+assert_tuple, assert_tensor, assert_nested, assert_array = (
+    ASSERTS[n] for n in ("assert_tuple", "assert_tensor", "assert_nested", "assert_array"))
+
+
+@pytest.mark.parametrize("f, bad", [(assert_tuple, i32(-3)), (assert_tensor, i32(-3)), (assert_nested, i32(0))])
+def test_an_assert_message_holding_tensors_has_their_values(f, bad):
+    with pytest.raises(AssertionError) as python:
+        f(bad)
+    for name, g in modes(f):
+        with pytest.raises(AssertionError) as got:
+            g(bad)
+        assert got.value.args == python.value.args, name
+        assert repr(got.value.args) == repr(python.value.args), name
+    check(f, i32(3))
+
+
+def test_an_assert_on_an_array_of_several_elements_is_numpys_value_error():
+    check_python_error(assert_array, np.array([1, 2], i32), exc=ValueError, match="truth value of an array")
+    check(assert_array, np.array([1], i32))
+    check_raises(assert_array, np.array([0], i32), exc=AssertionError, match="assertion failed at")
+
+
+# -- numpy's errors in kernels keep their type ----------------------------------------------------
+
+
+def strided(x, s):
+    return x[::s]
+
+
+def largest(x):
+    return x.max()
+
+
+@pytest.mark.parametrize("f, args, match", [
+    (strided, (np.arange(4, dtype=i32), i32(0)), "slice step cannot be zero"),
+    (largest, (np.zeros(0, u8),), "zero-size array"),
+])
+def test_a_kernels_error_is_an_execution_error_of_pythons_type(f, args, match):
+    with pytest.raises(ValueError):
+        f(*args)
+    for name, g in modes(f):
+        with pytest.raises(ValueError, match=match) as got:
+            g(*args)
+        assert isinstance(got.value, ag.ExecutionError), name
+        assert type(got.value).__name__ == "ExecutionError"
+        assert isinstance(got.value.original, ValueError)
+
+
+def test_an_execution_error_takes_no_type_that_changes_how_it_travels():
+    from autograph.runtime.errors import ExecutionError
+
+    for kind in (StopIteration, OSError, UnicodeDecodeError):
+        error = ExecutionError.of("failed", kind.__new__(kind))
+        assert type(error) is ExecutionError and not isinstance(error, kind)
+    assert str(ExecutionError.of("two\nlines", KeyError("k"))) == "two\nlines"  # not KeyError's repr
+
+
+# -- scalar tensors of other kinds as indices ----------------------------------------------------
+
+
+def index(x, i):
+    return x[i]
+
+
+def slice_to(x, i):
+    return x[1:i]
+
+
+A = np.array([5, 2, 1], i32)
+
+
+def test_a_float_index_is_numpys_index_error_naming_the_line():
+    check_python_error(index, A, np.float32(1.0), exc=IndexError, match=r"an index at .*:\d+ is the float32")
+
+
+def test_a_float_slice_bound_is_pythons_type_error_naming_the_line():
+    check_python_error(slice_to, A, np.float32(2.0), exc=TypeError, match=r"a slice stop at .*:\d+")
+
+
+def test_a_bool_scalar_index_is_refused_naming_the_line():
+    check_raises(index, A, np.True_, match=r"an index at .*test_python_edges.py:\d+ is the bool\[\] tensor i:0")
+
+
+# -- constructs left to Python in converted code ---------------------------------------------------
+
+
+def in_tuple(x):
+    return x in (1, 2)
+
+
+def unpack(x):
+    a, b = x
+    return a - b
+
+
+def math_sqrt(x):
+    return math.sqrt(x)
+
+
+@pytest.mark.parametrize("f, x, match", [
+    (in_tuple, i32(1), r"Python bool is not allowed at .*:\d+ .*a construct autograph does not stage"),
+    (unpack, np.array([3, 1], i32), r"iterating over a symbolic tensor .*construct autograph does not stage"),
+    (math_sqrt, np.float32(4), r"cannot be converted to a Python float at .*:\d+ .*rt\.sqrt"),
+])
+def test_constructs_left_to_python_are_named_not_called_unconverted(f, x, match):
+    f(x)
+    check_raises(f, x, match=match)
+    with pytest.raises(ag.TracingError) as got:
+        ag.function(f)(x)
+    assert "did not convert" not in str(got.value)
+
+
+def test_a_numpy_frame_is_not_the_users_line():
+    def fancy(x, i, j):
+        x[[i, j]] = 1
+        return x
+
+    with pytest.raises(ag.TracingError) as got:
+        ag.function(fancy)(A.copy(), i32(0), i32(2))
+    assert "test_python_edges.py" in str(got.value) and "fromnumeric" not in str(got.value)
