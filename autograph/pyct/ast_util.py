@@ -217,7 +217,9 @@ def rewrite(node, visit):
     """Rebuilds ``node`` bottom-up: every descendant ``n`` is replaced by ``visit(n)``.
 
     ``visit`` returns the node to use (``n`` itself to keep it).  Nested
-    functions annotated ``SKIP`` are left alone.
+    functions annotated ``SKIP`` are left alone, and so are class bodies (a
+    scope of their own, run as written: a closure made there would not see
+    the class's names); a class's bases, keywords and decorators are rewritten.
     """
 
     def rebuild(child):
@@ -225,6 +227,10 @@ def rewrite(node, visit):
             return child
         return visit(rewrite(child, visit))
 
+    if type(node) is gast.ClassDef:
+        for field in ("bases", "keywords", "decorator_list"):
+            setattr(node, field, [rebuild(child) for child in getattr(node, field)])
+        return node
     return map_children(node, rebuild)
 
 

@@ -6,9 +6,8 @@ Annotates (keys documented in ``anno``):
 * every statement with ``USES`` and ``DEFS``: the names the statement
   itself reads and binds, not counting its nested blocks (an ``if``: its
   test; a ``for``: its iterable and extra loop test / its target; a nested
-  ``def``: its
-  decorators and defaults, plus the free variables of its body, read when
-  the closure runs);
+  ``def``: its decorators, defaults and annotations, plus the free variables
+  of its body, read when the closure runs; a ``class``: see below);
 * every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere
   in its blocks, plus the attribute chains assigned there (``self.total``),
   plus the containers mutated there, spelled ``container[]``: the object a
@@ -16,13 +15,20 @@ Annotates (keys documented in ``anno``):
   ``x[]``; ``self.d[k] = v``: ``self.d[]``) or whose mutating method is
   called (``l.append(v)``, ``d.update(e)``: ``l[]``, ``d[]``).
 
-A nested function, lambda, class or generator expression is its own scope
+A nested function, lambda or generator expression is its own scope
 (except the lambdas converters make for lazy operands, ``anno.IN_PLACE``:
 they run at once, so their reads are reads of the statement):
 the names of the enclosing function it mentions are *captured* (they may be
 read or written at any later time, so liveness treats them as always live).
 Comprehensions other than generator expressions run at once: their reads
-count as reads of the statement.
+count as reads of the statement (their targets are their own; the first
+iterable, a generator expression's too, is read where it stands).
+
+A nested class body runs once, at its statement, in a scope of its own: what
+it binds are class attributes (``nonlocal`` names excepted), what else it
+reads is read by the class statement; the free names of its methods,
+lambdas and comprehensions (which do not see the class's names) are
+captured.  A name a nested scope declares ``global`` is never the function's.
 """
 
 from __future__ import annotations
@@ -127,13 +133,14 @@ class Scope:
 class _ScopeWalker:
     """Walks one scope; nested scopes get their own walker."""
 
-    __slots__ = ("scope", "reads", "nested_free", "walrus")
+    __slots__ = ("scope", "reads", "nested_free", "walrus", "in_class")
 
     def __init__(self):
         self.scope = Scope()
         self.reads = set()
         self.nested_free = set()
         self.walrus = False  # a walrus seen in this scope so far: only then can a read follow one
+        self.in_class = False  # a class body: its annotations are evaluated, its comprehensions do not see it
 
     # -- expressions --------------------------------------------------------
 
@@ -164,10 +171,12 @@ class _ScopeWalker:
             self._nested(node, uses)
             return
         if kind in _COMPREHENSIONS or kind is gast.GeneratorExp:
+            self.expr(node.generators[0].iter, uses, defs)  # evaluated where the comprehension stands
             inner_uses, inner_defs, targets = set(), set(), set()
-            for generator in node.generators:
+            for index, generator in enumerate(node.generators):
                 self.expr(generator.target, set(), targets)
-                self.expr(generator.iter, inner_uses, inner_defs)
+                if index:
+                    self.expr(generator.iter, inner_uses, inner_defs)
                 for condition in generator.ifs:
                     self.expr(condition, inner_uses, inner_defs)
             if kind is gast.DictComp:
@@ -178,7 +187,7 @@ class _ScopeWalker:
             outer = inner_uses - targets
             uses |= outer
             defs |= inner_defs - targets  # walrus inside a comprehension binds outside
-            if kind is gast.GeneratorExp:
+            if kind is gast.GeneratorExp or self.in_class:  # a class's comprehension does not see its names
                 self.nested_free |= outer
             return
         if kind is gast.Call and type(node.func) is gast.Name and node.func.id in ("locals", "vars", "eval", "exec"):
@@ -262,6 +271,8 @@ class _ScopeWalker:
             uses.add(node.target.id)
 
     def _ann_assign(self, node, uses, defs, modified):
+        if self.in_class:
+            self.expr(node.annotation, uses, defs)
         if node.value is not None:
             self.expr(node.value, uses, defs)
             self.target(node.target, uses, defs, modified)
@@ -313,14 +324,28 @@ class _ScopeWalker:
         if type(node) is gast.ClassDef:
             for base in node.bases + [k.value for k in node.keywords]:
                 self.expr(base, uses, defs)
-            free = _class_free(node)
-            uses |= free
-            self.nested_free |= free
+            self._class_body(node, uses, defs)
         else:
-            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            args = node.args
+            for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
                 self.expr(default, uses, defs)
+            params = [a for a in args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg] if a]
+            for annotation in [a.annotation for a in params] + [node.returns]:
+                if annotation is not None:
+                    self.expr(annotation, uses, defs)
             self._nested(node, uses)
         defs.add(node.name)
+
+    def _class_body(self, node, uses, defs):
+        """A class body: what it reads (but binds not) is read here; its ``nonlocal`` names bound."""
+        walker = _ScopeWalker()
+        walker.in_class = True
+        walker.block(node.body)
+        inner = walker.scope
+        uses |= walker.reads - inner.locals - inner.globals
+        uses |= walker.nested_free
+        defs |= inner.nonlocals & inner.bound
+        self.nested_free |= walker.nested_free | inner.nonlocals
 
     def _import(self, node, uses, defs, modified):
         for alias in node.names:
@@ -395,11 +420,6 @@ def _pattern_names(pattern, defs):
                 defs.add(value)
 
 
-def _class_free(node) -> set:
-    """Names a nested class body mentions (conservatively: all of them)."""
-    return {n.id for n in ast_util.walk(node) if type(n) is gast.Name}
-
-
 def analyze(node) -> set:
     """Annotates the function or lambda ``node`` and everything in it.
 
@@ -422,6 +442,7 @@ def analyze(node) -> set:
         walker.block(node.body)
     local = scope.locals
     scope.captured = walker.nested_free & local
-    scope.free = (walker.reads | walker.nested_free | scope.nonlocals) - local
+    # A name declared ``global`` here is the module's, in nested scopes too: not a free variable.
+    scope.free = (walker.reads | walker.nested_free | scope.nonlocals) - local - scope.globals
     anno.set(node, anno.SCOPE, scope)
     return scope.free
