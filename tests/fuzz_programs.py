@@ -67,7 +67,9 @@ after the statement; ``tensor_index`` assigns items and slices of ``v``
 ``IndexError``), reads ``v[e % 4]`` and returns ``v`` (never inside a
 ``for x in v``, whose iteration would see the in-place update only in
 Python: arrays passed in are values); ``builtins`` uses ``max``, ``min``,
-``abs`` and ``divmod`` on values of one kind; ``comprehension`` sums or
+``abs`` and ``divmod`` on values of one kind; ``conversions`` takes
+``int()`` or ``round()`` of a value (a Python int, unbounded: no wrap at the
+value's dtype); ``comprehension`` sums or
 counts a list comprehension or generator over ``v``; ``raise`` raises
 ``ValueError`` under a condition.  A program that may raise says so in a
 header line ``# may raise: IndexError, ValueError``: on inputs where
@@ -159,6 +161,7 @@ FEATURES = frozenset(
         "walrus",  # while (w := c) < n / if (w := e) > e: w read in the body and after
         "tensor_index",  # v[e % 4] = e / v[e % 4:] += e / v[e % 4] reads: IndexError when out of range
         "builtins",  # max(e, e), min(e, e), abs(e), divmod(e, m)[1]
+        "conversions",  # int(e), round(e): a Python int in Python (unbounded), a weak int64 in the graph
         "comprehension",  # sum([x % 5 for x in v]), sum(x % 5 for x in v), len([x for x in v if c])
         "raise",  # if c and c: raise ValueError('...') (Python raises on some inputs: so must the graph)
     }
@@ -277,7 +280,7 @@ class ProgramWriter:
 
     def expr(self, scope, kind: str, depth: int = 0) -> str:
         base = 8 if self.on("list_index") else 7
-        edges = [edge for edge in ("builtins", "comprehension", "tensor_index") if self.on(edge)]
+        edges = [edge for edge in ("builtins", "comprehension", "tensor_index", "conversions") if self.on(edge)]
         top = base + len(edges) if depth < 2 else 1
         choice = self.choose(0, top)
         if choice > base:
@@ -303,8 +306,11 @@ class ProgramWriter:
         return self.leaf(scope, kind)
 
     def edge_expr(self, edge: str, scope, kind: str, depth: int) -> str:
-        """An expression of one of the Python-edge features (builtins, comprehension, tensor_index)."""
+        """An expression of one of the Python-edge features (builtins, comprehension, tensor_index,
+        conversions)."""
         sub = lambda: self.expr(scope, kind, depth + 1)  # noqa: E731
+        if edge == "conversions":  # a Python int (kind P): fits I and V alike
+            return f"{self.pick(('int', 'round'))}({self.expr(scope, V, depth + 1)})"
         if edge == "builtins":
             form = self.choose(0, 3)
             if form <= 1:

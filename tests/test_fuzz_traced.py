@@ -452,13 +452,15 @@ def summary(counts) -> str:
 # copy, where the alias check did not look for 'acc' (1201389), a body trace thrown away (a retry,
 # a restage) that had set o.v through a call, left for the next round to read (2031674, 2041372).
 FOUND_SEEDS = (509596, 610773, 712383, 1124005, 1201389, 2031674, 2041372)
+# features added to the generator after those seeds were found: without them a seed writes its program
+ADDED_SINCE_FOUND = frozenset({"conversions"})
 
 
 @pytest.mark.parametrize("seed", FOUND_SEEDS)
 def test_programs_the_long_runs_found_wrong_now_match_python(seed):
     import random
 
-    source = ProgramWriter(random.Random(seed).randint, enabled_features()).program()
+    source = ProgramWriter(random.Random(seed).randint, enabled_features() - ADDED_SINCE_FOUND).program()
     result = run_program(source, {**MODES, **JAX_MODES})
     assert result.outcome in ("ok", "refused"), (result.outcome, result.detail, source)
 
@@ -478,7 +480,7 @@ def test_generator_is_python_total_and_covers_the_constructs():
         "append": "acc.append(", "pop": "acc.pop()", "list_index": "acc[", "for_list": " in acc:",
         "return_list": "len(acc), acc", "pop_to_item": "] = acc.pop()", "pop_late_guard": ") and len(acc)",
         "alias": "].append(", "helper_call": "bump(o, ", "walrus": " := ", "tensor_index": "v[(",
-        "builtins": "max(", "comprehension": " for y in v", "raise": "raise ValueError",
+        "builtins": "max(", "comprehension": " for y in v", "raise": "raise ValueError", "conversions": "int(",
     }
     for _ in range(300):
         source = ProgramWriter(rng.randint).program()
