@@ -141,7 +141,23 @@ def nested(x, n):
     return s
 
 
+def int_then_float_sum(xs):
+    s = 0  # a Python int that a loop over floats makes a float array (a weak int beside a float32)
+    for x in xs:
+        s = s + x
+    return s
+
+
+def int_then_float_if(x):
+    y = 0
+    if x > 0:
+        y = x * 2
+    return y
+
+
 CASES = [
+    (int_then_float_sum, (np.array([1.0, 2.0], np.float32),)),
+    (int_then_float_if, (2.0,)), (int_then_float_if, (-2.0,)),
     (relu, (2.5,)), (relu, (-3.0,)),
     (early_return, (5.0,)), (early_return, (-5.0,)), (early_return, (0.5,)),
     (count_up, (1.5, 4)), (count_up, (2.0, 0)),
@@ -178,7 +194,7 @@ def test_jit_of_converted_gives_what_python_gives(fn, args):
     _same(expected, fast(*args))  # the compiled program, called again
 
 
-@pytest.mark.parametrize("fn, args", CASES[:8], ids=[f.__name__ + str(i) for i, (f, _) in enumerate(CASES[:8])])
+@pytest.mark.parametrize("fn, args", CASES[:11], ids=[f.__name__ + str(i) for i, (f, _) in enumerate(CASES[:11])])
 def test_ag_jax_jit_gives_what_python_gives(fn, args):
     _same(fn(*args), ag.jax.jit(fn)(*args))
 

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+import autograph.runtime as rt
 from modes import check, check_python_error, check_raises, load_program, modes
 
 i32, u8, i8, i16 = np.int32, np.uint8, np.int8, np.int16
@@ -123,6 +124,44 @@ def test_an_int_that_a_narrow_tensor_cannot_hold_is_pythons_overflow_error():
 
 def test_a_uint64_beyond_int64_is_an_overflow_error():
     check_raises(int_plus_one, np.uint64(2**63), exc=OverflowError, match=r"int\(\) at .*does not fit in int64")
+
+
+def length_squared(x):
+    n = len(x)
+    return n * n
+
+
+def test_len_of_an_unknown_dimension_is_pythons_int_not_an_int32():
+    for _, g in modes(length_squared, input_signature=[rt.TensorSpec((None,), "float32")]):
+        assert g(np.zeros(50000, np.float32)) == 2500000000
+
+
+# -- max / min of arrays --------------------------------------------------------------------------
+
+
+def max2(a, b):
+    return max(a, b)
+
+
+def clip(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+def relu(x):
+    return max(x, 0.0)
+
+
+def test_max_of_arrays_is_pythons_truth_value_of_their_comparison():
+    two = np.array([-1.0, 2.0])
+    check_python_error(max2, two, np.array([3.0, 1.0]), exc=ValueError, match=r"max\(\) at .*truth value")
+    check(max2, np.array([-1.0]), np.array([3.0]))
+    check(max2, np.array([4.0]), np.array([3.0]))
+    check(clip, np.array([5.0]), np.array([0.0]), np.array([3.0]))
+
+
+def test_max_of_an_array_and_a_number_is_refused():
+    relu(np.array([-1.0]))  # Python returns 0.0 or the array: a shape chosen by the values
+    check_raises(relu, np.array([-1.0]), match=r"max\(\) of operands of different shapes .*rt\.maximum")
 
 
 # -- assert -------------------------------------------------------------------------------------

@@ -217,11 +217,11 @@ def test_len_static_and_dynamic():
 def test_int_float_abs_casts():
     f = traced(lambda x, n: (tensor_builtins.int_(x), tensor_builtins.float_(n), cf.abs(x), tensor_builtins.int_(n)),
                (F32, ()), (I32, ()))
-    i, fl, a, same = f(np.float32(-2.7), np.int32(3))
+    i, fl, a, widened = f(np.float32(-2.7), np.int32(3))
     assert i == -2 and i.dtype == np.int64
     assert fl == 3.0 and fl.dtype == np.float64
     assert a == np.float32(2.7)
-    assert same == 3 and same.dtype == np.int32
+    assert widened == 3 and widened.dtype == np.int64  # Python's int: no wrap at int32 (int(n) + 2**31)
 
 
 def test_print_prints_at_every_run(capsys):

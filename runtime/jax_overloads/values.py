@@ -136,7 +136,7 @@ def join(label, a, b, where, paths=("true branch", "false branch")) -> Aval | No
     if x.weak and y.weak:
         return Aval(x.shape, jnp.result_type(a, b), True)
     strong, weak = (x, y) if not x.weak else (y, x)
-    return Aval(x.shape, jnp.result_type(strong.dtype, jnp.zeros((), weak.dtype).item()), False)
+    return Aval(x.shape, jnp.result_type(strong.dtype, np.zeros((), weak.dtype).item()), False)  # (a number: weak)
 
 
 def equations():

@@ -40,7 +40,8 @@ def is_staged(value) -> bool:
 
 
 def len_(obj):
-    """``len(t)``: the static first dimension if known, else a weakly typed scalar ``int32`` tensor."""
+    """``len(t)``: the static first dimension if known, else a weakly typed scalar ``int64`` tensor
+    (Python's int: ``len(x) * len(x)`` of 50,000 items is 2,500,000,000, no wrap at int32)."""
     if isinstance(obj, (TensorRange, Enumerate, Zip)):
         return obj.length()
     if not isinstance(obj, Tensor):
@@ -53,7 +54,7 @@ def len_(obj):
             )
         if obj.shape[0] is not None:
             return obj.shape[0]
-    return python_number(ops.shape(obj)[0], dtypes.int32)
+    return python_number(ops.shape(obj, out_type="int64")[0], dtypes.int64)
 
 
 def python_number(x, dtype):

@@ -114,6 +114,8 @@ def extremum(args, which):
     where = construct_at(f"{which}()")
     if len(args) == 1:
         return _extremum_of_one(args[0], which, where)
+    if any(builtins.isinstance(v, Tensor) and v.shape != () for v in args):
+        return _extremum_of_arrays(args, which, where)
     # which operands the result may be, and each later operand's comparison with the best so far
     candidates, steps = [args[0]], []
     for value in args[1:]:
@@ -134,6 +136,26 @@ def extremum(args, which):
             best = ops.where((value > best) if which == "max" else (value < best), value, best)
     if all(is_weak(v) for v in candidates):  # one of the Python numbers: a Python number
         best = ops.cast(best, best.dtype, weak=True)
+    return best
+
+
+def _extremum_of_arrays(args, which, where):
+    """``max(a, b)`` with an array operand: Python takes the truth value of the comparison, which numpy
+    gives for one element only (``ValueError`` otherwise, when the graph runs), and returns the operand
+    it picks, so the operands must be of one shape (and type, as ``_refuse_mixed`` says)."""
+    shapes_ = {v.shape if builtins.isinstance(v, Tensor) else np.shape(v) for v in args}
+    if len(shapes_) > 1:
+        raise TracingError(
+            f"{where}: {which}() of operands of different shapes ({quoted_user_line() or 'this call'}) returns "
+            f"the one it chooses, so the result's shape would depend on their values when the graph runs (and "
+            f"Python compares arrays of more than one element only to raise ValueError). For the elementwise "
+            f"{which}imum use rt.{which}imum(a, b)."
+        )
+    _refuse_mixed(args, which, where)
+    best = args[0]
+    for value in args[1:]:
+        wins = bool_(math.greater(value, best) if which == "max" else math.less(value, best), f"{which}()")
+        best = ops.where(wins, value, best)
     return best
 
 
