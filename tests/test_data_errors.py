@@ -200,3 +200,17 @@ def test_ranges_that_fit_their_dtype_give_every_element():
     assert [int(x) for x in Dataset.range(5, 0, -2, dtype="uint8")] == [5, 3, 1]
     assert [float(x) for x in Dataset.range(2046, 2049, dtype="float16")] == [2046.0, 2047.0, 2048.0]
     assert list(Dataset.range(3, 3, dtype="uint8")) == []
+
+
+def test_a_tensor_size_inside_a_traced_function_is_refused_naming_the_line():
+    import autograph as ag
+
+    def total(n):
+        s = 0
+        for v in Dataset.range(n):
+            s += v
+        return s
+
+    with pytest.raises(ag.TracingError, match=r"Dataset.range\(stop=...\) at .*test_data_errors.py:\d+ is the "
+                                               r"symbolic tensor n:0"):
+        ag.function(total)(np.int64(4))

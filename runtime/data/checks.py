@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime.core import dtypes
+from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.errors import TracingError
 
 AUTOTUNE = -1
 """``num_parallel_calls=AUTOTUNE`` / ``prefetch(AUTOTUNE)``: let the runtime choose."""
@@ -19,6 +22,12 @@ def integer(value, what: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
             return int(value)
+        if isinstance(value, Tensor):
+            raise TracingError(
+                f"{what} at {user_location_text()} is the symbolic tensor {value.name}: a pipeline's structure is "
+                "fixed when it is built, so its sizes must be Python or numpy integers. Build the dataset outside "
+                "the traced function (pass it in), or give the size as a Python value."
+            )
         raise TypeError(f"{what} must be a Python or numpy integer, got {type(value).__name__} {value!r:.40}")
     return int(value)
 

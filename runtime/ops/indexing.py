@@ -166,12 +166,12 @@ def _is_advanced(entry) -> bool:
 def _check_advanced(entry):
     dtype = entry.dtype if isinstance(entry, Tensor) else np.asarray(entry).dtype
     if dtypes.is_bool(dtype):
-        raise TypeError(
-            "indexing with a boolean mask gives a data-dependent shape and is not supported; "
-            "use rt.where(mask, x, fill_value) to select elementwise"
+        raise TracingError(
+            f"indexing with a boolean mask at {user_location_text()} gives a data-dependent shape and is not "
+            "supported; use rt.where(mask, x, fill_value) to select elementwise"
         )
     if not dtypes.is_integer(dtype):
-        raise TypeError(f"an index array must hold integers, got {dtype}")
+        raise IndexError(f"an index array at {user_location_text()} must hold integers, got {dtype}")
 
 
 def _check_index_infer(inputs, attrs):
