@@ -408,6 +408,19 @@ def test_a_list_appended_to_in_a_branch_of_a_scanned_loop_is_refused():
     with pytest.raises(ag.TracingError, match="'out'"):
         jax.jit(ag.convert(sometimes))(jnp.ones(3))
 
+    def on_every_path(xs):
+        out = []
+        for row in xs:
+            if row > 0:
+                out.append(row * 2)
+            else:
+                out.append(row)
+        return out
+
+    with pytest.raises(ag.TracingError, match=r"even on every path\. Compute the item in the if and append it "
+                                               r"once, after it .*out\.append\(item\)"):
+        jax.jit(ag.convert(on_every_path))(jnp.ones(3))
+
 
 # --------------------------------------------------------------------------
 # Random programs (tests/fuzz_programs.py): under jax.jit never a result other than Python's

@@ -53,8 +53,9 @@ def refuse_staged(entries, names, construct):
         if isinstance(entry, AppendOnly):
             raise TracingError(
                 f"the list '{name}' is appended to under {construct} in the body of {entry.where}; under JAX "
-                "each iteration of the loop must append the same number of items (they are stacked). Append "
-                "on every path (a placeholder where there is no item), or preallocate an array."
+                "the items of a scanned loop are stacked, one per iteration, and none may be appended inside a "
+                "traced if, even on every path. Compute the item in the if and append it once, after it "
+                f"(`item = ... if c else ...`, then `{name}.append(item)`), or preallocate an array."
             )
 
 
