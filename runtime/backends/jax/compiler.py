@@ -33,7 +33,7 @@ import numpy as np
 
 from autograph.runtime.backends.jax import checks, effects, lowering
 from autograph.runtime.backends.jax.errors import Unlowerable, at_op
-from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
+from autograph.runtime.backends.jax.kernels import KERNELS, OPERANDS, UNLOWERABLE
 from autograph.runtime.core import opdef, walk
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import AutoGraphWarning
@@ -158,11 +158,13 @@ def _first_line(error) -> str:
 
 
 def _has_64_bit_values(graph) -> bool:
-    """True if a value of ``graph`` (or of its sub-graphs, or a variable it uses) is 64-bit, or a
-    loop counts its iterations (an int64 counter)."""
+    """True if a value of ``graph`` (or of its sub-graphs, or a variable it uses) is 64-bit, or an op
+    computes in a 64-bit dtype (``int32 < uint32`` in int64: ``kernels.OPERANDS``), or a loop counts
+    its iterations (an int64 counter)."""
     for g in _graphs(graph):
         for op in g.operations:
             dtypes = [t.dtype for t in (*op.inputs, *op.outputs)] + [op.attrs.get("dtype")]
+            dtypes += OPERANDS[op.type](op) if op.type in OPERANDS else []
             if any(isinstance(d, np.dtype) and d.itemsize == 8 for d in dtypes):
                 return True
             if op.type == "While" and op.attrs.get("maximum_iterations") is not None:

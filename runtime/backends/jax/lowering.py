@@ -20,8 +20,11 @@ run.  One rule per op kind (``RULES``; default: the pure kernel of
   after the body graph, as the interpreter runs it: ``cond, body, cond, ...``;
 * every other op -- its rule in ``effects.RULES`` or its kernel.
 
-Every result is cast to the dtype the op's definition inferred, so the
-lowered graph returns numpy's dtypes (64-bit types need x64: ``compiler.py``
+The inputs of an op are first cast to the dtypes numpy computes it in
+(``operands``: numpy's loop for a ufunc, the accumulator of a reduction),
+where JAX would promote otherwise, and every result is cast to the dtype the
+op's definition inferred, so the lowered graph returns numpy's values and
+dtypes (64-bit types need x64: ``compiler.py``
 traces and runs under ``jax.enable_x64``).  A 0-d weakly typed constant
 reaches a JAX kernel as a Python scalar, weakly typed as in numpy.
 """
@@ -37,7 +40,7 @@ from jax import lax
 
 from autograph.runtime.backends.jax import checks, effects
 from autograph.runtime.backends.jax.errors import Unlowerable, at_op, unlowerable
-from autograph.runtime.backends.jax.kernels import KERNELS, UNLOWERABLE
+from autograph.runtime.backends.jax.kernels import KERNELS, OPERANDS, UNLOWERABLE
 from autograph.runtime.core import backend, opdef
 from autograph.runtime.exec.plan import needed_ops
 
@@ -69,14 +72,15 @@ def run_op(op, inputs, state) -> list:
     """The output values of ``op`` (a list, cast to the dtypes of its outputs)."""
     rule = RULES.get(op.type)
     found = None
-    if op.type in checks.RULES and all(is_static(v) for v in inputs):  # known: numpy's value, if it has one
+    pure = rule is None and not opdef.get(op.type).stateful
+    if (pure or op.type in checks.RULES) and all(is_static(v) for v in inputs):  # known: numpy's value, if any
         found = _numpy_value(op, inputs)
     if found is not None:
         result = found
     elif rule is not None:
-        result = rule(op, inputs, state)
+        result = rule(op, operands(op, inputs), state)
     else:
-        result = _pure(op, inputs)
+        result = _pure(op, operands(op, inputs))
     outs = list(result) if isinstance(result, (tuple, list)) else [result]
     return [as_dtype(v, t.dtype) for v, t in zip(outs, op.outputs)]
 
@@ -89,11 +93,14 @@ def as_dtype(value, dtype):
     return value if value.dtype == dtype else value.astype(dtype)
 
 
+def operands(op, inputs) -> list:
+    """``inputs`` cast to the dtypes numpy computes ``op`` in (``kernels.OPERANDS``), for the ops where
+    JAX's promotion or its default float type would compute in others."""
+    rule = OPERANDS.get(op.type)
+    return inputs if rule is None else [as_dtype(v, d) for v, d in zip(inputs, rule(op))]
+
+
 def _pure(op, inputs):
-    if all(is_static(v) for v in inputs) and not opdef.get(op.type).stateful:
-        found = _numpy_value(op, inputs)
-        if found is not None:
-            return found
     if op.type in UNLOWERABLE:
         raise unlowerable(UNLOWERABLE[op.type])
     kernel = KERNELS.get(op.type)
@@ -101,12 +108,7 @@ def _pure(op, inputs):
         raise unlowerable(f"the JAX backend has no kernel for {op.type}")
     args = [np.asarray(v).item() if t.weak and is_static(v) and np.ndim(v) == 0 else v
             for v, t in zip(inputs, op.inputs)]
-    if op.type in _ACCUMULATING and op.outputs[0].dtype != op.inputs[0].dtype:
-        args[0] = jnp.asarray(args[0]).astype(op.outputs[0].dtype)  # numpy sums int32 in int64
     return kernel(*args, **op.attrs)
-
-
-_ACCUMULATING = ("Sum", "Prod", "Cumsum")
 
 
 def _numpy_value(op, inputs):
