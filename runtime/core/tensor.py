@@ -160,9 +160,13 @@ class Tensor:
         """A symbolic tensor has no value to hash while tracing: as a dict key or set member (``d[x]``,
         ``d.get(x)``, ``x in {1, 2}``) it would be looked up by identity and never match the number it
         stands for, a silent wrong answer.  (Autograph's own tables key tensors by ``id``.)"""
+        from autograph.runtime.core.location import quoted_user_line  # graph imports this module
+
+        line = quoted_user_line()
         raise UnhashableTensor(
-            f"a symbolic tensor cannot be a dict key or set member{self._where()}: its value exists only when "
-            "the graph runs, and Python would look the key up by that value. Use the value in tensor ops "
+            f"a symbolic tensor cannot be a dict key or set member{self._where()}{f' in {line}' if line else ''}: "
+            "its value exists only when the graph runs, and Python would look the key up by that value. Use "
+            "the value in tensor ops "
             "instead (rt.equal / rt.where / rt.gather over the keys), or look it up outside the traced "
             "function and pass the result in."
         )
