@@ -50,32 +50,58 @@ class ExecutionError(AutoGraphError):
 
     @classmethod
     def of(cls, message: str, original: BaseException) -> "ExecutionError":
-        """An ``ExecutionError`` that is also an instance of ``original``'s type, so the caller's
-        ``except ValueError`` catches numpy's ``ValueError`` from a kernel as it would in Python."""
-        try:
-            return _execution_error_class(type(original))(message, original)
-        except TypeError:  # a type whose __init__ takes other arguments (UnicodeDecodeError)
-            return cls(message, original)
+        """An ``ExecutionError`` that is also of ``original``'s kind when numpy raised it about values
+        (``ExecutionValueError`` for a ``ValueError``...), so the caller's ``except ValueError``
+        catches it as it would in Python."""
+        for kind in type(original).__mro__:
+            found = _OF_KIND.get(kind)
+            if found is not None:
+                return found(message, original)
+        return cls(message, original)
 
 
-_EXECUTION_ERRORS: dict = {}  # the type of a kernel's error -> ExecutionError's subclass that is also one
-# what a kernel raises about its values, as numpy does in Python (not StopIteration, OSError, ...: those
-# change how the error travels, through a generator or a retry, and are never a kernel's answer)
-_VALUE_ERRORS = (ArithmeticError, LookupError, ValueError, TypeError, AssertionError)
+# One subclass per kind of error a kernel raises about its values, as numpy does in Python (not
+# StopIteration, OSError, ...: those change how an error travels, and are never a kernel's answer).
+class ExecutionValueError(ExecutionError, ValueError):
+    """An ``ExecutionError`` from a ``ValueError`` (a zero slice step, the max of nothing)."""
 
 
-def _execution_error_class(kind: type) -> type:
-    found = _EXECUTION_ERRORS.get(kind)
-    if found is None:
-        found = ExecutionError
-        if issubclass(kind, _VALUE_ERRORS) and not issubclass(kind, AutoGraphError):
-            try:
-                found = type("ExecutionError", (ExecutionError, kind),
-                             {"__module__": __name__, "__str__": BaseException.__str__})
-            except TypeError:  # a type that cannot be a second base (its own instance layout)
-                found = ExecutionError
-        _EXECUTION_ERRORS[kind] = found
-    return found
+class ExecutionIndexError(ExecutionError, IndexError):
+    """An ``ExecutionError`` from an ``IndexError``."""
+
+
+class ExecutionKeyError(ExecutionError, KeyError):
+    """An ``ExecutionError`` from a ``KeyError``."""
+
+    __str__ = Exception.__str__  # the message, not KeyError's repr of it
+
+
+class ExecutionTypeError(ExecutionError, TypeError):
+    """An ``ExecutionError`` from a ``TypeError``."""
+
+
+class ExecutionZeroDivisionError(ExecutionError, ZeroDivisionError):
+    """An ``ExecutionError`` from a ``ZeroDivisionError``."""
+
+
+class ExecutionOverflowError(ExecutionError, OverflowError):
+    """An ``ExecutionError`` from an ``OverflowError``."""
+
+
+class ExecutionFloatingPointError(ExecutionError, FloatingPointError):
+    """An ``ExecutionError`` from a ``FloatingPointError`` (numpy's ``errstate(all="raise")``)."""
+
+
+class ExecutionArithmeticError(ExecutionError, ArithmeticError):
+    """An ``ExecutionError`` from another ``ArithmeticError``."""
+
+
+_OF_KIND = {
+    ValueError: ExecutionValueError, IndexError: ExecutionIndexError, KeyError: ExecutionKeyError,
+    TypeError: ExecutionTypeError, ZeroDivisionError: ExecutionZeroDivisionError,
+    OverflowError: ExecutionOverflowError, FloatingPointError: ExecutionFloatingPointError,
+    ArithmeticError: ExecutionArithmeticError,
+}
 
 
 class VerificationError(AutoGraphError):

@@ -184,21 +184,6 @@ def test_method_default_taken_when_class_runs():
     check(method_default_taken_when_class_runs, i32(0), i32(1))
 
 
-def class_annotation_reads_function_variable(x, n):
-    kind = int
-
-    class Rec:
-        size: kind = 3
-    s = x
-    for kind in range(n):
-        s = s + Rec.size
-    return s
-
-
-def test_class_annotation_reads_function_variable():
-    check(class_annotation_reads_function_variable, i32(2), i32(3))
-
-
 # -- 3. Free names of a class's methods and comprehensions are the function's (captured)
 
 

@@ -12,16 +12,17 @@ import sys
 import types
 import warnings
 
+import numpy
+
 from autograph.runtime import errors
 
 
 def _own_dirs() -> tuple[str, ...]:
-    """The directories of autograph's own packages, and numpy's: frames there are not the user's
-    (a numpy function calling a tensor's method is not the line to name; the user's call of it is)."""
+    """The directories of autograph's own packages: frames there are not the user's."""
     import importlib.util
 
     dirs = []
-    for name in ("autograph", "autograph.runtime", "autograph.converters", "numpy"):
+    for name in ("autograph", "autograph.runtime", "autograph.converters"):
         spec = importlib.util.find_spec(name)
         for path in spec.submodule_search_locations or ():
             dirs.append(os.path.abspath(path) + os.sep)
@@ -46,6 +47,26 @@ def is_user_file(filename: str) -> bool:
         else:
             found = not os.path.abspath(filename).startswith(_OWN_DIRS)
         _IS_USER_FILE[filename] = found
+    return found
+
+
+# Libraries whose frames are the user's in a traceback, but never the line a message names: a numpy
+# function calling a tensor's method (``np.asarray``, fancy indexing) is not where the user wrote it.
+_LIBRARY_DIRS: list[str] = [os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep]
+_IS_USER_LINE: dict[str, bool] = {}  # co_filename -> whether a frame there is the line to name (memoized)
+
+
+def register_library_dirs(dirs) -> None:
+    """Adds directories whose frames messages look past (JAX's, once it is loaded)."""
+    _LIBRARY_DIRS.extend(d for d in dirs if d not in _LIBRARY_DIRS)
+    _IS_USER_LINE.clear()
+
+
+def is_user_line(filename: str) -> bool:
+    """True if a frame in ``filename`` is the user's line for a message: the user's, not a library's."""
+    found = _IS_USER_LINE.get(filename)
+    if found is None:
+        found = _IS_USER_LINE[filename] = is_user_file(filename) and not filename.startswith(tuple(_LIBRARY_DIRS))
     return found
 
 
@@ -99,18 +120,19 @@ def in_converted_code(depth: int = 1) -> bool:
     does to a tensor there is a construct autograph leaves to Python (``x in (1, 2)``), not code
     it was never asked to convert."""
     frame = sys._getframe(depth)
-    while frame is not None and not is_user_file(frame.f_code.co_filename):
+    while frame is not None and not is_user_line(frame.f_code.co_filename):
         frame = frame.f_back
     return frame is not None and _converted_check is not None and _converted_check(frame.f_code)
 
 
 def user_frame(depth: int = 1) -> tuple[str, int] | None:
-    """(file, line) of the innermost calling frame outside autograph's own code, if any."""
+    """(file, line) of the innermost calling frame outside autograph's own code and the libraries
+    (``is_user_line``), if any."""
     frame = sys._getframe(depth)
-    known = _IS_USER_FILE
+    known = _IS_USER_LINE
     while frame is not None:
         filename = frame.f_code.co_filename
-        if known.get(filename) or (filename not in known and is_user_file(filename)):  # the lookup inlined: hot
+        if known.get(filename) or (filename not in known and is_user_line(filename)):  # the lookup inlined: hot
             return filename, frame.f_lineno
         frame = frame.f_back
     return None

@@ -200,16 +200,21 @@ class Tensor:
         created = f" created at {self.op.location}" if self.op.location else ""
         return (f" at {use}" if use else "") + f" (tensor {self.name}{created})"
 
-    def __bool__(self):
+    def _in_converted_code(self):
+        """Whether the user's line using this tensor is converted code (depth: its dunder's caller)."""
         from autograph.runtime.core.location import in_converted_code  # graph imports this module
 
-        if in_converted_code(2):
+        return in_converted_code(3)
+
+    def __bool__(self):
+        if self._in_converted_code():
             raise TracingError(
                 "using a symbolic tensor as a Python bool is not allowed" + self._where() + ": that line "
-                "tests its truth with a construct autograph does not stage (`x in (1, 2)`, a `match` value "
-                "pattern, `[...].index(x)`, a library function), and the value exists only when the graph "
-                "runs. Write the test as tensor comparisons in an `if` (`if x == 1 or x == 2:`), or use "
-                "rt.where / rt.cond."
+                "tests its truth where autograph does not stage it -- a construct left to Python (`x in (1, 2)`, "
+                "a `match` value pattern, `[...].index(x)`) or code it does not convert (a library function, a "
+                "class body or method defined in the function) -- and the value exists only when the graph "
+                "runs. Write the test as tensor comparisons in an `if` of the converted function "
+                "(`if x == 1 or x == 2:`), or use rt.where / rt.cond."
             )
         raise TracingError(
             "using a symbolic tensor as a Python bool is not allowed" + self._where() + ": "
@@ -219,14 +224,12 @@ class Tensor:
         )
 
     def __iter__(self):
-        from autograph.runtime.core.location import in_converted_code  # graph imports this module
-
-        if in_converted_code(2):
+        if self._in_converted_code():
             raise TracingError(
-                "iterating over a symbolic tensor is not allowed" + self._where() + ": that line unpacks "
-                "or iterates it with a construct autograph does not stage (`a, b = x`, `*x`, a library "
-                "function), and its elements exist only when the graph runs. Index it (`a, b = x[0], "
-                "x[1]`) or loop over it with a `for` statement."
+                "iterating over a symbolic tensor is not allowed" + self._where() + ": that line unpacks or "
+                "iterates it where autograph does not stage it -- `a, b = x`, `*x`, or code it does not convert "
+                "(a library function, a class body or method defined in the function) -- and its elements exist "
+                "only when the graph runs. Index it (`a, b = x[0], x[1]`) or loop over it with a `for` statement."
             )
         raise TracingError(
             "iterating over a symbolic tensor is not allowed" + self._where() + ": a `for` loop or "

@@ -35,6 +35,7 @@ from autograph.runtime.errors import AutoGraphError, TracingError
 from autograph.runtime.operators import calls
 
 _JAX_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, __import__("jaxlib")))
+location.register_library_dirs(_JAX_DIRS)  # JAX's frames are never the line a message names
 
 _COMPUTE = ("Under jax.jit a value computed from the arguments is known only when the compiled program runs: "
             "compute with it through jax.numpy/lax (index an array rather than a Python list, call jnp "
@@ -141,7 +142,7 @@ def _user_frame(traceback):
     found = None, None, False
     while traceback is not None:
         code = traceback.tb_frame.f_code
-        if location.is_user_file(code.co_filename) and not code.co_filename.startswith(_JAX_DIRS):
+        if location.is_user_line(code.co_filename):
             found = code.co_filename, traceback.tb_lineno, calls.is_generated_from_user_code(code)
         traceback = traceback.tb_next
     return found

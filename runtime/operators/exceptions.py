@@ -7,20 +7,20 @@ the overload registry (``operators/dispatch.py``) gives the handler; the
 numpy runtime's ``Tensor`` registers ``staged_assert`` here: a stateful
 ``Assert`` op, checked at every run of the graph on numpy's truth value of
 the condition (an array of several elements is numpy's ``ValueError``); a
-message holding tensors (``("bad", n)``) is raised with their values, by a
-``py_function``.
+message holding tensors (``("bad", n)``) is computed in the false branch of
+an ``If`` (only when the assert fails, as in Python) and raised with their
+values by a ``py_function`` (such a graph saves but does not load).
 """
 
 from __future__ import annotations
 
 from autograph.runtime.core import nest
-from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import user_location
+from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.operators import dispatch, raises, tensor_builtins
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops import apply, effects
-from autograph.runtime.tracing import deferred_raise
+from autograph.runtime.tracing.branches import build_cond
 
 
 def assert_(cond, message=None):
@@ -43,26 +43,31 @@ def staged_assert(cond, message=None):
     location = user_location() or "<unknown>"
     cond = tensor_builtins.bool_(cond, "the assert")
     text = message() if message is not None else None
-    held = [v for v in nest.flatten(text) if isinstance(v, Tensor)]
-    if held:
-        _assert_with_values(cond, text, held)
+    if any(isinstance(v, Tensor) for v in nest.flatten(text)):
+        _assert_with_values(cond, message)
         return None
     text = f"assertion failed at {location}" if text is None else str(text)
     apply.apply_op("Assert", [cond], {"message": text})
     return None
 
 
-def _assert_with_values(cond, text, held):
-    """An ``AssertionError(text)`` raised when the graph runs and ``cond`` is false, each tensor of
-    ``text`` replaced by its value (a py_function: such a graph is not saved)."""
-    def check_when_run(ok, *values):
-        if not ok:
+def _assert_with_values(cond, message):
+    """An ``If`` whose false branch computes ``message()`` (only then, as Python evaluates it: a
+    passing assert computes nothing of it, so warns of nothing) and raises ``AssertionError`` with
+    its tensors' values (a py_function: such a graph saves but does not load)."""
+    def failing():
+        text = message()
+        held = [v for v in nest.flatten(text) if isinstance(v, Tensor)]
+
+        def raise_when_run(*values):
             by_id = dict(zip(map(id, held), values))
             raise AssertionError(nest.map_structure(
                 lambda v: raises.as_held(by_id[id(v)]) if isinstance(v, Tensor) else v, text))
 
-    effects.py_function(check_when_run, [cond, *held], None, name="assert")
-    deferred_raise.after_earlier_failures(current_graph().operations[-1])
+        effects.py_function(raise_when_run, held, None, name="assert")
+        return []
+
+    build_cond(cond, lambda: [], failing, labels=[], where=construct_at("the assert"))
 
 
 dispatch.register("assert_", is_tensor, staged_assert, backend="numpy")

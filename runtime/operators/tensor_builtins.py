@@ -114,7 +114,7 @@ def extremum(args, which):
     where = construct_at(f"{which}()")
     if len(args) == 1:
         return _extremum_of_one(args[0], which, where)
-    if any(builtins.isinstance(v, Tensor) and v.shape != () for v in args):
+    if any((v.shape != ()) if builtins.isinstance(v, Tensor) else np.ndim(v) > 0 for v in args):
         return _extremum_of_arrays(args, which, where)
     # which operands the result may be, and each later operand's comparison with the best so far
     candidates, steps = [args[0]], []

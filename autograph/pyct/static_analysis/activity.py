@@ -6,7 +6,7 @@ Annotates (keys documented in ``anno``):
 * every statement with ``USES`` and ``DEFS``: the names the statement
   itself reads and binds, not counting its nested blocks (an ``if``: its
   test; a ``for``: its iterable and extra loop test / its target; a nested
-  ``def``: its decorators, defaults and annotations, plus the free variables
+  ``def``: its decorators and defaults, plus the free variables
   of its body, read when the closure runs; a ``class``: see below);
 * every ``If``/``While``/``For`` with ``MODIFIED``: the names bound anywhere
   in its blocks, plus the attribute chains assigned there (``self.total``),
@@ -140,7 +140,7 @@ class _ScopeWalker:
         self.reads = set()
         self.nested_free = set()
         self.walrus = False  # a walrus seen in this scope so far: only then can a read follow one
-        self.in_class = False  # a class body: its annotations are evaluated, its comprehensions do not see it
+        self.in_class = False  # a class body: its comprehensions do not see its names
 
     # -- expressions --------------------------------------------------------
 
@@ -271,8 +271,6 @@ class _ScopeWalker:
             uses.add(node.target.id)
 
     def _ann_assign(self, node, uses, defs, modified):
-        if self.in_class:
-            self.expr(node.annotation, uses, defs)
         if node.value is not None:
             self.expr(node.value, uses, defs)
             self.target(node.target, uses, defs, modified)
@@ -326,13 +324,9 @@ class _ScopeWalker:
                 self.expr(base, uses, defs)
             self._class_body(node, uses, defs)
         else:
-            args = node.args
+            args = node.args  # (annotations are not reads: under PEP 563 they are never evaluated)
             for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
                 self.expr(default, uses, defs)
-            params = [a for a in args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg] if a]
-            for annotation in [a.annotation for a in params] + [node.returns]:
-                if annotation is not None:
-                    self.expr(annotation, uses, defs)
             self._nested(node, uses)
         defs.add(node.name)
 
