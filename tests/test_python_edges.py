@@ -175,6 +175,52 @@ def test_max_of_an_array_and_a_number_is_refused():
     check_raises(relu, np.array([-1.0]), match=r"max\(\) of operands of different shapes .*rt\.maximum")
 
 
+# -- a variable that is a narrow numpy value on one path and a Python int on another -------------
+
+
+def int_in_branch(m):
+    k = m
+    if m > 0:
+        k = int(m) + 1
+    return k
+
+
+def constant_in_branch(m):
+    k = m
+    if m > 0:
+        k = 300
+    return k
+
+
+def int_in_loop(m, n):
+    k = m
+    for _ in range(n):
+        k = int(k) + 100
+    return k
+
+
+def same_type_in_branch(m):
+    k = m
+    if m > 0:
+        k = m + np.uint8(1)
+    return k
+
+
+@pytest.mark.parametrize("f, args, where", [
+    (int_in_branch, (u8(255),), "in the false branch of the if"),
+    (constant_in_branch, (u8(5),), "in the false branch of the if"),
+    (int_in_loop, (u8(200), i32(1)), "before the for loop"),
+])
+def test_a_python_int_beside_a_wrapping_dtype_on_another_path_is_refused(f, args, where):
+    f(*args)  # Python: 256, 300, 300 (ints), never a wrapped uint8
+    check_raises(f, *args, match=rf"'k' is uint8 {where} at .*:\d+ but a Python int on another path")
+
+
+def test_one_type_on_every_path_is_pythons():
+    check(same_type_in_branch, u8(255))  # uint8 on both paths: wraps, as in Python
+    check(same_type_in_branch, u8(0))
+
+
 # -- assert -------------------------------------------------------------------------------------
 
 

@@ -14,8 +14,8 @@ from autograph.runtime.ops import apply, list_operators
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
-    as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
-    trace_subgraph, unify_captures, weak_dtype, zeros_like_value,
+    as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, refuse_int_beside_wrapping,
+    same_python, to_tensor_in, trace_subgraph, unify_captures, weak_dtype, zeros_like_value,
 )
 
 __all__ = ["build_cond", "expand_return_placeholder"]
@@ -204,5 +204,9 @@ def _merge_dtype(label, a, b, where):
     numbers = [v for v in (a, b) if isinstance(v, StagedList) and v.weak]
     if numbers:  # a staged list of Python numbers: never narrowed (its numbers stay what they are)
         return dtypes.staged_list_result_type(numbers[0].dtype, strong[0]), False
+    for value, branch in ((a, "true"), (b, "false")):
+        if is_weak(value):
+            refuse_int_beside_wrapping(label, strong[0], value, f"in the {'false' if branch == 'true' else 'true'} "
+                                                                f"branch of {where}")
     weak = [weak_number(v) for v in (a, b) if is_weak(v)]
     return dtypes.result_type(strong[0], *weak), False

@@ -23,8 +23,8 @@ from autograph.runtime.ops import apply, list_operators
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
-    describe_value, is_numeric_array, is_return_placeholder, is_strong, is_undefined, same_python, to_tensor_in,
-    weak_dtype,
+    describe_value, is_numeric_array, is_return_placeholder, is_strong, is_undefined, refuse_int_beside_wrapping,
+    same_python, to_tensor_in, weak_dtype,
 )
 
 __all__ = ["Slot", "as_invariant", "loop_inputs", "classify", "body_output", "initial_tensor", "strong_dtype",
@@ -249,6 +249,7 @@ def _check_list_change(s, before, after, where):
 def body_output(graph, s, value, where):
     """The body graph's tensor for loop variable ``s``; (tensor, needs another trace)."""
     value = _checked_output(graph, s, value, where)
+    _refuse_python_int(s, value, where)
     retrace = False
     if s.weak and is_strong(value):
         # a weakly typed loop variable the body makes strongly typed takes that dtype: trace again
@@ -316,6 +317,12 @@ def _output_tensor(graph, s, value):
     if is_weak(value):
         return to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, weak_number(value)))
     return to_tensor_in(graph, value, value.dtype)
+
+
+def _refuse_python_int(s, value, where):
+    """A strong loop variable of a wrapping integer dtype that an iteration makes a Python int."""
+    if s.kind == "tensor" and not s.weak and is_weak(value):
+        refuse_int_beside_wrapping(s.label, s.dtype, value, f"before {where}")
 
 
 def _widened(graph, s, tensor, where):

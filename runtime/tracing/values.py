@@ -69,6 +69,24 @@ def weak_dtype(*values) -> np.dtype:
     return dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in values])
 
 
+def refuse_int_beside_wrapping(label, dtype, value, told):
+    """A ``TracingError`` if the weakly typed ``value`` is a Python int (not a list of them) that is to
+    join ``label``'s strong ``dtype`` of an integer kind that wraps (8/16-bit, unsigned): Python keeps
+    the int on its path and the numpy value on the other, and only the numpy value's arithmetic wraps
+    (``k = m`` or ``k = int(m) + 1`` with a uint8 ``m == 255``: 256 is no uint8), so one graph dtype
+    cannot follow both.  ``told``: where the two meet, for the message."""
+    if dtype.kind not in "iu" or not dtypes.wraps(dtype) or isinstance(value, StagedList):
+        return
+    if type(value) is not int and not (isinstance(value, Tensor) and value.dtype.kind in "iu"):
+        return
+    raise TracingError(
+        f"'{label}' is {dtype.name} {told} but a Python int on another path; Python keeps each type, and "
+        f"only {dtype.name} arithmetic wraps (a Python int never does), so one graph cannot follow both. "
+        f"Give '{label}' one type on every path: np.{dtype.name}(...) around the int, or int(...) around "
+        f"the {dtype.name} value."
+    )
+
+
 def to_tensor_in(graph, value, dtype, weak=False):
     """``value`` as a tensor of ``graph`` with ``dtype`` (capturing, casting or making a Const).
 
