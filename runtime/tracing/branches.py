@@ -204,9 +204,8 @@ def _merge_dtype(label, a, b, where):
     numbers = [v for v in (a, b) if isinstance(v, StagedList) and v.weak]
     if numbers:  # a staged list of Python numbers: never narrowed (its numbers stay what they are)
         return dtypes.staged_list_result_type(numbers[0].dtype, strong[0]), False
-    for value, branch in ((a, "true"), (b, "false")):
+    for value, strong_branch in ((a, "false"), (b, "true")):
         if is_weak(value):
-            refuse_int_beside_wrapping(label, strong[0], value, f"in the {'false' if branch == 'true' else 'true'} "
-                                                                f"branch of {where}")
+            refuse_int_beside_wrapping(label, strong[0], value, f"in the {strong_branch} branch of {where}")
     weak = [weak_number(v) for v in (a, b) if is_weak(v)]
     return dtypes.result_type(strong[0], *weak), False
