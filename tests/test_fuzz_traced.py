@@ -185,11 +185,13 @@ _KEYWORDS = {"def", "prog", "if", "elif", "else", "while", "for", "in", "range",
 
 
 def variable_names(source: str) -> set[str]:
-    """Every name the program binds or reads, plus its composite targets (d['x'], o.v)."""
+    """Every name the program binds or reads, plus its composite targets (d['x'], o.v), and the name
+    messages give what a ``return`` returns ('the return value[8]': the runtime's role label)."""
     body = re.sub(r"^#.*$", "", source, flags=re.MULTILINE)  # not the header lines
     code = re.sub(r"'[^']*'", "''", body)  # not the dict keys
     names = set(re.findall(r"\b[a-z]\w*\b", code)) - _KEYWORDS
-    return names | set(re.findall(r"\w+\[[^\]]+\]|\w+\.\w+", body))
+    returns = {"the return value"} if re.search(r"\breturn\b", code) else set()
+    return names | returns | set(re.findall(r"\w+\[[^\]]+\]|\w+\.\w+", body))
 
 
 def names_a_variable(message: str, names: set[str]) -> bool:
