@@ -166,9 +166,8 @@ class Tensor:
         raise UnhashableTensor(
             f"a symbolic tensor cannot be a dict key or set member{self._where()}{f' in {line}' if line else ''}: "
             "its value exists only when the graph runs, and Python would look the key up by that value. Use "
-            "the value in tensor ops "
-            "instead (rt.equal / rt.where / rt.gather over the keys), or look it up outside the traced "
-            "function and pass the result in."
+            "the value in tensor ops instead (rt.equal / rt.where / rt.gather over the keys), or look it up "
+            "outside the traced function and pass the result in."
         )
 
     def __str__(self):
