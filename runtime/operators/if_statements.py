@@ -71,7 +71,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
                 with raises.branch():
-                    fn()
+                    outside.call(fn, undo=False)  # (undone below, unless the branch is dead)
             except raises.DeadBranch:
                 outside.check(where)
                 dead.append(fn)

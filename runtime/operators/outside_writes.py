@@ -29,6 +29,7 @@ import collections
 import dis
 import functools
 import sys
+import threading
 import types
 
 import numpy as np
@@ -46,6 +47,7 @@ _BUDGET = 2000  # objects recorded per statement, at most
 _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            types.CodeType, Tensor, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None),
            tuple, frozenset, range)
+_OPAQUE_TYPES: dict = {}  # type -> whether its values are opaque (or Undefined), as found
 
 
 def add_opaque_types(kinds) -> None:
@@ -53,6 +55,7 @@ def add_opaque_types(kinds) -> None:
     arrays and tracers (JAX's), whose attributes are that backend's machinery, not user state."""
     global _OPAQUE
     _OPAQUE = _OPAQUE + tuple(k for k in kinds if k not in _OPAQUE)
+    _OPAQUE_TYPES.clear()
 
 
 class Snapshot:
@@ -72,23 +75,27 @@ class Snapshot:
             if getattr(body, "__code__", None) is not None:
                 assigned |= _stored_names(body.__code__)
         covered = _covered(symbols, frames)
-        self._library = _library_state()
         seen = set()
+        opaque = _OPAQUE_TYPES
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
             watched = tuple([(n, v) for n, v in variables.items() if n not in assigned])
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
-                self._record(value, name, _DEPTH, covered, seen)
+                if not opaque.get(type(value)):
+                    self._record(value, name, _DEPTH, covered, seen)
             for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
-                if name not in variables:
+                if name not in variables and not opaque.get(type(value)):
                     self._record(value, name, 1, covered, seen)
 
     def _record(self, value, path, depth, covered, seen):
-        if isinstance(value, _OPAQUE) or is_undefined(value) or id(value) in seen or len(seen) >= _BUDGET:
+        opaque = _OPAQUE_TYPES.get(type(value))
+        if opaque is None:
+            opaque = _OPAQUE_TYPES[type(value)] = isinstance(value, _OPAQUE) or is_undefined(value)
+        if opaque or id(value) in seen or len(seen) >= _BUDGET:
             return
-        if id(value) in self._library or type(value).__module__.startswith("autograph."):
+        if type(value).__module__.startswith("autograph.") or id(value) in _library_state():
             # autograph's own (a trace counter the user's module imported; an ag.function, which sets up
             # its trace on its first call): not the user's state
             return
@@ -161,15 +168,22 @@ class Snapshot:
         """``frame`` and the converted frames around it."""
         return self.frames[next(i for i, f in enumerate(self.frames) if f is frame):]
 
-    def call(self, fn, *args):
-        """``fn(*args)`` (a traced body or condition), with what it changed outside undone if it raises:
-        a round of tracing that a ``Restage`` or a retry throws away must not leave its tensors in user
-        objects for the next round to read (they belong to a discarded graph)."""
+    def call(self, fn, *args, undo=True):
+        """``fn(*args)`` (a traced body or condition), with what it changed outside undone if it raises
+        (when ``undo``): a round of tracing that a ``Restage`` or a retry throws away must not leave its
+        tensors in user objects for the next round to read (they belong to a discarded graph).  While
+        it runs, a statement traced in ``fn`` takes this snapshot's frames as the frames around its
+        own (``_converted_frames``)."""
+        active = _ACTIVE.snapshots
+        active.append(self)
         try:
             return fn(*args)
         except BaseException:
-            self.restore()
+            if undo:
+                self.restore()
             raise
+        finally:
+            active.pop()
 
     def restore(self):
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the
@@ -350,19 +364,33 @@ def _converted_frames():
     """The frames of the converted code running the statement, innermost first: its function (or
     body), and the converted functions and bodies it runs in (autograph's frames between them
     skipped), up to the first frame of other code; empty when the statement's caller is not
-    converted code."""
+    converted code.  The walk stops at the innermost running ``Snapshot.call`` (the body of an
+    enclosing tensor statement): the frames from there out are that snapshot's, and reading them
+    again would make a frame object of each frame of the tracer in between."""
     frames = []
     frame = sys._getframe(2)
     known = skipped_modules
     while frame is not None:
-        if id(frame.f_code) in converted_codes:
+        code = frame.f_code
+        if id(code) in converted_codes:
             frames.append(frame)
+        elif code is _CALL_CODE and _ACTIVE.snapshots:
+            return frames + _ACTIVE.snapshots[-1].frames
         else:
             name = frame.f_globals.get("__name__")
             if not (known.get(name) or (name not in known and is_skipped_module(name))):  # (inlined: hot)
                 break
         frame = frame.f_back
     return frames
+
+
+class _Active(threading.local):
+    def __init__(self):
+        self.snapshots = []  # those whose ``call`` is running, innermost last
+
+
+_ACTIVE = _Active()
+_CALL_CODE = Snapshot.call.__code__
 
 
 @functools.lru_cache(maxsize=4096)
