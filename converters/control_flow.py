@@ -51,7 +51,11 @@ What each closure declares comes from the analyses (never re-derived):
   or when nothing in the function binds it yet (a ``nonlocal`` needs a
   binding; every path then assigns it before reading it);
 * a read of a local that may be unbound there (not bound on every path)
-  is wrapped in ``ag__.defined(x)``, which raises that error too.
+  is wrapped in ``ag__.defined(x)``, which raises that error too;
+* ``del x`` of a local becomes ``x = ag__.Undefined('x')`` (checked first
+  with ``ag__.defined(x)`` where ``x`` may be unbound): after it ``x`` is
+  what reaching definitions says it is, a name no definition reaches, and a
+  ``get_state`` reading it (``if c: del x``) reads the placeholder.
 
 A ``for`` target that is a plain name not live after the loop is the body's
 parameter (``def loop_body(i):``); otherwise the body assigns it from
@@ -122,6 +126,8 @@ class _FunctionConverter(closures.ClosureBuilder):
                 definitions, call = lowering(self, statement)
                 out.extend(definitions)
                 out.extend(call)
+            elif kind is gast.Delete:
+                out.extend(_unbind(statement, self.scope.locals))
             else:
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):
@@ -173,9 +179,40 @@ class _FunctionConverter(closures.ClosureBuilder):
                 # `x += v` reads x before evaluating v: check x first.
                 unbound_reads.add(statement.target.id)
                 return templates.replace("ag__.defined(name)", origin=statement, name=statement.target.id)
+        elif kind is gast.Delete:
+            check(statement)  # `del d[k]`: reads d
+            deleted = [n.id for n in _flat_targets(statement.targets) if type(n) is gast.Name and n.id in maybe_unbound]
+            unbound_reads.update(deleted)
+            # `del x` fails where x is unbound: check x first.
+            return [s for name in deleted for s in templates.replace("ag__.defined(name)", origin=statement, name=name)]
         elif kind not in (gast.Try, gast.ClassDef) and kind not in ast_util.FUNCTIONS:
             check(statement)
         return []
+
+
+def _flat_targets(targets):
+    """The targets of a ``del``, its tuples and lists flattened: ``del a, (b, d[k])`` -> a, b, d[k]."""
+    for target in targets:
+        if type(target) in (gast.Tuple, gast.List):
+            yield from _flat_targets(target.elts)
+        else:
+            yield target
+
+
+def _unbind(statement, local_names):
+    """``del x`` of a local: ``x = ag__.Undefined('x')``, in the order of its targets; ``del d[k]`` stays."""
+    targets = list(_flat_targets(statement.targets))
+    if not any(type(t) is gast.Name and t.id in local_names for t in targets):
+        return [statement]
+    out = []
+    for target in targets:
+        if type(target) is gast.Name and target.id in local_names:
+            out += templates.replace(
+                closures.UNDEFINED, origin=statement, name=target.id, symbol=templates.constant(target.id)
+            )
+        else:
+            out.append(gast.copy_location(gast.Delete(targets=[target]), statement))
+    return out
 
 
 def _hoist_declarations(function):
