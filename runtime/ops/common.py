@@ -61,7 +61,7 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
     ``OverflowError`` (``np.uint8(5) + 300``), raised when the graph computes
     it, so on the paths that do (``_out_of_bounds``).  Among weak operands
     only, a Python int the weak tensors' integer dtype cannot hold widens
-    them to int64, as Python's ints are unbounded (``_widened``: a weak
+    them to int64, as Python's ints are unbounded (``widened``: a weak
     int32 counter plus ``2**31``).
 
     ``compared``: the operands of a comparison.  NumPy 2 compares a Python
@@ -104,19 +104,19 @@ def promote(values, compared=False, lists=True, ufunc=None) -> list:
 
 
 def _among_weak(values, compared):
-    """Weak ``values`` only: the Python numbers take the weak tensors' dtype (``_widened``)."""
+    """Weak ``values`` only: the Python numbers take the weak tensors' dtype (``widened``)."""
     tensors = [v for v in values if isinstance(v, Tensor)]
     if not tensors or len(tensors) == len(values):
         return list(values)
     numbers = [v for v in values if not isinstance(v, Tensor)]
     joined = dtypes.result_type(*[t.dtype for t in tensors], *numbers)
-    target = _widened(joined, numbers)
+    target = widened(joined, numbers)
     if target != joined:  # (exact: int64 holds every value of the narrower integer dtype)
         values = [_weak_cast(v, target) if isinstance(v, Tensor) else v for v in values]
     return [v if isinstance(v, Tensor) else _weak_constant(v, target, tensors, compared) for v in values]
 
 
-def _widened(dtype, numbers):
+def widened(dtype, numbers):
     """int64 when the integer ``dtype`` of weak tensors cannot hold one of the Python ints
     ``numbers`` they meet and int64 can (a weak int32 counter ``s``: ``s + 2**31``,
     ``s * 3_000_000_000`` are Python ints, so weak int64s); else ``dtype``."""

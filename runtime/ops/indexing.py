@@ -103,27 +103,43 @@ def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def _refuse_index(v, what):
-    """The error numpy gives for the tensor ``v`` as ``what`` (a float index: ``IndexError``, a
-    float slice bound: ``TypeError``), or a refusal (a bool scalar, which numpy takes as a mask)."""
+def _refuse_index(v, what, list_label=None):
+    """The error numpy gives for ``v`` (a tensor or a Python/numpy value) as ``what``: a float (or
+    other non-integer) index, ``IndexError``; a float slice bound, ``TypeError``; or a refusal (a bool
+    scalar index, which numpy takes as a mask).  An index of a staged list (``list_label``) is
+    Python's ``TypeError``, as for the list it stands for."""
     where = user_location_text()
-    got = f"the {v.dtype.name}{shapes.format_shape(v.shape)} tensor {v.name}"
-    if v.dtype.kind == "b" and v.shape == () and what == "an index":
+    if isinstance(v, Tensor):
+        got, dtype, shape = f"the {v.dtype.name}{shapes.format_shape(v.shape)} tensor {v.name}", v.dtype, v.shape
+    else:
+        dtype = v.dtype if isinstance(v, (np.ndarray, np.generic)) else np.dtype(bool) if isinstance(v, bool) else None
+        got, shape = f"the {type(v).__name__} {v!r}", np.shape(v) if dtype is not None else ()
+    if list_label is not None and what == "an index":
+        kind = type(v).__name__ if not isinstance(v, Tensor) else f"a {v.dtype.name} tensor"
+        raise TypeError(f"an index at {where} is {got}, into {list_label}: list indices must be integers "
+                        f"or slices, not {kind}; convert it with int(...) first")
+    if dtype is not None and dtype.kind == "b" and shape == () and what == "an index":
         raise TracingError(
             f"{what} at {where} is {got}: numpy takes a bool scalar index as a mask (a new axis of one "
             "item, or none), which autograph does not stage. Index with an integer, or use rt.where."
         )
-    if what == "an index" and v.shape == ():
-        raise IndexError(f"{what} at {where} is {got}: only integers, slices (`:`), ellipsis (`...`), "
-                         "numpy.newaxis (`None`) and integer or boolean arrays are valid indices")
+    if what == "an index" and shape == ():
+        valid = ("arrays used as indices must be of integer (or boolean) type" if isinstance(v, np.ndarray) else
+                 "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                 "boolean arrays are valid indices")
+        raise IndexError(f"{what} at {where} is {got}: {valid}; convert it with int(...) first")
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{what} at {where} is {got}: slice indices must be integers or None or have an "
+                        "__index__ method; convert it with int(...) first")
     raise TypeError(f"{what} at {where} must be an int or an integer scalar tensor, got {got}")
 
 
 class _SpecBuilder:
     """Turns key entries into spec items, collecting tensor-valued ints as inputs."""
 
-    def __init__(self):
+    def __init__(self, list_label=None):
         self.dynamic = []
+        self.list_label = list_label  # the staged list indexed, if it is one
 
     def scalar(self, v, what):
         if v is None:
@@ -132,12 +148,14 @@ class _SpecBuilder:
             return int(v)
         if isinstance(v, Tensor):
             if not dtypes.is_integer(v.dtype) or (v.shape is not None and v.shape != ()):
-                _refuse_index(v, what)
+                _refuse_index(v, what, self.list_label)
             self.dynamic.append(v)
             return f"${len(self.dynamic)}"
         if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":
             return int(v)
-        raise TypeError(f"{what} must be an int, None or an integer scalar tensor, got {v!r}")
+        if isinstance(v, (bool, np.bool_)) and (what != "an index" or self.list_label is not None):
+            return int(v)  # a bool slice bound or list index is the int it stands for (``__index__``)
+        _refuse_index(v, what, self.list_label)
 
     def item(self, entry):
         if entry is None:
@@ -229,7 +247,7 @@ def getitem(tensor, key):
         raise IndexError("an index can only have a single ellipsis ('...')")
     advanced = [i for i, e in enumerate(key) if _is_advanced(e)]
     if not advanced:
-        builder = _SpecBuilder()
+        builder = _SpecBuilder(tensor.label if isinstance(tensor, StagedList) else None)
         spec = tuple(builder.item(e) for e in key)
         if all(item == _FULL for item in spec) or not spec:
             return tensor
@@ -361,7 +379,7 @@ def _list_setitem(target, index, operator, value, where):
             "as it is, a staged list cannot."
         )
     _check_list_dtype(target, value, where)
-    builder = _KeyBuilder()
+    builder = _KeyBuilder(target.label)
     spec = (builder.item(index),)
     attrs = {"key": spec, "operator": operator, "python_value": _is_python_value(value),
              "where": f"{where} ({target.label}): list assignment"}

@@ -15,7 +15,8 @@ from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, refuse_int_beside_wrapping,
-    same_python, to_tensor_in, trace_subgraph, unify_captures, weak_dtype, zeros_like_value,
+    refuse_int_beyond, refuse_int_beyond_int64, same_python, to_tensor_in, trace_subgraph, unify_captures,
+    weak_dtype, zeros_like_value,
 )
 
 __all__ = ["build_cond", "expand_return_placeholder"]
@@ -182,7 +183,7 @@ def _merge_dtype(label, a, b, where):
         if same_python(a, b):
             return None
         if is_weak(a) and is_weak(b):
-            return weak_dtype(a, b), True
+            return _holding(label, a, b, where, weak_dtype(a, b)), True
         raise TracingError(
             f"'{label}' is {describe_value(a)} in the true branch but {describe_value(b)} in the false "
             f"branch of {where}; a tensor if can only merge tensors and numbers. Compute {label} outside "
@@ -208,4 +209,14 @@ def _merge_dtype(label, a, b, where):
         if is_weak(value):
             refuse_int_beside_wrapping(label, strong[0], value, f"in the {strong_branch} branch of {where}")
     weak = [weak_number(v) for v in (a, b) if is_weak(v)]
-    return dtypes.result_type(strong[0], *weak), False
+    return _holding(label, a, b, where, dtypes.result_type(strong[0], *weak)), False
+
+
+def _holding(label, a, b, where, dtype):
+    """``dtype``, the merge of ``a`` and ``b``, if it holds the Python ints among them; else a
+    ``TracingError`` naming ``label`` (an int beyond int64, or beside a narrower strong dtype)."""
+    for value, branch in ((a, "true"), (b, "false")):
+        told = f"in the {branch} branch of {where}"
+        refuse_int_beyond_int64(label, value, told)
+        refuse_int_beyond(label, dtype, value, told)
+    return dtype

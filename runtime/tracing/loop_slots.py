@@ -20,11 +20,12 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.tensor import KIND_NUMBERS, Tensor, TensorSpec, is_python_number, is_weak, weak_number
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, list_operators
+from autograph.runtime.ops.common import int_fits
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     describe_value, is_numeric_array, is_return_placeholder, is_strong, is_undefined, refuse_int_beside_wrapping,
-    same_python, to_tensor_in, weak_dtype,
+    refuse_int_beyond, refuse_int_beyond_int64, same_python, to_tensor_in, weak_dtype,
 )
 
 __all__ = ["Slot", "as_invariant", "loop_inputs", "classify", "body_output", "initial_tensor", "strong_dtype",
@@ -73,6 +74,8 @@ class Slot:
     def speculate(self):
         """Traces this Python int or float as a weak loop variable of numpy's default dtype from the
         first trace, instead of one trace on its Python value only to find out that it is one."""
+        if not int_fits(self.init, np.dtype(np.int64)):
+            return  # no dtype holds it: ``classify`` refuses it if the loop changes it
         self.kind, self.weak, self.speculative = "weak", True, True
         self.dtype = np.asarray(self.init).dtype
         self.shape = self.invariant if self.invariant is not None else ()
@@ -178,6 +181,7 @@ def classify(s, before, after, where, stage_lists, zero_trips="a tensor loop may
         s.kind = "pass"
         return False
     if is_python_number(init) and (is_weak(after) or is_strong(after)):
+        refuse_int_beyond_int64(s.label, init, f"before {where}, which the loop changes")
         s.kind = "weak"
         if is_strong(after):
             s.dtype = strong_dtype(after.dtype, np.asarray(init).dtype)
@@ -263,7 +267,7 @@ def body_output(graph, s, value, where):
         numbers = list_operators.joined_numbers(s.numbers, list_operators.python_numbers(value))
         retrace |= numbers != s.numbers
         s.numbers = numbers
-    tensor = _output_tensor(graph, s, value)
+    tensor = _output_tensor(graph, s, value, where)
     if tensor.dtype != s.dtype:
         tensor, widened = _widened(graph, s, tensor, where)
         retrace |= widened
@@ -302,10 +306,12 @@ def _checked_output(graph, s, value, where):
     return value
 
 
-def _output_tensor(graph, s, value):
+def _output_tensor(graph, s, value, where):
     """``value`` as a tensor of the body graph, in the dtype NEP 50 gives it beside ``s``'s."""
     if s.weak:
-        dtype = dtypes.result_type(s.dtype, value) if is_python_number(value) else value.dtype
+        if is_python_number(value):
+            refuse_int_beyond_int64(s.label, value, f"after an iteration of {where}")
+        dtype = weak_dtype(s.dtype, value) if is_python_number(value) else value.dtype
         return to_tensor_in(graph, value, dtype, weak=True)
     if is_weak(value) and isinstance(value, StagedList):  # Python numbers joining a list
         with graph.as_default():
@@ -315,7 +321,9 @@ def _output_tensor(graph, s, value):
                 tensor = list_operators.cast_numbers(tensor, dtype)
         return tensor
     if is_weak(value):
-        return to_tensor_in(graph, value, dtype=dtypes.result_type(s.dtype, weak_number(value)))
+        dtype = dtypes.result_type(s.dtype, weak_number(value))
+        refuse_int_beyond(s.label, dtype, value, f"after an iteration of {where}")
+        return to_tensor_in(graph, value, dtype=dtype)
     return to_tensor_in(graph, value, value.dtype)
 
 
@@ -362,4 +370,6 @@ def initial_tensor(s, where):
     if s.fill:
         shape = () if s.shape is None else tuple(0 if d is None else d for d in s.shape)
         return apply.constant(np.zeros(shape, s.dtype), s.dtype, weak=s.weak)
+    # (a weak variable's dtype holds its start: weak_loop_vars; one the body makes strong may not)
+    refuse_int_beyond(s.label, s.dtype, s.init, f"before {where}")
     return apply.constant(s.init, s.dtype, weak=s.weak and is_python_number(s.init))

@@ -14,7 +14,7 @@ from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.undefined import UndefinedReturnValue, is_undefined
 from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import apply
+from autograph.runtime.ops import apply, common
 from autograph.runtime.ops.list_operators import StagedList
 
 
@@ -65,8 +65,35 @@ def describe_value(value) -> str:
 
 
 def weak_dtype(*values) -> np.dtype:
-    """The dtype of weakly typed values combined: numpy's for Python numbers, a weak tensor's own."""
-    return dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in values])
+    """The dtype of weakly typed values (or dtypes) combined: numpy's for Python numbers, a weak
+    tensor's own -- int64 where an integer dtype cannot hold one of the Python ints (a weak int32
+    counter that becomes ``2**40`` stands for a Python int: ``common.widened``)."""
+    joined = dtypes.result_type(*[v.dtype if isinstance(v, Tensor) else v for v in values])
+    return common.widened(joined, [v for v in values if type(v) is int])
+
+
+def refuse_int_beyond_int64(label, value, told):
+    """A ``TracingError`` if ``value`` is a Python int no dtype of a graph holds (beyond int64) that is to
+    be ``label``'s value in a tensor ``if`` or loop (``told``: where, for the message)."""
+    if not common.int_fits(value, np.dtype(np.int64)):
+        raise TracingError(
+            f"'{label}' is the Python int {value!r:.40} {told}; Python computes with it exactly, but no "
+            f"dtype of a graph holds it (int64 at most). Keep {label} within int64's bounds, or compute it "
+            "outside the function."
+        )
+
+
+def refuse_int_beyond(label, dtype, value, told):
+    """A ``TracingError`` if ``value`` is a Python int that ``dtype``, the one NEP 50 gives ``label``
+    beside a strongly typed value, cannot hold: numpy's ``OverflowError`` (``np.int32(1) + 2**40``);
+    Python keeps the int on its path, which one graph dtype cannot follow."""
+    if not common.int_fits(value, dtype):
+        raise TracingError(
+            f"'{label}' is the Python int {value!r:.40} {told}, where it is {dtype.name} (NEP 50: the dtype "
+            f"of the tensors it meets), and {dtype.name} cannot hold it. Give '{label}' a dtype that holds "
+            f"it on every path: np.int64(...) around the int and rt.cast(..., 'int64') around the "
+            f"{dtype.name} value."
+        )
 
 
 def refuse_int_beside_wrapping(label, dtype, value, told):

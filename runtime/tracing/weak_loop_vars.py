@@ -55,6 +55,10 @@ def settle(slots, traced) -> bool:
        ``n``: int32), whatever else the body does;
     3. else numpy's default for its Python type (int64, float64).
 
+    A dtype that cannot hold the variable's initial Python int is never
+    taken: ``k = 2**62; for _ in range(n): k += 1`` with an int32 ``n`` counts
+    in int64, as Python counts past int32 (``common.int_fits``).
+
     A dtype whose arithmetic wraps where a Python int's does not (bool,
     unsigned, 8/16-bit: ``dtypes.wraps``) is never taken from a comparison
     (rules 1 and 2): Python compares its int exactly and keeps it an int,
@@ -112,6 +116,6 @@ def _target(s, traced, cond_graph):
             t.dtype for op in cond_graph.operations for t in (*op.inputs, *op.outputs)
             if not t.weak and np.dtype(t.dtype).kind == kind and not dtypes.wraps(t.dtype)
         }
-    if len(targets) == 1:
+    if len(targets) == 1 and common.int_fits(s.init, np.dtype(next(iter(targets)))):
         return np.dtype(next(iter(targets)))
     return s.unsettled_dtype
