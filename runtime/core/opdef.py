@@ -258,3 +258,169 @@ _NAMES: dict[str, str] = {
 }
 
 
+
+
+# -- errors an op raises when the graph runs ------------------------------------
+#
+# ``RUN_TIME_ERRORS``: op type -> the kinds of Python exception an op of that type may raise when
+# the graph runs, for values no trace-time check has excluded: a tuple of exception classes, or a
+# rule ``rule(op) -> tuple`` that reads the op's dtypes, static shapes and constant inputs (``()``:
+# nothing can fail, as when every shape was checked by inference).  The kinds are Python's: what
+# the same statement raises on numpy values in Python (the graph raises them, or an
+# ``ExecutionError`` that is also of that kind).  ``Exception`` stands for anything (user code run
+# by a ``PyFunc``).  An op type not listed raises nothing a handler could expect (numpy only warns:
+# overflow, division by zero, invalid values).  ``If``/``While`` raise what their bodies' ops raise.
+#
+# Read by ``operators/raises.py``: a Python ``try`` around the tracing of such an op, whose
+# handler catches one of its kinds, would catch it in Python but not in the graph (a refusal).
+
+
+def _fully_known(shape) -> bool:
+    return shape is not None and all(d is not None for d in shape)
+
+
+def _static_op(op) -> bool:
+    for t in (*op.inputs, *op.outputs):
+        if not _fully_known(t.shape):
+            return False
+    return True
+
+
+def _const_value(t):
+    return t.op.attrs.get("value") if t.op.type == "Const" else None
+
+
+def _may_not_broadcast(op) -> bool:
+    """Two inputs' dimensions at one position may differ without either being 1 (unknown sizes)."""
+    known = [t.shape for t in op.inputs]
+    if any(s is None for s in known):
+        return True
+    for position in range(1, max((len(s) for s in known), default=0) + 1):
+        dims = [s[-position] for s in known if len(s) >= position]
+        others = [d for d in dims if d != 1]
+        if None in others and len(others) > 1:
+            return True
+    return False
+
+
+def _broadcasting(op) -> tuple:
+    return (ValueError,) if _may_not_broadcast(op) else ()
+
+
+def _pow(op) -> tuple:
+    """Integers to a negative integer power: numpy's ValueError (unless the exponent is a constant >= 0)."""
+    found = _broadcasting(op)
+    base, exponent = op.inputs
+    if np.dtype(base.dtype).kind in "iu" and np.dtype(exponent.dtype).kind in "iu":
+        value = _const_value(exponent)
+        if value is None or np.any(np.asarray(value) < 0):
+            found = (ValueError,)
+    return found
+
+
+def _unless_static(*kinds):
+    """The rule of ops whose every failure is a shape or size disagreement inference checks when
+    all shapes are known."""
+    def rule(op) -> tuple:
+        return () if _static_op(op) else kinds
+    return rule
+
+
+def _unless_constant(*kinds, inputs=None):
+    """The rule of ops whose failures come from the values of some inputs (all by default), checked
+    by inference when they are constants."""
+    def rule(op) -> tuple:
+        chosen = op.inputs if inputs is None else [op.inputs[i] for i in inputs]
+        return () if all(_const_value(t) is not None for t in chosen) else kinds
+    return rule
+
+
+def _gather(op) -> tuple:
+    """An index out of range: checked by inference when the indices are constants and the axis known."""
+    params, indices = op.inputs
+    if _const_value(indices) is not None and params.shape is not None:
+        axis = op.attrs.get("axis", 0)
+        if isinstance(axis, int) and -len(params.shape) <= axis < len(params.shape) and params.shape[axis] is not None:
+            return ()
+    return (IndexError,)
+
+
+def _strided_slice(op) -> tuple:
+    """A slice step known only when the graph runs may be zero (indices are checked by ``CheckIndex``)."""
+    for item in op.attrs.get("spec", ()):
+        if item[0] == "slice" and isinstance(item[3], str):
+            return (ValueError,)
+    return ()
+
+
+def _set_item(op) -> tuple:
+    """numpy's bounds, broadcasting and casting of ``x[key] = v`` (the kernel keeps their kinds); with a
+    static key and shapes only a Python number that does not fit the integer dtype."""
+    if len(op.inputs) > 2 or not _static_op(op):
+        return (IndexError, ValueError, OverflowError, TypeError, ArithmeticError)
+    if op.attrs.get("python_value") and np.dtype(op.inputs[0].dtype).kind in "iu":
+        return (OverflowError,)
+    return ()
+
+
+def _ensure(op) -> tuple:
+    return ({e.__name__: e for e in (ValueError, OverflowError, IndexError, TypeError, ZeroDivisionError)}
+            .get(op.attrs.get("error"), Exception),)
+
+
+def _py_int(op) -> tuple:
+    """``int(x)`` of a float: NaN (ValueError), infinity or too large (OverflowError)."""
+    return (ValueError, OverflowError) if np.dtype(op.inputs[0].dtype).kind == "f" else ()
+
+
+def _py_bool(op) -> tuple:
+    """``bool(x)`` of an array of more (or fewer) than one element."""
+    shape = op.inputs[0].shape
+    return () if _fully_known(shape) and math.prod(shape) == 1 else (ValueError,)
+
+
+def _py_func(op) -> tuple:
+    """Whatever the Python function raises: anything, unless it declares its kinds (a staged ``raise``
+    sets ``__autograph_raises__`` on the function it records)."""
+    return tuple(getattr(op.attrs.get("func"), "__autograph_raises__", (Exception,)))
+
+
+def _empty_reduction(op) -> tuple:
+    """The max, min or argmax of no elements: numpy's ValueError."""
+    shape = op.inputs[0].shape
+    return () if _fully_known(shape) and all(d > 0 for d in shape) else (ValueError,)
+
+
+_BROADCASTING = ("Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Less",
+                 "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
+                 "LogicalXor", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Select")
+
+RUN_TIME_ERRORS: dict[str, tuple | Callable] = {
+    **{t: _broadcasting for t in _BROADCASTING},
+    "Pow": _pow,
+    "CheckIndex": (IndexError,),  # an index not checked while tracing (ops/indexing.py)
+    "StridedSlice": _strided_slice,
+    "SetItem": _set_item,
+    "GatherV2": _gather,
+    "Ensure": _ensure,  # the kind its ``error`` attr names
+    "Assert": (AssertionError,),
+    "PyInt": _py_int,
+    "PyBool": _py_bool,
+    "PyFunc": _py_func,
+    "Reshape": _unless_static(ValueError),
+    "Fill": _unless_constant(ValueError, inputs=(0,)),  # a negative dimension
+    "Range": _unless_constant(ValueError, ZeroDivisionError),  # a zero step
+    "ConcatV2": _unless_static(ValueError),
+    "Pack": _unless_static(ValueError),
+    "ListAppend": _unless_static(ValueError),
+    "MatMul": _unless_static(ValueError),
+    "Max": _empty_reduction,
+    "Min": _empty_reduction,
+    "ArgMax": _empty_reduction,
+}
+
+
+def run_time_errors(op) -> tuple:
+    """The Python exception kinds ``op`` may raise when its graph runs (``RUN_TIME_ERRORS``)."""
+    rule = RUN_TIME_ERRORS.get(op.type, ())
+    return rule if isinstance(rule, tuple) else rule(op)

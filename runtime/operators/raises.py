@@ -19,21 +19,29 @@ formatted a tensor while tracing (``f"{n}"`` gives ``<Tensor n:0 ...>``)
 is a ``TracingError``: pass the tensor as an argument instead.  A staged
 raise is a ``py_function`` op: the graph runs it, but a graph def saved from
 it cannot be loaded again.
+
+A ``try`` whose body records, while tracing, an op that may fail only when
+the graph runs (``x[i]`` with a tensor ``i``: an ``IndexError`` then) cannot
+catch that failure: the graph runs after the ``try`` ran its handlers, once,
+while tracing.  When a handler would catch a kind of error such an op may
+raise (``core/opdef.py``: ``RUN_TIME_ERRORS``), the trace is a
+``TracingError`` naming the ``try``, the op and its line (``python_try``).
 """
 
 from __future__ import annotations
 
-import contextlib
+import linecache
 import sys
 import threading
 
 import numpy as np
 
+from autograph.runtime.core import opdef
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import construct_at
+from autograph.runtime.core.location import construct_at, user_location
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
-from autograph.runtime.errors import TracingError, rebuilt
+from autograph.runtime.errors import AutoGraphError, TracingError, rebuilt
 from autograph.runtime.ops import effects
 from autograph.runtime.tracing import deferred_raise
 
@@ -73,17 +81,114 @@ class branch:
         return False
 
 
-@contextlib.contextmanager
-def python_try(types, statement):
+class python_try:
     """Around the body of a ``try`` of converted code whose handlers catch ``types()`` (a tuple of
     exception types; ``None``: everything), or of a ``with`` (``statement``), which may suppress
-    anything."""
-    tries = _tries()
-    tries.append((types, statement))
-    try:
-        yield
-    finally:
-        tries.pop()
+    anything.
+
+    While tracing, the ops the body of a ``try`` records run when the graph runs, outside the
+    ``try``: its handlers run only while tracing.  When the body exits, an op it recorded (in the
+    graph, or in the bodies of a tensor ``if`` or loop it traced) that may raise at run time an
+    exception the handlers would catch (``opdef.run_time_errors``) is a ``TracingError``: Python
+    catches it, the graph would not.  (A ``with`` block's context manager is not known here: its
+    body is not checked.)"""
+
+    __slots__ = ("entry", "graph", "start", "where")
+
+    def __init__(self, types, statement):
+        self.entry = (types, statement)
+
+    def __enter__(self):
+        _tries().append(self.entry)
+        graph = self.graph = current_graph() if self.entry[1] == "try" else None
+        if graph is not None:
+            self.start = len(graph.operations)
+            self.where = user_location()
+
+    def __exit__(self, kind, error, tb):
+        _tries().pop()
+        if self.graph is None or isinstance(error, AutoGraphError):
+            return False  # not tracing; or a refusal already
+        found = _caught_when_run(self.entry, self.graph.operations[self.start:], self.graph.library)
+        if found is not None:
+            refusal = TracingError(_run_time_message(self.where, *found))
+            setattr(refusal, _ESCAPED, True)  # a handler's ``caught()`` passes it on
+            raise refusal from None
+        return False
+
+
+def _caught_when_run(entry, operations, library):
+    """``(op, kind)``: the first of ``operations`` (or of the sub-graphs they call) that may raise,
+    when the graph runs, an exception of ``kind`` that ``entry``'s handlers catch; else None."""
+    types = entry[0]
+    if types is not None:
+        try:
+            types = types()
+        except Exception:  # a handler type Python could not evaluate either: it catches nothing
+            return None
+        types = tuple(t for t in _flat(types) if isinstance(t, type) and issubclass(t, BaseException))
+        if not types:
+            return None
+    todo = list(reversed(operations))
+    seen = set()
+    while todo:
+        op = todo.pop()
+        for name in opdef.function_attr_names(op.type):
+            body = library.get(op.attrs.get(name)) if isinstance(op.attrs.get(name), str) else None
+            if body is not None and id(body) not in seen:
+                seen.add(id(body))
+                todo.extend(reversed(body.operations))
+        for error_kind in opdef.run_time_errors(op):
+            if types is None or _handles(types, error_kind):
+                return op, error_kind
+    return None
+
+
+def _flat(types):
+    """The classes of a handler's type expression (``except (A, (B, C))``)."""
+    if isinstance(types, tuple):
+        for t in types:
+            yield from _flat(t)
+    else:
+        yield types
+
+
+def _handles(types, error_kind) -> bool:
+    """A handler of ``types`` catches an exception of ``error_kind`` (``Exception``: of any kind)."""
+    for t in types:
+        if issubclass(error_kind, t) or (error_kind is Exception and issubclass(t, Exception)):
+            return True
+    return False
+
+
+# What to check instead of catching, by the kind of the op's error.
+_INSTEAD = {
+    IndexError: "compare the index with the length before indexing (`if 0 <= i < len(x):`, or "
+                "`i < rt.shape(x)[0]`)",
+    ZeroDivisionError: "test the divisor before dividing (`if d != 0:`)",
+    AssertionError: "test the condition with an `if` instead of asserting it",
+    OverflowError: "test that the value is in range before converting it",
+    ValueError: "test the values (and shapes) the op needs before computing it, with an `if`",
+    Exception: "catch the exception inside the function rt.py_function runs, and return a value that "
+               "says it failed",
+}
+
+
+def _run_time_message(where, op, error_kind) -> str:
+    location = op.location or "<unknown>"
+    filename, _, line = location.rpartition(":")
+    text = linecache.getline(filename, int(line)).strip() if line.isdigit() else ""
+    statement = f" (`{text}`)" if text else ""
+    what = "an exception" if error_kind is Exception else error_kind.__name__
+    instead = next((advice for kind, advice in _INSTEAD.items() if issubclass(error_kind, kind)),
+                   "test the condition explicitly with an `if`")
+    return (
+        f"the `try` statement at {where or '<unknown>'} has a handler that catches {what}, which the "
+        f"{op.type} op at {location}{statement} inside it may raise only when the graph runs, for its "
+        "values then: the graph runs outside the try, whose handlers run only while tracing, so the graph "
+        f"would raise where Python catches. Check the condition explicitly instead of relying on the "
+        f"exception: {instead}."
+    )
 
 
 def caught():
@@ -210,6 +315,7 @@ def _stage(exc, cause):
             error.__cause__, error.__suppress_context__ = cause, True
         raise error
 
+    raise_when_run.__autograph_raises__ = (type(exc),)  # what the op raises (core/opdef.py: PyFunc)
     effects.py_function(raise_when_run, tensors, None, name=f"raise_{type(exc).__name__}")
     deferred_raise.after_earlier_failures(current_graph().operations[-1])
 
