@@ -91,6 +91,10 @@ class TraceCache:
                 return relaxed
         return key
 
+    def forget(self, cf) -> None:
+        """Drops ``cf`` (under the lock): out of date."""
+        self._drop({id(cf)})
+
     def evict(self, keep: int) -> None:
         """Drops the oldest cached concrete functions until ``keep`` remain (under the lock)."""
         cached = list(self.traced)

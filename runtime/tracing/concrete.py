@@ -105,6 +105,8 @@ class ConcreteFunction:
         out_dtypes = [t.dtype for t in graph.outputs]
         self._pack = _make_packer(template, out_dtypes)
         self._run = None
+        # (path, owner, key, value): places the graph writes back, valid while they hold these (escapes.py)
+        self.guards = ()
         self._prepare(function, execution_graph)
 
     def _prepare(self, function, execution_graph):

@@ -21,6 +21,7 @@ tensors, and:
 
 from __future__ import annotations
 
+import collections
 import functools
 import types
 
@@ -40,15 +41,17 @@ _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType
            types.CodeType, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 
 
-def write_back_escapes(graph, python_function, arguments, label):
+def write_back_escapes(graph, python_function, arguments, label, before=None) -> tuple:
     """Emits the write-back ``PyFunc`` for the tensors of ``graph`` left in objects reachable from
-    ``python_function`` and the non-data ``arguments``; refuses tensors of other graphs."""
+    ``python_function`` and the non-data ``arguments``; refuses tensors of other graphs.  Returns
+    the guards of the places written back that held a number or array ``before`` the trace
+    (``numbers_before``): ``(path, owner, key, value)``, the value the trace may have read."""
     places = []
     seen = set()
     for name, root in _roots(python_function, arguments):
         _collect(root, name, _DEPTH, places, seen)
     if not places:
-        return
+        return ()
     tensors = []
     for path, _, _, value in places:
         for tensor in _tensors_in(value):
@@ -74,6 +77,67 @@ def write_back_escapes(graph, python_function, arguments, label):
 
     with graph.as_default():
         effects.py_function(write, tensors, None, name="write_back_to_python_objects")
+    before = before or {}
+    return tuple((path, owner, key, before[_place(owner, key)][2]) for path, owner, key, _ in places
+                 if before.get(_place(owner, key), (None,))[0] is owner)
+
+
+# -- guards: a place the graph writes back, read as a constant by the trace ---------------------
+#
+# ``obj.total = obj.total + x`` (or ``obj.calls += 1`` in a tensor loop): the trace reads
+# ``obj.total`` as the constant it was, and the graph writes its new value back at every call.  The
+# next call would start again from the constant: the concrete function is valid only while each
+# such place still holds the value it had when traced (else the function is traced again).
+
+_NUMBERS = (int, float, complex, np.generic, np.ndarray)
+
+
+def numbers_before(python_function, arguments) -> dict:
+    """``(id(owner), key) -> (owner, key, value)``: the numbers and arrays held by the objects the
+    traced function reaches from outside (as ``write_back_escapes`` searches them), before a trace."""
+    found, seen = {}, set()
+    for _, root in _roots(python_function, arguments):
+        _numbers(root, _DEPTH, found, seen)
+    return found
+
+
+def _numbers(value, depth, found, seen):
+    if isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value) or id(value) in seen:
+        return
+    if len(seen) >= _BUDGET:
+        return
+    seen.add(id(value))
+    for _, key, child in _children(value):
+        if isinstance(child, _NUMBERS):
+            found[_place(value, key)] = (value, key, child)
+        elif depth > 0:
+            _numbers(child, depth - 1, found, seen)
+
+
+def _place(owner, key):
+    return id(owner), ("attr", key.name) if type(key) is _Attribute else ("item", key)
+
+
+def stale_guard(guards):
+    """The path of the first guarded place that no longer holds its traced value, or None."""
+    for path, owner, key, value in guards:
+        try:
+            now = getattr(owner, key.name) if type(key) is _Attribute else owner[key]
+        except (AttributeError, LookupError):
+            return path
+        if not _same(now, value):
+            return path
+    return None
+
+
+def _same(now, value) -> bool:
+    if now is value:
+        return True
+    if type(now) is not type(value):
+        return False
+    if isinstance(value, (np.ndarray, np.generic)):
+        return now.dtype == value.dtype and np.shape(now) == np.shape(value) and bool(np.array_equal(now, value))
+    return bool(now == value)
 
 
 def _tensors_in(value) -> list:
@@ -190,3 +254,46 @@ def _children(value):
     if type(attributes) is not dict or len(attributes) > _WIDTH:
         return ()
     return [(f".{name}", _Attribute(name), v) for name, v in attributes.items()]
+
+
+# -- list and dict arguments: values, whose changes the caller would not see -------------------
+
+
+def argument_containers(traced_values) -> list:
+    """``(path, container, copy of its contents)`` of the lists and dicts in the traced arguments
+    (``{name: value}``, each a rebuilt copy of the caller's: ``signature.rebuild``)."""
+    found = []
+    todo = list(traced_values.items())
+    while todo:
+        path, value = todo.pop()
+        if type(value) is list or isinstance(value, list):
+            found.append((path, value, list(value)))
+            todo.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, dict):
+            found.append((path, value, dict(value)))
+            todo.extend((f"{path}[{k!r}]", v) for k, v in value.items())
+        elif isinstance(value, tuple):
+            todo.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+    return found
+
+
+def refuse_changed_arguments(containers, label) -> None:
+    """A ``TracingError`` if the trace changed a list or dict argument (``argument_containers``):
+    the graph gets copies of them, so a call would leave the caller's unchanged, where Python
+    changes them."""
+    for path, container, before in containers:
+        if isinstance(container, dict):  # (keys a defaultdict adds when read are let pass: a read, not a change)
+            added = container.keys() - before.keys() if not isinstance(container, collections.defaultdict) else ()
+            changed = added or before.keys() - container.keys() or any(container[k] is not v for k, v in before.items())
+        else:
+            changed = len(container) != len(before) or any(a is not b for a, b in zip(container, before))
+        if changed:
+            kind = "dict" if isinstance(container, dict) else "list"
+            raise TracingError(
+                f"{label} changed its {kind} argument '{path}' while it was traced (an item set, added or "
+                f"removed): a traced function gets its list and dict arguments as values (their arrays become "
+                f"the graph's inputs), so a call would leave the caller's {kind} unchanged, where Python changes "
+                f"it. Return the new {kind} and assign it where you call the function, or keep the state in an "
+                "attribute of an object (written back after each call)."
+            )
+

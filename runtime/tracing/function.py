@@ -67,7 +67,7 @@ import weakref
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import user_location_text, warn_at_user, without_library_frames
 from autograph.runtime.errors import AutoGraphWarning
-from autograph.runtime.tracing import options as options_module, signature, trace
+from autograph.runtime.tracing import escapes, options as options_module, signature, trace
 from autograph.runtime.tracing.binding import Binding
 from autograph.runtime.tracing.cache import TraceCache
 from autograph.runtime.tracing.concrete import ConcreteFunction
@@ -178,7 +178,7 @@ class Function:
             if not kwargs:
                 key = signature.flat_key(args)
                 entry = None if key is None else self._fast.get(key)
-                if entry is not None:
+                if entry is not None and not entry[0].guards:
                     cf, index = entry
                     if index is None:
                         return cf.call_flat(args)
@@ -203,11 +203,14 @@ class Function:
     def _concrete(self, key, bound, leaves, arg_variables=()):
         """The concrete function cached for ``key``, traced (once, under the lock) if there is none."""
         cf = self._lookup(key)
-        if cf is None:
+        if cf is None or cf.guards:
             with self.lock:
                 cf = self._lookup(key, remember=True)
-                if cf is None:
-                    cf = self._trace(key, bound, leaves, arg_variables)
+                stale = cf is not None and escapes.stale_guard(cf.guards)
+                if stale:
+                    self._traces.forget(cf)
+                if cf is None or stale:
+                    cf = self._trace(key, bound, leaves, arg_variables, stale)
         return cf
 
     def _lookup(self, key, remember=False):
@@ -251,8 +254,9 @@ class Function:
 
     # -- tracing -------------------------------------------------------------
 
-    def _trace(self, key, bound, leaves, arg_variables=()):
-        """Traces ``key`` (under the lock) and caches the concrete function."""
+    def _trace(self, key, bound, leaves, arg_variables=(), stale=None):
+        """Traces ``key`` (under the lock) and caches the concrete function (``stale``: the path of
+        the written-back place whose change made the trace of ``key`` out of date)."""
         traces = self._traces
         if traces.stale:
             traces.purge()
@@ -261,7 +265,7 @@ class Function:
         cf, specs, count = trace.trace(self, key, bound, arg_variables)
         self._tracing_count += count
         traces.add(key, cf, general=any(shape is None or None in shape for _, shape in specs))
-        self._warn_retracing(key)
+        self._warn_retracing(key, stale)
         if self.options.max_traces is not None:
             traces.evict(self.options.max_traces)
         return cf
@@ -270,7 +274,7 @@ class Function:
         """The distinct concrete functions cached, oldest first."""
         return self._traces.graphs()
 
-    def _warn_retracing(self, key):
+    def _warn_retracing(self, key, stale=None):
         previous, self._last_key = self._last_key, key
         retraces = self._tracing_count - 1
         if self._warned or retraces < RETRACE_WARNING_THRESHOLD or previous is None:
@@ -284,6 +288,10 @@ class Function:
         fix = "give an input_signature with None for dimensions that vary, or use reduce_retracing=True"
         if any(new[0] == "P" for _, _, new in changed):
             fix = "pass numbers that vary as numpy values (e.g. np.float32(x)) rather than Python scalars; " + fix
+        if stale:
+            what = f"'{stale}', which the function writes, changed since it was traced (read as a constant)"
+            fix = ("keep state updated at every call in an rt.Variable (read it with .value, update it with "
+                   ".assign), or pass it as an argument and return its new value")
         if any(new[0] == "O" for _, _, new in changed):
             fix = (f"pass the same object each time, or give its type a {signature.TRACE_KEY_METHOD}() method "
                    "returning a key equal for objects the function treats alike; " + fix)

@@ -55,20 +55,22 @@ def trace(function, key, bound, arg_variables=()):
             stand_ins = {id(v): _stand_in(v) for v in arg_variables}
     arguments = dict(bound.arguments)
     refusal = None if function.tracing_count == 0 else _refusal(binding.label, "retrace")
-    graph, template, created = _trace_graph(function, specs, bound, stand_ins, refusal)
+    graph, template, created, guards = _trace_graph(function, specs, bound, stand_ins, refusal)
     traces = 1
     if created:
         bound.arguments.update(arguments)
-        graph, template, _ = _trace_graph(function, specs, bound, stand_ins, _refusal(binding.label, "call"))
+        graph, template, _, guards = _trace_graph(function, specs, bound, stand_ins, _refusal(binding.label, "call"))
         traces = 2
     structure = _input_structure(bound, binding.method)
     cf = ConcreteFunction(function, key, graph, template, structure, [stand_ins[id(v)] for v in arg_variables],
                           created=created)
+    cf.guards = guards
     return cf, specs, traces
 
 
 def _trace_graph(function, specs, bound, stand_ins, refusal):
-    """(graph, output template, variables created) of one Python call on placeholders."""
+    """(graph, output template, variables created, guards) of one Python call on placeholders
+    (the guards: ``escapes.write_back_escapes``)."""
     binding = function.binding
     graph = Graph(identifier(binding.name, "function"))
     with variables.creation_scope(refusal) as created, graph.as_default():
@@ -89,17 +91,21 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
             traced_values = {name: signature.rebuild(value, make_leaf, name, stand_in) for name, value in values}
         for name, value in traced_values.items():
             bound.arguments[name] = value
+        before = escapes.numbers_before(function.python_function, bound.arguments.items())
+        containers = escapes.argument_containers(traced_values)
         try:
             result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
                 raise
             result = None
+        escapes.refuse_changed_arguments(containers, binding.label)
         outputs = []
         template = _flatten_output(binding.label, result, outputs, graph, "result")
-        escapes.write_back_escapes(graph, function.python_function, bound.arguments.items(), binding.label)
+        guards = escapes.write_back_escapes(graph, function.python_function, bound.arguments.items(),
+                                            binding.label, before)
     graph.outputs = outputs
-    return graph, template, created
+    return graph, template, created, guards
 
 
 def _stand_in(var):
