@@ -28,8 +28,6 @@ def deleted_then_assigned_in_branches(x):
     return y
 
 
-@pytest.mark.xfail(strict=True, raises=NameError,
-                   reason="the analyses take `del y` for a definition: the if's get_state reads the deleted y")
 def test_a_deleted_variable_assigned_in_both_branches():
     check(deleted_then_assigned_in_branches, i32(1))
 
@@ -42,9 +40,6 @@ def caught_index_error(x, i):
     return y
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="an op's run-time error is raised when the graph runs, outside the try that traced it; "
-                          "a handler that would catch it should make the trace a TracingError")
 def test_a_handler_around_an_op_that_fails_when_the_graph_runs():
     check_value_or_error(caught_index_error, np.arange(5, dtype=f32), i32(7), name_regex=r"try")
 
@@ -76,9 +71,6 @@ def count_calls(obj, n):
     return obj.calls
 
 
-@pytest.mark.xfail(strict=True, reason="the graph reads obj.calls as the constant it was when traced, then writes "
-                                       "its result back: the second call starts again from 0 (README: state read by "
-                                       "the function is frozen when traced)")
 def test_an_attribute_the_function_updates_is_read_again_at_the_next_call():
     for _, g in modes(count_calls):
         obj = Calls()
@@ -92,8 +84,6 @@ def big_counter(k, x):
     return k
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="a Python int counter takes the bound's int32 even when its start does not fit")
 def test_a_counter_starting_beyond_int32():
     check(big_counter, 2**62, i32(3))
 
@@ -102,8 +92,6 @@ def float_index(x):
     return x[1.0]
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="a Python float index is a TypeError without the user's line; numpy raises IndexError")
 def test_a_python_float_index_is_numpys_index_error():
     for _, g in modes(float_index):
         with pytest.raises(IndexError, match=r"test_known_gaps.py:\d+"):
