@@ -23,6 +23,7 @@ from autograph.converters import (
     private_names,
     raise_statements,
     return_statements,
+    shapes,
     slices,
     unsupported,
     walrus,
@@ -48,10 +49,11 @@ def _activity(node, ctx):
 
 def _call_trees(node, ctx):
     # Jump lowerings add no calls, and the ones asserts add are not wrapped: a function without
-    # a call of its own has none to convert.
-    if not ctx.options.recursive or ctx.lacks(gast.Call):
-        return node
-    return call_trees.transform(node, ctx)
+    # a call of its own has none to convert.  Reads of `x.shape` become `ag__.shape_of(x)` first
+    # (whatever `recursive` says; calls to ag__ are left alone).
+    lowers_calls = ctx.options.recursive and not ctx.lacks(gast.Call)
+    node = shapes.transform(node, ctx)
+    return call_trees.transform(node, ctx) if lowers_calls else node
 
 
 PASSES = (

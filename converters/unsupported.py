@@ -122,8 +122,11 @@ def transform(node, ctx):
             kinds.add("chain")
         elif kind in ast_util.LOOPS and inner.orelse:
             kinds.add("loop_else")
-        elif kind is gast.Attribute and inner.attr in lists.METHODS:
-            kinds.add("list_method")
+        elif kind is gast.Attribute:
+            if inner.attr in lists.METHODS:
+                kinds.add("list_method")
+            elif inner.attr == "shape":
+                kinds.add("shape")  # converters/shapes.py
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
         elif kind is gast.Name:

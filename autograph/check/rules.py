@@ -72,9 +72,9 @@ RULES = {
         informational=True,
     ),
     "AG108": Rule(
-        summary="a loop bound read from `x.shape` unrolls when the shape is static, fails when it is unknown",
+        summary="a loop bound read from `x.shape` unrolls when the shape is static",
         message="{loop} takes its bound from the static shape {shape}: the loop unrolls into one copy of "
-        "its body per element, and fails when that dimension is unknown (None)",
+        "its body per element when that dimension is known while tracing (a While op when it is not)",
         fix="use range(len({tensor})) (staged when the size is unknown) or rt.range(rt.shape({tensor})[0]) "
         "(always one While op)",
         informational=True,

@@ -163,6 +163,9 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``__ag_staged_iterable__``, e.g. ``range(n)`` with a tensor ``n``) there.
   ``slice`` is the builtin (``x[a:b] = v`` lowers to
   ``aug_setitem(x, ag__.slice(a, b, None), '=', v)``).
+* ``shape_of(x)`` -- ``x.shape`` as read: ``x.shape`` itself, except for a
+  symbolic tensor with unknown dimensions, whose unknown sizes are scalar
+  tensors (``operators/shapes.py``; handler ``"shape"``).
 
 Each graph path lives beside its Python path and registers itself with
 ``dispatch.register(operator, detect, handler, backend="numpy")`` when its
@@ -203,6 +206,7 @@ from autograph.runtime.operators.py_builtins import (
     zip_ as zip,
 )
 from autograph.runtime.operators.raises import caught, python_try, raise_
+from autograph.runtime.operators.shapes import shape_of
 from autograph.runtime.operators.if_statements import if_stmt, no_op, no_state
 from autograph.runtime.operators.loop_statements import for_stmt, while_stmt
 from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
@@ -217,5 +221,5 @@ __all__ = [
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
     "python_condition", "python_try", "caught", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
     "comprehension_iterable",
-    "register_converted_code", "set_conversion_hook", "setattr_", "while_stmt", "zip",
+    "register_converted_code", "set_conversion_hook", "setattr_", "shape_of", "while_stmt", "zip",
 ]

@@ -1,4 +1,4 @@
-"""Two classes once pinned as strict xfails in ``test_known_gaps.py``, in every mode.
+"""Indices numpy rejects, and Python ints a tensor loop or `if` carries beyond what a dtype holds, in every mode.
 
 * An index numpy rejects -- a Python float, a numpy float, a string, a 0-d
   float array, alone or in a tuple key, read or assigned -- is numpy's
@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import test_known_gaps as gaps
 from modes import check, check_python_error, check_raises, check_value_or_error, i32, modes
 
 f32 = np.float32
@@ -25,7 +24,7 @@ NUMPY_INDEX = r"only integers, slices \(`:`\), ellipsis \(`...`\), numpy.newaxis
 
 
 def line_of(f, offset):
-    return rf"\S*test_gap_fixes_indexing_counters.py:{f.__code__.co_firstlineno + offset}\b"
+    return rf"\S*test_index_and_counter_edges.py:{f.__code__.co_firstlineno + offset}\b"
 
 
 # -- indices numpy rejects ------------------------------------------------------------------
@@ -272,12 +271,3 @@ def test_a_python_int_counter_beyond_int64_is_refused_naming_it(start):
 def test_python_ints_within_int32_keep_int32():
     for _, g in modes(big_counter):
         assert g(5, i32(3)).dtype == np.int32
-
-
-# -- the strict xfails of test_known_gaps.py now pass ----------------------------------------------
-
-
-def test_the_known_gaps_examples_pass():
-    # called directly, not collected here: their strict xfail marks stay test_known_gaps.py's
-    gaps.test_a_python_float_index_is_numpys_index_error()
-    gaps.test_a_counter_starting_beyond_int32()
