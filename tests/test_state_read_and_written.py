@@ -109,6 +109,26 @@ def test_a_list_or_dict_argument_changed_by_the_function_is_refused(fn, argument
         ag.function(fn, **MODES[mode])(argument, f32(1.0))
 
 
+def grows_in_a_tensor_loop(xs, n):
+    for i in range(n):
+        xs.append(i)
+    return len(xs)
+
+
+def grows_in_a_tensor_if(xs, c):
+    if c > 0:
+        xs.append(c)
+    return c
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fn, construct", [(grows_in_a_tensor_loop, "for loop"), (grows_in_a_tensor_if, "if")])
+def test_a_list_argument_a_tensor_statement_stages_is_refused(fn, construct, mode):
+    """The staged list is the trace's copy of the argument: the caller's list would not grow."""
+    with pytest.raises(ag.TracingError, match=rf"'xs' changes length in the {construct} at .*list argument 'xs'"):
+        ag.function(fn, **MODES[mode])([i32(0)], i32(2))
+
+
 def test_a_list_argument_read_and_copied_is_not_refused():
     def extended(xs, x):
         ys = list(xs)

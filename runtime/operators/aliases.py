@@ -27,6 +27,7 @@ import types
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators.calls import is_skipped_module
+from autograph.runtime.tracing import escapes
 
 _DEPTH = 2  # levels of attributes / items searched below a variable (``self.state['r']``)
 _WIDTH = 256  # containers longer than this are not searched (their items are rarely a list's alias)
@@ -37,6 +38,15 @@ def refuse_stale(replaced, where):
     """Raises a ``TracingError`` if a list of ``replaced`` (``(state label, list)`` pairs, lists a
     statement staged) is still held under another name or path by the code being traced."""
     targets = {id(value): label for label, value in replaced}
+    for label, value in replaced:
+        argument = escapes.argument_path(value)
+        if argument is not None:  # the trace's copy of a list argument: the caller holds the list
+            raise TracingError(
+                f"the list '{label}' changes length in {where}, which stages it, but it is the list argument "
+                f"'{argument}' of the traced function: the graph gets a copy of a list argument, so the "
+                "caller's list would not see the change, where Python's does. Return the list and assign it "
+                "where you call the function (or build a new list in the function: `xs = list(xs)`)."
+            )
     seen_globals = set()
     frame = sys._getframe(1)
     while frame is not None:

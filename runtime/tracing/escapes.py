@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import threading
 import types
 
 import numpy as np
@@ -266,7 +267,7 @@ def argument_containers(traced_values) -> list:
     todo = list(traced_values.items())
     while todo:
         path, value = todo.pop()
-        if type(value) is list or isinstance(value, list):
+        if isinstance(value, list):
             found.append((path, value, list(value)))
             todo.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
         elif isinstance(value, dict):
@@ -275,6 +276,30 @@ def argument_containers(traced_values) -> list:
         elif isinstance(value, tuple):
             todo.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
     return found
+
+
+_TRACED_ARGUMENTS = threading.local()  # .paths: id(container) -> path, of the traces running
+
+
+class traced_arguments:
+    """``with traced_arguments(containers):`` while a trace runs on them (``argument_containers``):
+    ``argument_path`` names them (a tensor loop staging one refuses: ``operators/aliases.py``)."""
+
+    def __init__(self, containers):
+        self.paths = {id(container): path for path, container, _ in containers}
+
+    def __enter__(self):
+        self.outer = getattr(_TRACED_ARGUMENTS, "paths", {})
+        _TRACED_ARGUMENTS.paths = {**self.outer, **self.paths}
+
+    def __exit__(self, *exc_info):
+        _TRACED_ARGUMENTS.paths = self.outer
+        return False
+
+
+def argument_path(container):
+    """The path of ``container`` if it is a list or dict argument of a trace running, else None."""
+    return getattr(_TRACED_ARGUMENTS, "paths", {}).get(id(container))
 
 
 def refuse_changed_arguments(containers, label) -> None:

@@ -94,7 +94,8 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
         before = escapes.numbers_before(function.python_function, bound.arguments.items())
         containers = escapes.argument_containers(traced_values)
         try:
-            result = function.traced_callable()(*bound.args, **bound.kwargs)
+            with escapes.traced_arguments(containers):
+                result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
                 raise
