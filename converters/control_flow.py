@@ -127,7 +127,7 @@ class _FunctionConverter(closures.ClosureBuilder):
                 out.extend(definitions)
                 out.extend(call)
             elif kind is gast.Delete:
-                out.extend(_unbind(statement, self.scope.locals))
+                out.extend(_unbind(statement, self.scope.locals - self.scope.captured))
             else:
                 if kind not in ast_util.SCOPES:
                     for owner, field in ast_util.child_blocks(statement):

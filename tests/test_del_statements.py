@@ -310,3 +310,37 @@ def test_python_values_keep_python_semantics(n):
     assert ag.convert(python_valued_del, always_converted=True)(n) == python_valued_del(n)
     for mode, g in modes(python_valued_del):
         assert g(n) == python_valued_del(n), mode
+
+
+# -- a variable a nested function of the user's reads: the del stays a real del ----------------
+
+
+def closure_reads_after_del(x):
+    y = x
+    g = lambda: y is None  # noqa: E731
+    del y
+    return g()
+
+
+def test_a_closure_reading_a_deleted_variable_raises_name_error_in_every_mode():
+    with pytest.raises(NameError):
+        closure_reads_after_del(i32(1))
+    for mode, g in modes(closure_reads_after_del):
+        with pytest.raises(NameError):
+            g(i32(1))
+
+
+def closure_reads_after_del_and_branches(x):
+    y = x
+    g = lambda: y  # noqa: E731
+    del y
+    if x > 0:
+        y = x + 1
+    else:
+        y = x - 1
+    return y + g()
+
+
+@pytest.mark.parametrize("x", [i32(2), i32(-2)])
+def test_a_captured_variable_deleted_then_assigned_in_both_branches(x):
+    check(closure_reads_after_del_and_branches, x)
