@@ -175,6 +175,12 @@ def quoted_user_line() -> str:
     return f"`{text}`" if text else ""
 
 
+def source_at(location: str | None) -> str:
+    """The stripped source text at ``location`` (``"file:line"``, as ops record it), or ""."""
+    filename, _, line = (location or "").rpartition(":")
+    return linecache.getline(filename, int(line)).strip() if line.isdigit() else ""
+
+
 def user_location_text() -> str:
     """``user_location()`` for messages: ``<unknown>`` when no frame is the user's."""
     return user_location() or "<unknown>"

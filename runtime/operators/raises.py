@@ -30,7 +30,6 @@ raise (``core/opdef.py``: ``RUN_TIME_ERRORS``), the trace is a
 
 from __future__ import annotations
 
-import linecache
 import sys
 import threading
 
@@ -38,7 +37,7 @@ import numpy as np
 
 from autograph.runtime.core import opdef
 from autograph.runtime.core.graph import current_graph
-from autograph.runtime.core.location import construct_at, user_location
+from autograph.runtime.core.location import construct_at, source_at, user_location
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import AutoGraphError, TracingError, rebuilt
@@ -176,8 +175,7 @@ _INSTEAD = {
 
 def _run_time_message(where, op, error_kind) -> str:
     location = op.location or "<unknown>"
-    filename, _, line = location.rpartition(":")
-    text = linecache.getline(filename, int(line)).strip() if line.isdigit() else ""
+    text = source_at(op.location)
     statement = f" (`{text}`)" if text else ""
     what = "an exception" if error_kind is Exception else error_kind.__name__
     instead = next((advice for kind, advice in _INSTEAD.items() if issubclass(error_kind, kind)),

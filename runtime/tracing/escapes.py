@@ -47,10 +47,7 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
     ``python_function`` and the non-data ``arguments``; refuses tensors of other graphs.  Returns
     the guards of the places written back that held a number or array ``before`` the trace
     (``numbers_before``): ``(path, owner, key, value)``, the value the trace may have read."""
-    places = []
-    seen = set()
-    for name, root in _roots(python_function, arguments):
-        _collect(root, name, _DEPTH, places, seen)
+    places = _places(python_function, arguments, _holds_tensors)
     if not places:
         return ()
     tensors = []
@@ -79,8 +76,12 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
     with graph.as_default():
         effects.py_function(write, tensors, None, name="write_back_to_python_objects")
     before = before or {}
-    return tuple((path, owner, key, before[_place(owner, key)][2]) for path, owner, key, _ in places
-                 if before.get(_place(owner, key), (None,))[0] is owner)
+    guards = []
+    for path, owner, key, _ in places:
+        owner_then, _, value = before.get(_place(owner, key), (None, None, None))
+        if owner_then is owner:
+            guards.append((path, owner, key, value))
+    return tuple(guards)
 
 
 # -- guards: a place the graph writes back, read as a constant by the trace ---------------------
@@ -96,23 +97,8 @@ _NUMBERS = (int, float, complex, np.generic, np.ndarray)
 def numbers_before(python_function, arguments) -> dict:
     """``(id(owner), key) -> (owner, key, value)``: the numbers and arrays held by the objects the
     traced function reaches from outside (as ``write_back_escapes`` searches them), before a trace."""
-    found, seen = {}, set()
-    for _, root in _roots(python_function, arguments):
-        _numbers(root, _DEPTH, found, seen)
-    return found
-
-
-def _numbers(value, depth, found, seen):
-    if isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value) or id(value) in seen:
-        return
-    if len(seen) >= _BUDGET:
-        return
-    seen.add(id(value))
-    for _, key, child in _children(value):
-        if isinstance(child, _NUMBERS):
-            found[_place(value, key)] = (value, key, child)
-        elif depth > 0:
-            _numbers(child, depth - 1, found, seen)
+    places = _places(python_function, arguments, lambda child: isinstance(child, _NUMBERS))
+    return {_place(owner, key): (owner, key, value) for _, owner, key, value in places}
 
 
 def _place(owner, key):
@@ -225,18 +211,31 @@ def names_used(code) -> frozenset:
     return frozenset(names)
 
 
-def _collect(value, path, depth, places, seen):
-    """Appends ``(path, owner, key, tensor)`` for each tensor held below ``value``."""
+def _places(python_function, arguments, wanted) -> list:
+    """``(path, owner, key, value)`` of each value ``wanted`` says yes to, held (``_DEPTH`` levels
+    down) by what the traced function reaches from outside (``_roots``)."""
+    places, seen = [], set()
+    for name, root in _roots(python_function, arguments):
+        _collect(root, name, _DEPTH, wanted, places, seen)
+    return places
+
+
+def _holds_tensors(value) -> bool:
+    return isinstance(value, Tensor) or (type(value) is tuple or nest.is_namedtuple(value)) and bool(_tensors_in(value))
+
+
+def _collect(value, path, depth, wanted, places, seen):
+    """Appends ``(path, owner, key, child)`` for each child ``wanted`` says yes to below ``value``."""
     if isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value) or id(value) in seen:
         return
     if len(seen) >= _BUDGET:
         return
     seen.add(id(value))
     for step, key, child in _children(value):
-        if isinstance(child, Tensor) or (type(child) is tuple or nest.is_namedtuple(child)) and _tensors_in(child):
+        if wanted(child):
             places.append((path + step, value, key, child))
         elif depth > 0:
-            _collect(child, path + step, depth - 1, places, seen)
+            _collect(child, path + step, depth - 1, wanted, places, seen)
 
 
 def _children(value):

@@ -18,7 +18,6 @@ puts the variables of each call in its place).
 from __future__ import annotations
 
 import enum
-import linecache
 import types
 import weakref
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from autograph.runtime.core import nest
 from autograph.runtime.core.graph import Graph
+from autograph.runtime.core.location import source_at
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, variables
@@ -121,8 +121,7 @@ def _refusal(label, when):
     """The message maker for a variable created where it may not be (``variables.creation_scope``)."""
 
     def message(name, location):
-        path, _, line = location.rpartition(":")
-        source = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+        source = source_at(location)
         if source:
             location = f"{location} (`{source}`)"  # the line names the user's variable
         if when == "call":
