@@ -67,8 +67,32 @@ def is_bool(dtype) -> bool:
 
 
 def result_type(*operands) -> np.dtype:
-    """Promotes dtypes and weak Python scalars the way NumPy 2 does."""
-    return as_dtype(np.result_type(*operands))
+    """Promotes dtypes and weak Python scalars the way NumPy 2 does.
+
+    Next to a dtype, NEP 50 gives a Python number's kind, never its value, a
+    say (``np.result_type(np.int8, 300)`` is int8), so those answers are kept
+    by dtype and number type (tracing asks the same few at every op)."""
+    key = []
+    strong = False
+    for operand in operands:
+        kind = type(operand)
+        if kind is int or kind is float or kind is bool:
+            key.append(kind)
+        elif isinstance(operand, np.dtype):
+            key.append(operand)
+            strong = True
+        else:
+            return as_dtype(np.result_type(*operands))
+    if not strong:  # Python numbers alone: their values decide (``2**70`` is no int64)
+        return as_dtype(np.result_type(*operands))
+    key = tuple(key)
+    found = _RESULT_TYPES.get(key)
+    if found is None:
+        found = _RESULT_TYPES[key] = as_dtype(np.result_type(*operands))
+    return found
+
+
+_RESULT_TYPES: dict = {}  # (dtype or Python number type, ...) -> result_type's answer
 
 
 

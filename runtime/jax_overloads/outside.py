@@ -47,7 +47,7 @@ def watched(bodies, symbol_names, where):
     """``bodies`` (the statement's functions; ``None`` for one it lacks, kept) each checked, after it
     runs, for a change outside the statement's state: undone, then ``NewState`` for an attribute or
     item (``as_state`` adds it to the state), a ``TracingError`` naming it and ``where`` for anything else."""
-    snapshot = outside_writes.Snapshot(symbol_names or (), [fn for fn in bodies if fn is not None])
+    snapshot = outside_writes.Snapshot(symbol_names or ())
 
     def watch(fn):
         def run(*item):

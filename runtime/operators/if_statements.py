@@ -61,7 +61,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
     where = construct_at("the if")
     init = tuple(get_state())
     names = statement_state.labels(symbol_names, init, opts)
-    outside = outside_writes.Snapshot(symbol_names or (), (body, orelse))
+    outside = outside_writes.Snapshot(symbol_names or ())
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
 

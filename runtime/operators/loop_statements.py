@@ -273,7 +273,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
     init = tuple(get_state())
     names = statement_state.labels(symbol_names, init, opts)
     statement_state.refuse_shared(init, names, where)
-    outside = outside_writes.Snapshot(symbol_names or (), bodies)
+    outside = outside_writes.Snapshot(symbol_names or ())
     opts = opts or {}
     k = len(lead)
 

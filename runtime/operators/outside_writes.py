@@ -11,8 +11,8 @@ happen once while tracing (or on a branch that is not taken): a silent
 wrong value.
 
 ``Snapshot`` records, before a statement is traced, what its code reaches
-from outside: the enclosing function's local variables (those the bodies
-do not assign themselves), the globals its code names, and the attributes
+from outside: the enclosing function's local variables (those that are
+not the statement's state), the globals its code names, and the attributes
 and items of the objects, dicts, lists, sets and deques below them (two
 levels).  After each traced body, ``check`` compares: a change to anything
 that is not the statement's state is undone and refused with a
@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import ast
 import collections
-import dis
-import functools
 import sys
 import threading
 import types
@@ -61,25 +59,23 @@ def add_opaque_types(kinds) -> None:
 class Snapshot:
     """What the code around a tensor statement reaches from outside, as it was before tracing it."""
 
-    def __init__(self, symbols, bodies):
+    def __init__(self, symbols):
         frames = _converted_frames()
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
-        # (frame, ((name, value), ...)): the variables of the converted code around it that the bodies do not
-        # set (all of them, not only closure cells: a call may write a frame's variables through the frame)
+        # (frame, ((name, value), ...)): the variables of the converted code around it that are not its state
+        # (all of them, not only closure cells: a call may write a frame's variables through the frame; one
+        # that a function the bodies define changes through its closure is found by the check, and made state)
         self.locals = []
         self.frames = frames
         if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
-        assigned = set(symbols)
-        for body in bodies:
-            if getattr(body, "__code__", None) is not None:
-                assigned |= _stored_names(body.__code__)
+        state = set(symbols)
         covered = _covered(symbols, frames)
         seen = set()
         opaque = _OPAQUE_TYPES
         for frame in frames:  # the statement's function, then the converted functions it is nested in
             variables = frame.f_locals
-            watched = tuple([(n, v) for n, v in variables.items() if n not in assigned])
+            watched = tuple([(n, v) for n, v in variables.items() if n not in state])
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
@@ -391,16 +387,6 @@ class _Active(threading.local):
 
 _ACTIVE = _Active()
 _CALL_CODE = Snapshot.call.__code__
-
-
-@functools.lru_cache(maxsize=4096)
-def _stored_names(code) -> frozenset:
-    """The variables ``code`` and the functions nested in it assign (their own and nonlocal ones)."""
-    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "STORE_FAST", "DELETE_DEREF")}
-    for const in code.co_consts:
-        if type(const) is types.CodeType:
-            names |= _stored_names(const)
-    return frozenset(names)
 
 
 _MISSING = object()

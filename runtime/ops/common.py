@@ -129,11 +129,17 @@ def widened(dtype, numbers):
 def int_fits(number, dtype) -> bool:
     """False for a Python int out of the integer ``dtype``'s bounds (NEP 50 gives it that dtype); True for
     anything else.  (``list_operators.fits`` asks another question: is a number exactly a value of a dtype.)"""
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "iu" or type(number) is not int:
+    if type(number) is not int:
         return True
-    bounds = np.iinfo(dtype)
-    return bounds.min <= number <= bounds.max
+    bounds = _INT_BOUNDS.get(dtype, _UNSEEN)
+    if bounds is _UNSEEN:
+        kind = np.dtype(dtype)
+        bounds = _INT_BOUNDS[dtype] = (int(np.iinfo(kind).min), int(np.iinfo(kind).max)) if kind.kind in "iu" else None
+    return bounds is None or bounds[0] <= number <= bounds[1]
+
+
+_INT_BOUNDS: dict = {}  # dtype (as given) -> (min, max) of an integer dtype, None for the others
+_UNSEEN = object()
 
 
 def _weak_cast(value, dtype):
@@ -166,9 +172,14 @@ def is_weak_list(value) -> bool:
 
 
 def _lists_as_arrays(values, ufunc):
-    for v in values:
-        _refuse_mixed_list(v)
-    if True not in [is_weak_list(v) for v in values]:  # (every op asks)
+    lists = False
+    for v in values:  # (every op asks: one pass, is_weak_list and _refuse_mixed_list inlined)
+        if isinstance(v, Tensor):
+            if type(v) is not Tensor:  # a StagedList (the only subclass with numbers)
+                _refuse_mixed_list(v)
+            if v.weak and v.shape != ():
+                lists = True
+    if not lists:
         return values
     arrays = [_as_array(v) if is_weak_list(v) else v for v in values]
     return [_checked_not_empty(v, arrays, i, ufunc) if is_weak_list(v) else a

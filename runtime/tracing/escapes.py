@@ -22,13 +22,13 @@ tensors, and:
 from __future__ import annotations
 
 import collections
-import functools
 import threading
 import types
 
 import numpy as np
 
 from autograph.runtime.core import nest
+from autograph.runtime.core.per_code import per_code
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
@@ -201,13 +201,16 @@ def globals_named(code, module) -> list:
     return found
 
 
-@functools.lru_cache(maxsize=4096)
+@per_code
 def names_used(code) -> frozenset:
     """The names ``code`` and the code nested in it load (globals and attributes)."""
     names = set(code.co_names)
-    for const in code.co_consts:
-        if type(const) is types.CodeType:
-            names |= names_used(const)
+    todo = [code]
+    while todo:  # (nested code is walked here, not through the cache: a trace meets it once)
+        for const in todo.pop().co_consts:
+            if type(const) is types.CodeType:
+                names.update(const.co_names)
+                todo.append(const)
     return frozenset(names)
 
 
