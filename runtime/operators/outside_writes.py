@@ -37,7 +37,7 @@ from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module, skipped_modules
-from autograph.runtime.tracing import escapes
+from autograph.runtime.tracing import escapes, trace
 
 _DEPTH = 2  # levels of attributes / items recorded below a variable
 _WIDTH = 256  # containers larger than this are not recorded
@@ -139,11 +139,11 @@ class Snapshot:
     def _changed(self):
         """``(path, container type or None, place or None)`` of the first change, or None; the place
         ``(holder, 'attr' or 'item', key)`` when an existing attribute or item got another value."""
-        views = {}  # id(frame) -> frame.f_locals, read once (each read copies the frame's variables)
         for frame, watched in self.locals:
-            now = _locals(frame, views)
+            now = frame.f_locals  # (each read copies the frame's variables: once per frame and check)
             for name, value in watched:
                 if now.get(name, value) is not value:
+                    views = {id(frame): now}  # id(frame) -> frame.f_locals, for the cell's search
                     cell = _cell_of(name, now[name], self._outward(frame), views)
                     return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
@@ -372,6 +372,8 @@ def _converted_frames():
             frames.append(frame)
         elif code is _CALL_CODE and _ACTIVE.snapshots:
             return frames + _ACTIVE.snapshots[-1].frames
+        elif code is _TRACE_CODE:
+            break  # where the trace began: the code calling the traced function is not being traced
         else:
             name = frame.f_globals.get("__name__")
             if not (known.get(name) or (name not in known and is_skipped_module(name))):  # (inlined: hot)
@@ -387,6 +389,7 @@ class _Active(threading.local):
 
 _ACTIVE = _Active()
 _CALL_CODE = Snapshot.call.__code__
+_TRACE_CODE = trace.trace_graph_code()
 
 
 _MISSING = object()
@@ -405,6 +408,8 @@ def _variable(name, frames):
 def _covered(symbols, frames) -> dict:
     """id(holder) -> the keys the statement's state covers (``self.n``: ``self``'s ``'n'``)."""
     covered = {}
+    if all(map(str.isidentifier, symbols)):  # (variables only, as most statements have)
+        return covered
     for symbol in symbols:
         if symbol.isidentifier():
             continue

@@ -11,8 +11,6 @@ outermost one instead of a thousand frames deep (``guard``).
 
 from __future__ import annotations
 
-import contextlib
-
 from autograph.runtime.errors import TracingError
 
 _MARK = "__autograph_recursion__"
@@ -47,14 +45,21 @@ def again(error) -> TracingError:
     return fresh
 
 
-@contextlib.contextmanager
-def guard(branch, where):
-    """Around the tracing of a tensor ``if`` whose true branch is ``branch``: see the docstring."""
-    try:
-        yield
-    except RecursionError:
-        raise refusal(branch, where) from None
-    except TracingError as error:
-        if is_refusal(error):
+class guard:
+    """``with guard(branch, where):`` around the tracing of a tensor ``if`` whose true branch is
+    ``branch``: see the docstring.  (A class, not a generator: entered for every traced ``if``.)"""
+
+    __slots__ = ("branch", "where")
+
+    def __init__(self, branch, where):
+        self.branch, self.where = branch, where
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if kind is not None and issubclass(kind, RecursionError):
+            raise refusal(self.branch, self.where) from None
+        if isinstance(error, TracingError) and is_refusal(error):
             raise again(error) from None
-        raise
+        return False

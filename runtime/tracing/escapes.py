@@ -188,13 +188,13 @@ def globals_named(code, module) -> list:
     """``(name, value)`` of the globals of ``module`` that ``code`` (and the code nested in it)
     names, and those that the Python functions among them name in turn (a helper's global log)."""
     found, seen = [], set()
-    for name in sorted(names_used(code)):
+    for name in names_used(code):
         if name in module and name not in seen:
             seen.add(name)
             value = module[name]
             found.append((name, value))
             if type(value) is types.FunctionType and value.__globals__ is module:
-                for inner in sorted(names_used(value.__code__)):
+                for inner in names_used(value.__code__):
                     if inner in module and inner not in seen:
                         seen.add(inner)
                         found.append((inner, module[inner]))
@@ -202,8 +202,8 @@ def globals_named(code, module) -> list:
 
 
 @per_code
-def names_used(code) -> frozenset:
-    """The names ``code`` and the code nested in it load (globals and attributes)."""
+def names_used(code) -> tuple:
+    """The names ``code`` and the code nested in it load (globals and attributes), sorted."""
     names = set(code.co_names)
     todo = [code]
     while todo:  # (nested code is walked here, not through the cache: a trace meets it once)
@@ -211,7 +211,7 @@ def names_used(code) -> frozenset:
             if type(const) is types.CodeType:
                 names.update(const.co_names)
                 todo.append(const)
-    return frozenset(names)
+    return tuple(sorted(names))
 
 
 def _places(python_function, arguments, wanted) -> list:

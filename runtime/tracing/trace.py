@@ -109,6 +109,12 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
     return graph, template, created, guards
 
 
+def trace_graph_code():
+    """The code of the frame in which a trace calls the traced function: the frames outside it are
+    not being traced (``operators/outside_writes.py`` stops its walk there)."""
+    return _trace_graph.__code__
+
+
 def _stand_in(var):
     """A variable of ``var``'s dtype, shape and name for the trace to use in place of the argument
     ``var``, so that the graph can run on any variable of that spec."""
