@@ -60,7 +60,8 @@ Edges: with ``alias`` the list is also reached as ``ys`` or ``box['r']``
 and appended to through that name (reads go through ``acc``); with
 ``helper_call`` state is written by calls: module-level helpers
 ``bump(o, e)`` (``o.v``) and ``put(d, e)`` (``d['y']``), the method
-``o.add(e)`` and a closure ``inc(e)`` doing ``nonlocal k``; ``walrus``
+``o.add(e)``, a closure ``inc(e)`` doing ``nonlocal k``, and one defined
+where it is called (``def inc_here``); ``walrus``
 binds ``w<k>`` in a ``while`` or ``if`` test, read in the body and right
 after the statement; ``tensor_index`` assigns items and slices of ``v``
 (also ``+=``) at indices ``e % 4`` (out of range for a short ``v``: Python's
@@ -158,6 +159,7 @@ FEATURES = frozenset(
         # the edges of Python (see "Edges" in the module docstring)
         "alias",  # ys = acc / box = {'r': acc}: appends through the alias, reads through acc
         "helper_call",  # bump(o, e) / put(d, e) / o.add(e) / inc(e) (nonlocal k): state written by a call
+        "local_helper",  # with helper_call: def inc_here(x): nonlocal k; ... defined where it is called
         "walrus",  # while (w := c) < n / if (w := e) > e: w read in the body and after
         "tensor_index",  # v[e % 4] = e / v[e % 4:] += e / v[e % 4] reads: IndexError when out of range
         "builtins",  # max(e, e), min(e, e), abs(e), divmod(e, m)[1]
@@ -478,7 +480,7 @@ class ProgramWriter:
 
     def call_statement(self, scope) -> list[str]:
         """A call that updates state: a module-level helper, a method, or a closure with ``nonlocal``."""
-        calls = [("inc({})", "k", I)]
+        calls = [("inc({})", "k", I)] + ([(_LOCAL_INC, "k", I)] if self.on("local_helper") else [])
         if self.on("attr"):
             calls += [("bump(o, {})", "o.v", V), ("o.add({})", "o.v", V)]
         if self.on("dict"):
@@ -488,7 +490,7 @@ class ProgramWriter:
             return []
         template, target, kind = self.pick(calls)
         self.wrote(target)
-        return [template.format(self.expr(scope, kind))]
+        return template.format(self.expr(scope, kind)).split("\n")
 
     def v_readable(self) -> bool:
         return self.on("tensor_index") and "v" not in self.excluded
@@ -694,6 +696,10 @@ class ProgramWriter:
             lines += ["if len(acc) > 0:", f"    {self.pick(targets)} = acc[{index}]"]
         return lines
 
+
+# A closure defined where it is called (in a tensor loop body or branch), updating ``k`` through
+# ``nonlocal``: the converter does not see ``k`` assigned there (tests/test_nonlocal_in_bodies.py).
+_LOCAL_INC = "\n".join(["def inc_here(x):", "    nonlocal k", f"    k = (k * 3 + x) % {MODULUS}", "inc_here({})"])
 
 HELPERS = [
     "def bump(o, x):",
