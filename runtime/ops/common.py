@@ -133,13 +133,20 @@ def int_fits(number, dtype) -> bool:
         return True
     bounds = _INT_BOUNDS.get(dtype, _UNSEEN)
     if bounds is _UNSEEN:
-        kind = np.dtype(dtype)
-        bounds = _INT_BOUNDS[dtype] = (int(np.iinfo(kind).min), int(np.iinfo(kind).max)) if kind.kind in "iu" else None
+        bounds = _INT_BOUNDS[dtype] = _int_bounds(np.dtype(dtype))
     return bounds is None or bounds[0] <= number <= bounds[1]
 
 
-_INT_BOUNDS: dict = {}  # dtype (as given) -> (min, max) of an integer dtype, None for the others
+_INT_BOUNDS: dict = {}  # dtype (as given) -> _int_bounds of it
 _UNSEEN = object()
+
+
+def _int_bounds(dtype):
+    """``(min, max)`` of an integer ``dtype`` as Python ints; None for any other dtype."""
+    if dtype.kind not in "iu":
+        return None
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def _weak_cast(value, dtype):
