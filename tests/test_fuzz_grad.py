@@ -30,7 +30,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 import autograph as ag
 
@@ -134,6 +134,7 @@ EXAMPLES = int(os.environ.get("FUZZ_GRAD_EXAMPLES", 25))  # more for a longer lo
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**32 - 1), st.floats(-1.0, 1.0), st.integers(0, 3))
+@example(1633, -1.0, 2)  # a branch's value of unknown length, in a loop where the other branch runs too
 def test_gradients_of_random_programs(tmp_path, seed, x, n):
     _COUNTER[0] += 1
     source = Writer(random.Random(seed)).program()

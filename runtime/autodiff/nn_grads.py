@@ -70,8 +70,8 @@ def _stack_read(fwd, grads):
 def _stack_push(fwd, grads):
     """A push: the pushed entry's cotangent goes to the item, the others to the buffer before it.  The
     cotangent keeps the shape of the last buffer (entries past a smaller one are never read).  A ragged
-    item (an inner loop's accumulator, padded with zeros to the largest entry) gets its own part of the
-    entry: the leading ``item.shape`` of it."""
+    item (padded with zeros to the largest entry) gets its own part of the entry: the leading
+    ``item.shape`` of it."""
     g, index = grads[0], fwd.x(1)
     where = f"the gradient of an accumulator push at {fwd.op.location or '<unknown>'}"
     item = indexing.getitem(g, index) if fwd.wants(2) else None

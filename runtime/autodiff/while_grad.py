@@ -42,7 +42,7 @@ from autograph.runtime.autodiff.grad_graph import GradGraph
 from autograph.runtime.core import dtypes, opdef
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.ops import apply, nn
+from autograph.runtime.ops import apply, array, indexing, nn
 from autograph.runtime.tracing.values import emit, unify_captures
 
 
@@ -104,13 +104,27 @@ class _Accumulators:
         return self._stacked(t)
 
     def _stacked(self, t):
+        """``t`` pushed at every iteration, read back at the gradient's.  A value whose shape is not
+        fixed (a dimension unknown: a list grown in the loop, an inner loop's accumulator, a branch's
+        value whose other branch gives an empty placeholder for it) is pushed ragged, zero-padded to
+        the largest entry, and its shape pushed beside it: each entry is read back cropped to it."""
         dims = () if t.shape is None else tuple(0 if d is None else d for d in t.shape)
         shape = None if t.shape is None else (None, *t.shape)
+        ragged = t.shape is not None and None in t.shape
         label = f"the accumulator of {t.name} in the gradient of the loop at {self.op.location or '<unknown>'}"
-        push = lambda previous: nn.stack_push(previous, self.iteration, t, label, ragged=_is_accumulator(t))  # noqa: E731
+        push = lambda previous: nn.stack_push(previous, self.iteration, t, label, ragged=ragged)  # noqa: E731
         stacked, _ = self._add_loop_var(np.zeros((0, *dims), t.dtype), shape, push)
+        if ragged:
+            push_shape = lambda previous: nn.stack_push(previous, self.iteration, array.shape(t), label)  # noqa: E731
+            shapes, _ = self._add_loop_var(np.zeros((0, len(dims)), np.int32), (None, len(dims)), push_shape)
         with self._grad_body().as_default():
-            return nn.stack_read(stacked, self.index)
+            entry = nn.stack_read(stacked, self.index)
+            if not ragged:
+                return entry
+            pushed = nn.stack_read(shapes, self.index)
+            crop = tuple(slice(None) if d is not None else slice(None, indexing.getitem(pushed, k))
+                         for k, d in enumerate(t.shape))
+            return indexing.getitem(entry, crop)
 
     def _carried(self, j):
         """The value of loop variable ``j`` after this iteration: its value before the next one, which the
@@ -205,14 +219,6 @@ def _int_scalar(t) -> bool:
 def _pure(op) -> bool:
     """Stateless and without sub-graphs: recomputing it gives the same value."""
     return not opdef.get(op.type).stateful and not opdef.function_attr_names(op.type)
-
-
-def _is_accumulator(t) -> bool:
-    """True for the accumulator of an inner loop (its entries may differ in length: pushed ragged)."""
-    if t.op.type != "While":
-        return False
-    body = t.op.graph.library[t.op.attrs["body"]]
-    return body.outputs[t.value_index].op.type == "StackPush"
 
 
 def _cond_graph(outer, specs):

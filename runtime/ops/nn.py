@@ -31,8 +31,10 @@ broadcasting), ``ScatterAdd`` (the adjoint of ``GatherV2``) and
   variable's own (it starts empty, and the first push allocates).  Entries
   past the pushes made are never read (``StackRead``).  An item of another
   shape than the entries so far is an error naming ``label``, except with
-  ``ragged`` (the items are themselves accumulators of an inner loop, whose
-  length varies): entries are then padded with zeros to a common shape.
+  ``ragged`` (an item whose static shape has unknown dimensions: an inner
+  loop's accumulator, a list grown in the loop): entries are then padded
+  with zeros to a common shape, and the gradient pushes each item's shape
+  beside it to crop the entry it reads back.
 """
 
 from __future__ import annotations

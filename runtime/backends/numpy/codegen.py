@@ -293,10 +293,8 @@ def _call(gen, op, depth, reuse):
 def _stack_push(gen, op, depth, reuse):
     """``StackPush`` (a gradient's accumulator): the kernel's common case inline -- an entry within
     the buffer, for an item of the entries' shape (stated by the static shapes, else checked) -- and
-    the kernel for the rest (the first push, growing: an ``IndexError`` inline, ragged items)."""
-    if op.attrs["ragged"]:
-        _call(gen, op, depth, reuse)
-        return
+    the kernel for the rest (the first push, growing: an ``IndexError`` inline, an item of another
+    shape: padded if ragged, else refused)."""
     buffer, index, item = op.inputs
     b, i, v = (gen.var(t) for t in op.inputs)
     out = gen.define(op.outputs[0])
