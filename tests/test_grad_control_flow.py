@@ -7,6 +7,7 @@ import pytest
 
 import autograph as ag
 from autograph import runtime as rt
+from autograph.runtime.ops import nn
 
 from test_grad_rules import MODES, check, numeric_grad
 
@@ -395,6 +396,20 @@ def prefix_sums(xs, n):
 def test_a_value_changing_shape_across_iterations_is_accumulated_ragged():
     check(prefix_sums, np.arange(5.0) * 0.3, np.int32(3), argnums=(0,))
     check(prefix_sums, np.arange(5.0) * 0.3, np.int32(0), argnums=(0,))
+
+
+def two_pushes(a, b, ragged):
+    stack = nn.stack_push(np.zeros((0, 2)), np.int32(0), a, "the test stack", ragged=ragged)
+    return nn.stack_push(stack, np.int32(1), b, "the test stack", ragged=ragged)
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_a_stack_pads_entries_of_another_shape_only_when_ragged(mode):
+    padded = ag.function(two_pushes, **mode)(np.ones(2), np.full(3, 2.0), True)
+    np.testing.assert_array_equal(padded[:2], [[1.0, 1.0, 0.0], [2.0, 2.0, 2.0]])  # (and room to grow)
+    with pytest.raises(ag.ExecutionError, match=r"the test stack: the value has shape \[3\] at iteration 1 and "
+                                                r"\[2\] before; the gradient of a loop needs its values to keep one shape"):
+        ag.function(two_pushes, **mode)(np.ones(2), np.full(3, 2.0), False)
 
 
 def branch_on_a_growing_list(x, n):
