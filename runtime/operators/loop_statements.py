@@ -27,7 +27,7 @@ from autograph.runtime import ops
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, warn_at_user
 from autograph.runtime.core.tensor import Tensor
-from autograph.runtime.errors import TracingWarning
+from autograph.runtime.errors import TracingError, TracingWarning
 from autograph.runtime.operators import aliases, dispatch, iterables, outside_writes, raises, statement_state
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.iterables import is_tensor
@@ -35,7 +35,7 @@ from autograph.runtime.operators.logical import and_
 from autograph.runtime.ops import apply
 from autograph.runtime.tracing import retrace
 from autograph.runtime.tracing.loops import build_while
-from autograph.runtime.tracing.values import as_predicate
+from autograph.runtime.tracing.values import as_predicate, discard_since, mark
 
 _unroll_warning_threshold: int | None = 100
 
@@ -100,7 +100,11 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         extra_test = opts.get("extra_test")
         if extra_test is not None:
             return _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts)
-    run = body if current_graph() is None else _counting(body)
+    graph = current_graph()
+    run = body if graph is None else _counting(body)
+    probe = None if graph is None else _Probe(graph, test)  # the first test of a staged loop is forgotten
+    if probe is not None:
+        test = probe
     cond = test()
     while True:
         if cond is True:
@@ -120,11 +124,28 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         else:
             staged = dispatch.handler_for("while_stmt", cond)
             if staged is not None:
-                return staged(test, body, get_state, set_state, symbol_names, opts)
+                if probe is None:
+                    return staged(test, body, get_state, set_state, symbol_names, opts)
+                return staged(probe.test, body, get_state, set_state, symbol_names, opts, probe=probe.place)
             if not cond:
                 return
             run()
             cond = test()
+
+
+class _Probe:
+    """``test`` marking, before each call while tracing, where the graph stood: the evaluation
+    that finds the test staged is not one of the loop's, whose condition evaluates the test again
+    (``tracing.values.discard_since``).  (A class: a loop's Python path must stay cheap.)"""
+
+    __slots__ = ("graph", "test", "place")
+
+    def __init__(self, graph, test):
+        self.graph, self.test, self.place = graph, test, None
+
+    def __call__(self):
+        self.place = mark(self.graph)
+        return self.test()
 
 
 def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_names, opts):
@@ -134,9 +155,11 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
     The staged loop gets one test, ``and_(extra_test(), test)``, and the
     other options.
     """
-    run = body if current_graph() is None else _counting(body)
+    graph = current_graph()
+    run = body if graph is None else _counting(body)
+    probe = None if graph is None else _Probe(graph, extra_test)  # marks before the flags and the test
     while True:
-        keep_going = extra_test()
+        keep_going = extra_test() if probe is None else probe()
         if keep_going is not True:
             if keep_going is False:
                 return
@@ -162,7 +185,8 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
         return and_(extra_test(), test)
 
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
-    return staged(combined_test, body, get_state, set_state, symbol_names, rest)
+    return staged(combined_test, body, get_state, set_state, symbol_names, rest,
+                  probe=None if probe is None else probe.place)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -221,8 +245,25 @@ def _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_s
         keep_going = extra_test()
 
 
-def staged_while_stmt(test, body, get_state, set_state, symbol_names, opts):
-    """Graph path of ``while``: a ``While`` op whose loop variables are the state."""
+def staged_while_stmt(test, body, get_state, set_state, symbol_names, opts, probe=None):
+    """Graph path of ``while``: a ``While`` op whose loop variables are the state.
+
+    ``probe`` marks where the graph stood before ``while_stmt`` evaluated the test
+    that found it staged: the ``While``'s condition evaluates the test before the
+    first iteration again, so the ops of that evaluation are forgotten -- a test
+    with effects (``rt.print``, a variable update) would otherwise have them once
+    more than in Python.  A test that binds a variable (``while (k := f(i)) < n``)
+    keeps its ops (the variable's value before the loop), and is refused if one
+    of them has effects.
+    """
+    if probe is not None and not discard_since(probe, tuple(get_state())):
+        graph, _, last_stateful = probe
+        if graph.last_stateful is not last_stateful:
+            where = construct_at("the while loop")
+            raise TracingError(
+                f"the test of {where} has effects (a stateful op: a variable update, rt.print, ...) and binds "
+                "a loop variable: a tensor loop evaluates it once more before its first iteration, which would "
+                "repeat the effect. Compute the value in the loop body (or before the loop) instead.")
 
     def step(lead):
         body()
@@ -282,8 +323,10 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
 
         def cond_fn(values):
             set_state(statement_state.pack_state(init, values[k:], staged))
+            before = tuple(get_state())
             condition = outside.call(test, values[:k])
-            outside.check(where)
+            outside.check(where, condition=True)
+            _refuse_rebound(before, tuple(get_state()), names, where)
             return condition
 
         def body_fn(values):
@@ -301,6 +344,17 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
     with aliases.copies_of_state():
         final, init, staged = retrace.restaging(trace, init)
     statement_state.bind(set_state, init, statement_state.pack_state(init, final[k:], staged), names, where)
+
+
+def _refuse_rebound(before, after, names, where):
+    """A loop variable the test rebinds (through a function it calls: ``nonlocal k``) is refused: the
+    loop's condition gives only its truth value, so the new value could not reach the body."""
+    for name, old, new in zip(names, before, after):
+        if new is not old:
+            raise TracingError(
+                f"the test of {where} assigns '{name}' (through a function it calls), which a tensor loop "
+                f"cannot carry from its condition (the condition gives only its truth value). Assign '{name}' "
+                "in the loop body instead, or keep the test free of assignments.")
 
 
 dispatch.register("while_stmt", is_tensor, staged_while_stmt, backend="numpy")

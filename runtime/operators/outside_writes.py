@@ -109,8 +109,10 @@ class Snapshot:
         elif not skip:
             self.entries.append((path, kind, value, items, skip))
 
-    def check(self, where):
-        """Undoes and refuses (``TracingError``) a change made since the snapshot outside the state."""
+    def check(self, where, condition=False):
+        """Undoes and refuses (``TracingError``) a change made since the snapshot outside the state.
+        A change that a body's would make state (``NewState``) is refused when the ``condition`` of a
+        loop makes it: the condition gives its truth value only, so nothing it changes can be carried."""
         if not self.entries and not self.locals:
             return
         changed = self._changed()
@@ -119,6 +121,11 @@ class Snapshot:
         path, kind, place = changed
         self.restore()
         if place is not None:
+            if condition:
+                raise TracingError(
+                    f"'{path}' changed while the condition of {where} was traced: something the test calls "
+                    "changed it, which a tensor loop cannot carry from its condition (the condition gives only "
+                    f"its truth value). Change '{path}' in the loop body instead, or keep the test free of changes.")
             raise NewState(place, path)
         construct = where.split(" at ")[0].split()[-1]
         if kind in (set, collections.deque):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime import ops
-from autograph.runtime.core import dtypes, shapes
+from autograph.runtime.core import dtypes, opdef, shapes
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.undefined import UndefinedReturnValue, is_undefined
 from autograph.runtime.core.tensor import Tensor, is_python_number
@@ -183,6 +183,48 @@ def drop_new_functions(outer, before: set) -> None:
     """Forgets library functions added by a trace that is thrown away."""
     for name in [n for n in outer.library if n not in before]:
         del outer.library[name]
+
+
+def mark(graph) -> tuple:
+    """Where ``graph`` stands now: ``discard_since`` forgets what is added after it."""
+    return graph, len(graph.operations), graph.last_stateful
+
+
+def discard_since(place, keep) -> bool:
+    """Forgets the ops added to the graph since ``place`` (a ``mark``) and the library functions
+    they call -- a while loop's first test, evaluated to dispatch, which the loop's condition
+    evaluates again -- unless ``keep`` (values, in lists, tuples and dicts) holds an output of one:
+    then they stay, and the answer is False."""
+    graph, count, last_stateful = place
+    added = [op for op in graph.operations[count:] if op.type != "Placeholder"]  # captures stay (shared)
+    if not added:
+        return True
+    made = {id(t) for op in added for t in op.outputs}
+    if _holds(keep, made, 3):
+        return False
+    forgotten = {id(op) for op in added}
+    graph.operations[count:] = [op for op in graph.operations[count:] if id(op) not in forgotten]
+    graph.last_stateful = last_stateful
+    for op in added:
+        _drop_functions(graph.library, op)
+    return True
+
+
+def _holds(value, ids, depth) -> bool:
+    if isinstance(value, Tensor):
+        return id(value) in ids
+    if depth and isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return any(_holds(v, ids, depth - 1) for v in items)
+    return False
+
+
+def _drop_functions(library, op) -> None:
+    for attr in opdef.function_attr_names(op.type):
+        sub = library.pop(op.attrs[attr], None)
+        if sub is not None:
+            for inner in sub.operations:
+                _drop_functions(library, inner)
 
 
 def trace_subgraph(name, outer, fn, *args):
