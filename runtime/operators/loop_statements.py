@@ -252,9 +252,11 @@ def staged_while_stmt(test, body, get_state, set_state, symbol_names, opts, prob
     that found it staged: the ``While``'s condition evaluates the test before the
     first iteration again, so the ops of that evaluation are forgotten -- a test
     with effects (``rt.print``, a variable update) would otherwise have them once
-    more than in Python.  A test that binds a variable (``while (k := f(i)) < n``)
-    keeps its ops (the variable's value before the loop), and is refused if one
-    of them has effects.
+    more than in Python.  A test that rebinds a loop variable (through a function
+    it calls, ``nonlocal k``) keeps its ops (the variable's value before the loop),
+    and is refused: here if one of them has effects, else by the condition's trace
+    (``_refuse_rebound``).  (A walrus in the test binds nothing: the converter
+    computes it before the loop and at the end of the body.)
     """
     if probe is not None and not discard_since(probe, tuple(get_state())):
         graph, _, last_stateful = probe
