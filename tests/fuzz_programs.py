@@ -61,7 +61,9 @@ and appended to through that name (reads go through ``acc``); with
 ``helper_call`` state is written by calls: module-level helpers
 ``bump(o, e)`` (``o.v``) and ``put(d, e)`` (``d['y']``), the method
 ``o.add(e)``, a closure ``inc(e)`` doing ``nonlocal k``, and one defined
-where it is called (``def inc_here``); ``walrus``
+where it is called (``def inc_here``), also in a ``while`` test with
+``test_call`` (``while (inc(e) or c < n)``: Python changes ``k`` at every
+evaluation of the test, which a tensor loop refuses); ``walrus``
 binds ``w<k>`` in a ``while`` or ``if`` test, read in the body and right
 after the statement; ``tensor_index`` assigns items and slices of ``v``
 (also ``+=``) at indices ``e % 4`` (out of range for a short ``v``: Python's
@@ -160,6 +162,7 @@ FEATURES = frozenset(
         "alias",  # ys = acc / box = {'r': acc}: appends through the alias, reads through acc
         "helper_call",  # bump(o, e) / put(d, e) / o.add(e) / inc(e) (nonlocal k): state written by a call
         "local_helper",  # with helper_call: def inc_here(x): nonlocal k; ... defined where it is called
+        "test_call",  # with helper_call: while (inc(e) or c < n): the test changes k at every evaluation
         "walrus",  # while (w := c) < n / if (w := e) > e: w read in the body and after
         "tensor_index",  # v[e % 4] = e / v[e % 4:] += e / v[e % 4] reads: IndexError when out of range
         "builtins",  # max(e, e), min(e, e), abs(e), divmod(e, m)[1]
@@ -608,7 +611,7 @@ class ProgramWriter:
             body += [f"if {counter} > {self.choose(0, MAX_BOUND)}:", "    break"]
         else:
             bound = "n" if shape == "n" else str(self.choose(1, MAX_BOUND))
-            test = f"{counter} < {bound}"
+            test, outside = f"{counter} < {bound}", scope  # (outside: the names bound before the test)
             extra = self.cond(scope) if self.choose(0, 2) else None
             if self.on("walrus") and self.choose(0, 1):
                 # the walrus comes first: it binds its name whatever the rest of the test gives
@@ -617,6 +620,10 @@ class ProgramWriter:
                 test = f"{test} and {extra}" if extra else test
             elif extra:
                 test = f"{test} and {extra}" if self.choose(0, 1) else f"({extra}) and {test}"
+            if self.on("test_call") and self.on("helper_call") and self.readable("k") and not self.choose(0, 3):
+                # a test with an effect: inc returns None, so the loop's test is the rest
+                self.wrote("k")
+                test = f"(inc({self.expr(outside, I)}) or {test})"
             lines.append(f"while {test}:")
         self.loop_if_writes.append(set())
         body += self.block(scope, depth + 1, True)

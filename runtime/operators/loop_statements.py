@@ -253,19 +253,14 @@ def staged_while_stmt(test, body, get_state, set_state, symbol_names, opts, prob
     first iteration again, so the ops of that evaluation are forgotten -- a test
     with effects (``rt.print``, a variable update) would otherwise have them once
     more than in Python.  A test that rebinds a loop variable (through a function
-    it calls, ``nonlocal k``) keeps its ops (the variable's value before the loop),
-    and is refused: here if one of them has effects, else by the condition's trace
+    it calls, ``nonlocal k``) is refused, as the condition's trace refuses it
     (``_refuse_rebound``).  (A walrus in the test binds nothing: the converter
     computes it before the loop and at the end of the body.)
     """
-    if probe is not None and not discard_since(probe, tuple(get_state())):
-        graph, _, last_stateful = probe
-        if graph.last_stateful is not last_stateful:
-            where = construct_at("the while loop")
-            raise TracingError(
-                f"the test of {where} has effects (a stateful op: a variable update, rt.print, ...) and binds "
-                "a loop variable: a tensor loop evaluates it once more before its first iteration, which would "
-                "repeat the effect. Compute the value in the loop body (or before the loop) instead.")
+    if probe is not None:
+        rebound = discard_since(probe, dict(zip(symbol_names or (), get_state())))
+        if rebound is not None:
+            raise _rebound_error(rebound, construct_at("the while loop"))
 
     def step(lead):
         body()
@@ -353,10 +348,14 @@ def _refuse_rebound(before, after, names, where):
     loop's condition gives only its truth value, so the new value could not reach the body."""
     for name, old, new in zip(names, before, after):
         if new is not old:
-            raise TracingError(
-                f"the test of {where} assigns '{name}' (through a function it calls), which a tensor loop "
-                f"cannot carry from its condition (the condition gives only its truth value). Assign '{name}' "
-                "in the loop body instead, or keep the test free of assignments.")
+            raise _rebound_error(name, where)
+
+
+def _rebound_error(name, where):
+    return TracingError(
+        f"the test of {where} assigns '{name}' (through a function it calls), which a tensor loop cannot carry "
+        f"from its condition (the condition gives only its truth value). Assign '{name}' in the loop body "
+        "instead, or keep the test free of assignments.")
 
 
 dispatch.register("while_stmt", is_tensor, staged_while_stmt, backend="numpy")

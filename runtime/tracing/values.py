@@ -190,24 +190,25 @@ def mark(graph) -> tuple:
     return graph, len(graph.operations), graph.last_stateful
 
 
-def discard_since(place, keep) -> bool:
+def discard_since(place, keep: dict):
     """Forgets the ops added to the graph since ``place`` (a ``mark``) and the library functions
     they call -- a while loop's first test, evaluated to dispatch, which the loop's condition
-    evaluates again -- unless ``keep`` (values, in lists, tuples and dicts) holds an output of one:
-    then they stay, and the answer is False."""
+    evaluates again -- unless a value of ``keep`` (name -> value, looked into through lists, tuples
+    and dicts) holds an output of one: then they stay, and that name is the answer (else None)."""
     graph, count, last_stateful = place
     added = [op for op in graph.operations[count:] if op.type != "Placeholder"]  # captures stay (shared)
     if not added:
-        return True
+        return None
     made = {id(t) for op in added for t in op.outputs}
-    if _holds(keep, made, 3):
-        return False
+    for name, value in keep.items():
+        if _holds(value, made, 3):
+            return name
     forgotten = {id(op) for op in added}
     graph.operations[count:] = [op for op in graph.operations[count:] if id(op) not in forgotten]
     graph.last_stateful = last_stateful
     for op in added:
         _drop_functions(graph.library, op)
-    return True
+    return None
 
 
 def _holds(value, ids, depth) -> bool:
