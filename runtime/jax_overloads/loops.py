@@ -104,10 +104,8 @@ def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_st
     outside_writes.as_state(attempt, get_state, set_state, symbol_names, None)
 
 
-def while_stmt(test, body, get_state, set_state, symbol_names, opts, probe=None):
-    """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter).
-    (``probe``: the numpy graph's mark, unused: the first evaluation of the test stays in the jaxpr,
-    where JAX drops it unless it has effects, ``jax.debug`` callbacks.)"""
+def while_stmt(test, body, get_state, set_state, symbol_names, opts):
+    """``while`` on a traced test: ``lax.while_loop`` (with ``maximum_iterations`` as a counter)."""
     where = construct_at("the while loop")
     opts = opts or {}
     maximum = opts.get("maximum_iterations")

@@ -95,7 +95,10 @@ Operators (signatures are fixed; generated code calls them positionally):
   (at once, or after some Python iterations, e.g. a ``break`` flag set in a
   tensor ``if``) the rest of the loop is handed, with the same arguments, to
   the ``while_stmt`` handler (``loop_statements.staged_while_stmt``), which
-  continues from the current state and calls ``test`` again while tracing.
+  continues from the current state and calls ``test`` again while tracing
+  (the numpy runtime's own handler is also given the graph's mark from
+  before the evaluation that found the test staged, and forgets its ops, so
+  that a test's effects happen as often as in Python).
 * ``for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names,
   opts)`` -- ``body(iterate)``; ``extra_test`` is ``None`` or a zero-argument
   closure checked before each iteration (it carries lowered ``break`` and

@@ -126,7 +126,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             if staged is not None:
                 if probe is None:
                     return staged(test, body, get_state, set_state, symbol_names, opts)
-                return staged(probe.test, body, get_state, set_state, symbol_names, opts, probe=probe.place)
+                return _handed(staged, probe, probe.test, body, get_state, set_state, symbol_names, opts)
             if not cond:
                 return
             run()
@@ -185,8 +185,15 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
         return and_(extra_test(), test)
 
     rest = {key: value for key, value in opts.items() if key != "extra_test"}
-    return staged(combined_test, body, get_state, set_state, symbol_names, rest,
-                  probe=None if probe is None else probe.place)
+    return _handed(staged, probe, combined_test, body, get_state, set_state, symbol_names, rest)
+
+
+def _handed(staged, probe, *arguments):
+    """The loop handed to its ``while_stmt`` handler; the numpy runtime's own gets the mark of the test
+    that found it staged (``staged_while_stmt``), another backend's the arguments ``while_stmt`` has."""
+    if probe is not None and staged is staged_while_stmt:
+        return staged(*arguments, probe=probe.place)
+    return staged(*arguments)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
