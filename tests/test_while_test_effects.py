@@ -167,3 +167,28 @@ def test_a_loop_variable_the_test_rebinds_to_an_effect_is_refused_before_the_eff
     with pytest.raises(ag.TracingError, match=r"the test of the while loop at .*test_while_test_effects.py:\d+ "
                                               r"assigns 'k' \(through a function it calls\)"):
         ag.function(rebound_with_effects, **MODES[mode])(i32(5))
+
+
+def anded_test(x, n):
+    i = 0
+    while i < n and rt.reduce_sum(rt.sin(x)) > 0.5:  # `and` of tensors: an If, its branches in the library
+        x = x * 0.9
+        i += 1
+    return x
+
+
+def test_the_forgotten_first_test_leaves_no_function_in_the_library():
+    graph = ag.function(anded_test).get_concrete_function(np.ones(3, np.float32), i32(5)).graph
+    called = set()
+
+    def walk(g):
+        for op in g.operations:
+            for attr in ("then_branch", "else_branch", "cond", "body"):
+                if attr in op.attrs:
+                    called.add(op.attrs[attr])
+                    walk(graph.library[op.attrs[attr]])
+
+    walk(graph)
+    assert set(graph.library) == called
+    x = np.ones(3, np.float32)
+    np.testing.assert_allclose(ag.function(anded_test)(x, i32(5)), anded_test(x, 5), rtol=1e-6)

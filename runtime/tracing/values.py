@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograph.runtime import ops
-from autograph.runtime.core import dtypes, opdef, shapes
+from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.graph import Graph, current_graph
 from autograph.runtime.core.undefined import UndefinedReturnValue, is_undefined
 from autograph.runtime.core.tensor import Tensor, is_python_number
@@ -187,27 +187,26 @@ def drop_new_functions(outer, before: set) -> None:
 
 def mark(graph) -> tuple:
     """Where ``graph`` stands now: ``discard_since`` forgets what is added after it."""
-    return graph, len(graph.operations), graph.last_stateful
+    return graph, len(graph.operations), len(graph.library), graph.last_stateful
 
 
 def discard_since(place, keep: dict):
     """Forgets the ops added to the graph since ``place`` (a ``mark``) and the library functions
-    they call -- a while loop's first test, evaluated to dispatch, which the loop's condition
+    added with them -- a while loop's first test, evaluated to dispatch, which the loop's condition
     evaluates again -- unless a value of ``keep`` (name -> value, looked into through lists, tuples
     and dicts) holds an output of one: then they stay, and that name is the answer (else None)."""
-    graph, count, last_stateful = place
-    added = [op for op in graph.operations[count:] if op.type != "Placeholder"]  # captures stay (shared)
-    if not added:
+    graph, ops_before, functions_before, last_stateful = place
+    added = graph.operations[ops_before:]
+    captures = [op for op in added if op.type == "Placeholder"]  # (they stay: the graph's captures list them)
+    if len(captures) == len(added):
         return None
-    made = {id(t) for op in added for t in op.outputs}
+    made = {id(t) for op in added if op.type != "Placeholder" for t in op.outputs}
     for name, value in keep.items():
         if _holds(value, made, 3):
             return name
-    forgotten = {id(op) for op in added}
-    graph.operations[count:] = [op for op in graph.operations[count:] if id(op) not in forgotten]
+    graph.operations[ops_before:] = captures
     graph.last_stateful = last_stateful
-    for op in added:
-        _drop_functions(graph.library, op)
+    drop_new_functions(graph, set(list(graph.library)[:functions_before]))  # (a dict keeps insertion order)
     return None
 
 
@@ -218,14 +217,6 @@ def _holds(value, ids, depth) -> bool:
         items = value.values() if isinstance(value, dict) else value
         return any(_holds(v, ids, depth - 1) for v in items)
     return False
-
-
-def _drop_functions(library, op) -> None:
-    for attr in opdef.function_attr_names(op.type):
-        sub = library.pop(op.attrs[attr], None)
-        if sub is not None:
-            for inner in sub.operations:
-                _drop_functions(library, inner)
 
 
 def trace_subgraph(name, outer, fn, *args):
