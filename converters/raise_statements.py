@@ -33,12 +33,17 @@ handlers catch, and each handler first checks what it caught::
         ag__.caught()
         y = -1
 
-A ``with`` block may suppress anything (``with cm, ag__.python_try(None,
-'with'):``).  A raise under a tensor condition that a handler (or context
-manager) around the condition would catch cannot be staged (the handler
-runs only while tracing): it is a ``TracingError``, as is any exception
-raised while tracing a tensor branch or loop body that reaches such a
-handler (``caught``).
+A ``with`` statement hands each context manager to the runtime, which
+learns what it may suppress (``contextlib.suppress``'s types, nothing for
+``np.errstate``, anything for a manager it does not know)::
+
+    with ag__.python_with(np.errstate(divide='ignore')) as state:
+        y = helper(x)
+
+A raise under a tensor condition that a handler (or context manager) around
+the condition would catch cannot be staged (the handler runs only while
+tracing): it is a ``TracingError``, as is any exception raised while tracing
+a tensor branch or loop body that reaches such a handler (``caught``).
 """
 
 from __future__ import annotations
@@ -89,9 +94,10 @@ def _visit(statements):
                 _visit(getattr(owner, field))
             if kind is gast.Try and statement.handlers:
                 _handled(statement)
-            elif kind is gast.With:  # its context manager may suppress what the body raises
-                marker = templates.replace_as_expression("ag__.python_try(None, 'with')", origin=statement)
-                statement.items.append(gast.withitem(context_expr=marker, optional_vars=None))
+            elif kind is gast.With:  # its context managers may suppress what the body raises
+                for item in statement.items:
+                    item.context_expr = templates.replace_as_expression(
+                        "ag__.python_with(manager)", origin=item.context_expr, manager=item.context_expr)
 
 
 def transform(node, ctx):

@@ -219,6 +219,47 @@ def raise_in_suppressing_with(x):
     return y
 
 
+class Unknown:
+    """A context manager autograph knows nothing of: its __exit__ may suppress anything."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def raise_in_unknown_with(x):
+    y = 0
+    with Unknown():
+        if x < 0:
+            raise ValueError("neg")
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("f", [raise_in_suppressing_with, raise_in_unknown_with])
+def test_a_raise_under_a_tensor_condition_inside_a_with_that_may_suppress_it_is_refused(f):
+    check(f, 3)  # Python values: Python's with
+    for x in (-2, 3):
+        for _, g in modes(f):
+            with pytest.raises(ag.TracingError, match=r"the `raise ValueError\(...\)` at .*test_staged_raise_exceptions.py:"
+                                                      r"\d+ is under a tensor condition inside a with block"):
+                g(i32(x))
+
+
+class Declared:
+    """A context manager that says it suppresses nothing."""
+
+    __autograph_suppresses__ = ()
+
+    def __enter__(self):
+        return "entered"
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def raise_in_plain_with(x):
     y = 0
     with contextlib.nullcontext():
@@ -228,11 +269,161 @@ def raise_in_plain_with(x):
     return y
 
 
-@pytest.mark.parametrize("f", [raise_in_suppressing_with, raise_in_plain_with])
-def test_a_raise_under_a_tensor_condition_inside_a_with_is_refused(f):
-    check(f, 3)  # Python values: Python's with
-    for x in (-2, 3):
+def raise_in_errstate(x):
+    y = 0
+    with np.errstate(divide="ignore"), Declared() as name:
+        if x < 0:
+            raise ValueError("neg", name)
+        y = x + np.float32(1.0) / x
+    return y
+
+
+def raise_in_suppress_of_another_kind(x):
+    y = 0
+    with contextlib.suppress(KeyError):
+        if x < 0:
+            raise ValueError("neg")
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("f", [raise_in_plain_with, raise_in_errstate, raise_in_suppress_of_another_kind])
+def test_a_raise_inside_a_with_that_cannot_suppress_it_is_staged(f):
+    check(f, i32(3))
+    _raises_as_python(f, i32(-2))
+
+
+def suppressed_while_tracing(x):
+    y = 0
+    with contextlib.suppress(ValueError):
+        if x > 0:
+            y = int("not a number")
+        y = y + 1
+    return y
+
+
+def suppressed_in_a_loop(x, n):
+    total = 0.0
+    for i in range(n):  # a Python loop: at i = 2 the tensor branch divides by zero while tracing
+        with contextlib.suppress(ZeroDivisionError):
+            if x > 0:
+                total += 1.0 / (i - 2)
+            else:
+                total += 1.0
+    return total
+
+
+def test_an_error_raised_while_tracing_a_branch_that_a_with_suppresses_is_refused():
+    # Python suppresses it only on the inputs that take the branch (x = -1 gives 1); the trace would for all.
+    assert suppressed_while_tracing(-1.0) == 1 and suppressed_while_tracing(1.0) == 0
+    assert suppressed_in_a_loop(-1.0, 5) == 5.0
+    for f, args in ((suppressed_while_tracing, (np.float32(-1.0),)), (suppressed_in_a_loop, (np.float32(-1.0), 5))):
         for _, g in modes(f):
-            with pytest.raises(ag.TracingError, match=r"the `raise ValueError\(...\)` at .*test_staged_raise_exceptions.py:"
-                                                      r"\d+ is under a tensor condition inside a with block"):
-                g(i32(x))
+            with pytest.raises(ag.TracingError, match=r"the `with` statement at .*test_staged_raise_exceptions.py:\d+ "
+                                                      r"suppresses (ValueError|ZeroDivisionError)\(.* raised while "
+                                                      r"tracing a tensor if or loop inside it"):
+                g(*args)
+
+
+def index_in_suppress(xs, i):
+    y = -1.0
+    with contextlib.suppress(IndexError):
+        y = xs[i]
+    return y
+
+
+def division_in_suppress(x, n):
+    total = 0.0
+    for i in range(n):
+        with contextlib.suppress(ZeroDivisionError):
+            total += 1.0 / (i - 2)
+    return total
+
+
+def index_in_errstate(xs, i):
+    with np.errstate(all="ignore"):
+        y = xs[i]
+    return y
+
+
+def test_an_op_that_may_fail_when_the_graph_runs_inside_a_suppress_is_refused():
+    xs = np.arange(3.0)
+    assert index_in_suppress(xs, 5) == -1.0 and division_in_suppress(0.0, 4) == -0.5
+    for f, args, op in ((index_in_suppress, (xs, i32(5)), "CheckIndex"),
+                        (division_in_suppress, (np.float32(0.0), i32(4)), "Ensure")):
+        for _, g in modes(f):
+            with pytest.raises(ag.TracingError, match=rf"the `with` statement at .*test_staged_raise_exceptions.py:\d+ "
+                                                      rf"has a context manager that suppresses \w+Error, which the "
+                                                      rf"{op} op at .*:\d+ .* inside it may raise only when the graph runs"):
+                g(*args)
+
+
+def test_an_op_that_may_fail_inside_a_manager_that_suppresses_nothing_fails_as_python():
+    xs = np.arange(3.0)
+    check(index_in_errstate, xs, i32(1))
+    for _, g in modes(index_in_errstate):
+        with pytest.raises(IndexError, match=r"`y = xs\[i\]` at .*: index 5 is out of bounds for axis 0 with size 3"):
+            g(xs, i32(5))
+
+
+def refusal_inside_suppress(x):
+    y = x
+    with contextlib.suppress(Exception):
+        if x > 0:
+            y = [x]  # a list in one branch and a tensor in the other: refused
+    return y
+
+
+def test_a_refusal_is_not_suppressed():
+    for _, g in modes(refusal_inside_suppress):
+        with pytest.raises(ag.TracingError):
+            g(np.float32(1.0))
+
+
+class Recorder:
+    """Records enter and exit (with the kind of error) in LOG; suppresses what it is told to."""
+
+    LOG: list = []
+
+    def __init__(self, name, suppress=False):
+        self.name, self.suppress = name, suppress
+
+    def __enter__(self):
+        Recorder.LOG.append(f"enter {self.name}")
+        return self.name.upper()
+
+    def __exit__(self, kind, error, tb):
+        Recorder.LOG.append(f"exit {self.name} {kind.__name__ if kind else None}")
+        return self.suppress
+
+
+def nested_managers(x, fail):
+    out = []
+    with Recorder("a") as a, Recorder("b", suppress=True) as b:
+        out.append(a + b)
+        if fail:
+            raise KeyError("k")
+        out.append("after")
+    return out, x
+
+
+def not_a_manager(x):
+    with x:
+        pass
+
+
+def test_the_with_protocol_is_pythons():
+    f = ag.convert(nested_managers, always_converted=True)
+    for fail in (False, True):
+        Recorder.LOG.clear()
+        want = nested_managers(1, fail)
+        python_log = list(Recorder.LOG)
+        Recorder.LOG.clear()
+        assert f(1, fail) == want and Recorder.LOG == python_log, (fail, Recorder.LOG, python_log)
+    g = ag.convert(not_a_manager, always_converted=True)
+    for value in (1, Recorder):
+        with pytest.raises(TypeError) as python:
+            not_a_manager(value)
+        with pytest.raises(TypeError) as converted:
+            g(value)
+        assert str(converted.value) == str(python.value)

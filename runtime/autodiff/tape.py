@@ -42,6 +42,8 @@ __all__ = ["GradientTape"]
 class GradientTape:
     """Records the ops of a ``with`` block of a traced function, to differentiate them."""
 
+    __autograph_suppresses__ = ()  # its __exit__ suppresses nothing (operators/raises.py: suppressed_by)
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self.persistent = bool(persistent)
         self.watch_accessed_variables = bool(watch_accessed_variables)

@@ -208,7 +208,7 @@ from autograph.runtime.operators.py_builtins import (
     type_ as type,
     zip_ as zip,
 )
-from autograph.runtime.operators.raises import caught, python_try, raise_
+from autograph.runtime.operators.raises import caught, python_try, python_with, raise_
 from autograph.runtime.operators.shapes import shape_of
 from autograph.runtime.operators.if_statements import if_stmt, no_op, no_state
 from autograph.runtime.operators.loop_statements import for_stmt, while_stmt
@@ -222,7 +222,7 @@ __all__ = [
     "is_undefined",
     "bool", "isinstance", "reversed", "slice", "type",
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
-    "python_condition", "python_try", "caught", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
+    "python_condition", "python_try", "python_with", "caught", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
     "comprehension_iterable",
     "register_converted_code", "set_conversion_hook", "setattr_", "shape_of", "while_stmt", "zip",
 ]

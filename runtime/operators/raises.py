@@ -26,12 +26,24 @@ catch that failure: the graph runs after the ``try`` ran its handlers, once,
 while tracing.  When a handler would catch a kind of error such an op may
 raise (``core/opdef.py``: ``RUN_TIME_ERRORS``), the trace is a
 ``TracingError`` naming the ``try``, the op and its line (``python_try``).
+
+A ``with`` block is the same kind of region, its context manager the
+handler (``python_with``): what a manager may suppress is known for
+``contextlib.suppress`` (its types), for managers known to suppress
+nothing (``nullcontext``, ``np.errstate``, files, locks, a class declaring
+``__autograph_suppresses__ = ()``), and is anything for the others.  An
+exception that leaves the tracing of a tensor branch or loop body inside it
+and that the manager suppresses is a ``TracingError``: Python suppresses it
+on the inputs that take that path, the trace for every input.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -82,38 +94,116 @@ class branch:
 
 class python_try:
     """Around the body of a ``try`` of converted code whose handlers catch ``types()`` (a tuple of
-    exception types; ``None``: everything), or of a ``with`` (``statement``), which may suppress
-    anything.
+    exception types; ``None``: everything).
 
     While tracing, the ops the body of a ``try`` records run when the graph runs, outside the
     ``try``: its handlers run only while tracing.  When the body exits, an op it recorded (in the
     graph, or in the bodies of a tensor ``if`` or loop it traced) that may raise at run time an
     exception the handlers would catch (``opdef.run_time_errors``) is a ``TracingError``: Python
-    catches it, the graph would not.  (A ``with`` block's context manager is not known here: its
-    body is not checked.)"""
+    catches it, the graph would not."""
 
     __slots__ = ("entry", "graph", "start", "where")
 
-    def __init__(self, types, statement):
+    def __init__(self, types, statement="try"):
         self.entry = (types, statement)
 
     def __enter__(self):
         _tries().append(self.entry)
-        graph = self.graph = current_graph() if self.entry[1] == "try" else None
+        graph = self.graph = current_graph()
         if graph is not None:
             self.start = len(graph.operations)
             self.where = user_location()
 
     def __exit__(self, kind, error, tb):
         _tries().pop()
-        if self.graph is None or isinstance(error, AutoGraphError):
-            return False  # not tracing; or a refusal already
+        if self.graph is not None and not isinstance(error, AutoGraphError):  # tracing; not a refusal already
+            self.check()
+        return False
+
+    def check(self):
+        """The refusal of an op the body recorded that may raise, when the graph runs, what the
+        handlers would catch."""
         found = _caught_when_run(self.entry, self.graph.operations[self.start:], self.graph.library)
         if found is not None:
-            refusal = TracingError(_run_time_message(self.where, *found))
+            refusal = TracingError(_run_time_message(self.entry[1], self.where, *found))
             setattr(refusal, _ESCAPED, True)  # a handler's ``caught()`` passes it on
             raise refusal from None
-        return False
+
+
+class python_with(python_try):
+    """``with ag__.python_with(cm) as v:``: the ``with`` statement's protocol on ``cm``, its
+    context manager, and a ``python_try`` around the body catching what ``cm`` may suppress
+    (``suppressed_by``).  An exception raised while tracing a tensor branch or loop body inside
+    (``branch``) that ``cm`` suppresses is a ``TracingError``; autograph's own refusals are never
+    suppressed."""
+
+    __slots__ = ("manager", "exit")
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def __enter__(self):
+        manager = self.manager
+        kind = type(manager)
+        enter = getattr(kind, "__enter__", None)
+        if enter is None:
+            raise TypeError(f"'{kind.__name__}' object does not support the context manager protocol")
+        self.exit = getattr(kind, "__exit__", None)
+        if self.exit is None:
+            raise TypeError(f"'{kind.__name__}' object does not support the context manager protocol "
+                            "(missed __exit__ method)")
+        value = enter(manager)
+        types = suppressed_by(manager)
+        self.entry = (None if types is None else lambda: types), "with"
+        _tries().append(self.entry)
+        self.graph = current_graph() if types else None  # None: not tracing, or nothing known to check
+        if self.graph is not None:
+            self.start = len(self.graph.operations)
+            self.where = user_location()
+        return value
+
+    def __exit__(self, kind, error, tb):
+        _tries().pop()
+        suppressed = self.exit(self.manager, kind, error, tb)
+        if isinstance(error, (AutoGraphError, DeadBranch)):
+            return False  # autograph's refusal, or the end of a traced branch: never the manager's
+        if suppressed and getattr(error, _ESCAPED, False):
+            refusal = TracingError(
+                f"{construct_at('the `with` statement')} suppresses {type(error).__name__}({_text(error)}) "
+                "raised while tracing a tensor if or loop inside it: its context manager would suppress it "
+                "once, while tracing, for every input, not when the graph runs. Move the with block inside "
+                "the branch or loop body, or test the condition before it."
+            )
+            setattr(refusal, _ESCAPED, True)
+            raise refusal from None
+        if self.graph is not None:
+            self.check()
+        return suppressed
+
+
+def _never_suppressing() -> tuple:
+    types = [contextlib.nullcontext, contextlib.redirect_stdout, contextlib.redirect_stderr, contextlib.closing,
+             warnings.catch_warnings, np.errstate, io.IOBase, type(threading.Lock()), type(threading.RLock()),
+             threading.Condition, threading.Semaphore]
+    return tuple(t for t in types if isinstance(t, type))
+
+
+_NEVER_SUPPRESSING = _never_suppressing()
+
+
+def suppressed_by(manager):
+    """The exception types the context manager ``manager`` may suppress: ``contextlib.suppress``'s,
+    ``()`` for a manager known to suppress nothing (its class may say so: ``__autograph_suppresses__
+    = ()``); ``None`` when unknown (its ``__exit__`` may suppress anything)."""
+    declared = getattr(type(manager), "__autograph_suppresses__", None)
+    if declared is not None:
+        return tuple(declared)
+    if isinstance(manager, contextlib.suppress):
+        types = getattr(manager, "_exceptions", None)
+        return None if types is None else tuple(types)
+    if isinstance(manager, _NEVER_SUPPRESSING):
+        return ()
+    return None
 
 
 def _caught_when_run(entry, operations, library):
@@ -173,18 +263,27 @@ _INSTEAD = {
 }
 
 
-def _run_time_message(where, op, error_kind) -> str:
+# The region a run-time failure escapes, by statement: (what catches, where it runs, what Python does).
+_REGIONS = {
+    "try": ("has a handler that catches", "the try, whose handlers run", "catches"),
+    "with": ("has a context manager that suppresses", "the with block, whose context manager runs",
+             "suppresses"),
+}
+
+
+def _run_time_message(statement, where, op, error_kind) -> str:
     location = op.location or "<unknown>"
     text = source_at(op.location)
-    statement = f" (`{text}`)" if text else ""
+    source = f" (`{text}`)" if text else ""
     what = "an exception" if error_kind is Exception else error_kind.__name__
     instead = next((advice for kind, advice in _INSTEAD.items() if issubclass(error_kind, kind)),
                    "test the condition explicitly with an `if`")
+    catches, region, python = _REGIONS[statement]
     return (
-        f"the `try` statement at {where or '<unknown>'} has a handler that catches {what}, which the "
-        f"{op.type} op at {location}{statement} inside it may raise only when the graph runs, for its "
-        "values then: the graph runs outside the try, whose handlers run only while tracing, so the graph "
-        f"would raise where Python catches. Check the condition explicitly instead of relying on the "
+        f"the `{statement}` statement at {where or '<unknown>'} {catches} {what}, which the "
+        f"{op.type} op at {location}{source} inside it may raise only when the graph runs, for its "
+        f"values then: the graph runs outside {region} only while tracing, so the graph "
+        f"would raise where Python {python}. Check the condition explicitly instead of relying on the "
         f"exception: {instead}."
     )
 
