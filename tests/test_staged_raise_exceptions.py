@@ -427,3 +427,26 @@ def test_the_with_protocol_is_pythons():
         with pytest.raises(TypeError) as converted:
             g(value)
         assert str(converted.value) == str(python.value)
+
+
+def refusal_in_try(x):
+    try:
+        v = x.tolist()  # a list needs the values: refused while tracing
+    except Exception:
+        v = -1.0
+    return v
+
+
+def refusal_in_suppress(x):
+    v = -1.0
+    with contextlib.suppress(Exception):
+        v = x.tolist()
+    return v
+
+
+@pytest.mark.parametrize("f", [refusal_in_try, refusal_in_suppress])
+def test_a_refusal_while_tracing_reaches_the_caller_through_the_users_handlers(f):
+    assert f(np.float32(2.0)) == 2.0  # Python raises nothing; a handler catching the refusal would give -1.0
+    for _, g in modes(f):
+        with pytest.raises(ag.TracingError, match=r"\.tolist\(\) of the symbolic tensor"):
+            g(np.float32(2.0))

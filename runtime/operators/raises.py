@@ -52,7 +52,7 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, source_at, user_location
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import UndefinedReturnValue
-from autograph.runtime.errors import AutoGraphError, TracingError, rebuilt
+from autograph.runtime.errors import AutoGraphError, ExecutionError, TracingError, rebuilt
 from autograph.runtime.ops import effects
 from autograph.runtime.tracing import deferred_raise
 
@@ -165,8 +165,8 @@ class python_with(python_try):
     def __exit__(self, kind, error, tb):
         _tries().pop()
         suppressed = self.exit(self.manager, kind, error, tb)
-        if isinstance(error, (AutoGraphError, DeadBranch)):
-            return False  # autograph's refusal, or the end of a traced branch: never the manager's
+        if isinstance(error, DeadBranch) or (_is_refusal(error) and current_graph() is not None):
+            return False  # the end of a traced branch, or autograph's refusal: never the manager's
         if suppressed and getattr(error, _ESCAPED, False):
             refusal = TracingError(
                 f"{construct_at('the `with` statement')} suppresses {type(error).__name__}({_text(error)}) "
@@ -204,6 +204,12 @@ def suppressed_by(manager):
     if isinstance(manager, _NEVER_SUPPRESSING):
         return ()
     return None
+
+
+def _is_refusal(error) -> bool:
+    """``error`` is autograph refusing the code (a ``TracingError``, ...), not an error Python raises too
+    (an ``ExecutionError`` of an op run on values)."""
+    return isinstance(error, AutoGraphError) and not isinstance(error, ExecutionError)
 
 
 def _caught_when_run(entry, operations, library):
@@ -292,10 +298,12 @@ def caught():
     """The first statement of a handler of converted code: an exception that left the tracing of a
     tensor branch or loop body would be caught only while tracing, never when the graph runs."""
     error = sys.exc_info()[1]
-    if error is None or not getattr(error, _ESCAPED, False):
+    if error is None:
         return
-    if isinstance(error, TracingError):
-        raise error  # autograph's own refusal: not the user's to catch
+    if _is_refusal(error) and (getattr(error, _ESCAPED, False) or current_graph() is not None):
+        raise error  # autograph's own refusal while tracing: not the user's to catch (Python raises nothing)
+    if not getattr(error, _ESCAPED, False):
+        return
     where = construct_at("the `except` clause")
     refusal = TracingError(
         f"{where} catches {type(error).__name__}({_text(error)}) raised while tracing a tensor if or loop "
