@@ -76,7 +76,7 @@ X3 = np.array([0.5, -1.5, 2.0], np.float32)
 
 
 def test_optimize_returns_a_copy_and_leaves_the_input_alone():
-    g = trace(lambda x: x * 1.0 + 0.0, F3)
+    g = trace(lambda x: x * 1.0 - 0.0, F3)
     before = g.to_text()
     o = optimize(g, check=True)
     assert o is not g
@@ -113,9 +113,12 @@ def test_fixed_point_is_reached_and_stable():
     [
         (lambda x: x * 1.0, []),
         (lambda x: 1.0 * x, []),
-        (lambda x: x + 0.0, []),
-        (lambda x: 0.0 + x, []),
+        (lambda x: x + (-0.0), []),
+        (lambda x: -0.0 + x, []),
         (lambda x: x - 0.0, []),
+        (lambda x: x + 0.0, ["Add"]),  # -0.0 + 0.0 is 0.0: only -0.0 is the sum's identity
+        (lambda x: 0.0 + x, ["Add"]),
+        (lambda x: x - (-0.0), ["Sub"]),  # -0.0 - (-0.0) is 0.0
         (lambda x: x / 1.0, []),
         (lambda x: x ** 1.0, []),
         (lambda x: -(-x), []),
@@ -136,6 +139,16 @@ def test_simplify_rules(fn, expected):
     prune.run(s)
     assert types(s) == expected
     same_results(g, s, [X3])
+    signed_zeros = np.array([-0.0, 0.0, -1.5], np.float32)
+    for want, got in zip(executor.run_graph(g, [signed_zeros]), executor.run_graph(s, [signed_zeros])):
+        assert np.array_equal(np.signbit(want), np.signbit(got)), (want, got)
+
+
+def test_simplify_integer_zero():
+    g = trace(lambda n: (n + 0, 0 + n, n - 0), ("int32", (2,)))
+    s = run_pass(g, simplify.run)
+    prune.run(s)
+    assert types(s) == []
 
 
 def test_simplify_keeps_broadcasting_and_promotion():

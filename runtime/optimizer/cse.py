@@ -36,8 +36,8 @@ def freeze(value):
         return (type(value).__name__, tuple([freeze(v) for v in value]))
     if isinstance(value, dict):
         return ("dict", tuple(sorted((k, freeze(v)) for k, v in value.items())))
-    if isinstance(value, float) and value != value:
-        return ("nan",)
+    if isinstance(value, float):
+        return ("float", value.hex())  # -0.0 is not 0.0 (nor any NaN another value)
     if isinstance(value, (str, int, float, bool, type(None), np.dtype)):
         return (type(value).__name__, value)
     raise _Unhashable

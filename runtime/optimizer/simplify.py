@@ -10,7 +10,8 @@ replaces an op by a tensor of exactly the op's dtype and static shape, so
 broadcasting (``x + zeros((2, 3))`` with ``x`` of shape ``[3]``) and type
 promotion (``int32 * 1.0``) are never lost.  Identities that do not hold in
 floating point are limited to exact types (``x - x`` only for integers and
-booleans: ``inf - inf`` is NaN).
+booleans: ``inf - inf`` is NaN), or to the constant that keeps them
+(``x + (-0.0)``: ``x + 0.0`` turns ``-0.0`` into ``0.0``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ def _is(tensor, scalar) -> bool:
     return value is not None and value.size > 0 and bool(np.all(value == scalar))
 
 
+def _is_zero(tensor, negative: bool) -> bool:
+    """``tensor`` is a constant zero that leaves any value unchanged when added (``negative``) or
+    subtracted: in floating point only ``-0.0`` is the sum's identity (``-0.0 + 0.0`` is ``0.0``)
+    and ``+0.0`` the difference's."""
+    value = graph_util.const_value(tensor)
+    if value is None or value.size == 0 or not bool(np.all(value == 0)):
+        return False
+    return not np.issubdtype(value.dtype, np.inexact) or bool(np.all(np.signbit(value) == negative))
+
+
 def _identity_element(left=None, right=None):
     """Rule for ``x op e -> x`` (``right``) and ``e op x -> x`` (``left``)."""
 
@@ -49,10 +60,21 @@ def _identity_element(left=None, right=None):
     return rule
 
 
+def _add(rw, op):
+    """``x + 0 -> x`` and ``0 + x -> x`` (``-0.0`` for floats)."""
+    a, b = op.inputs
+    out = op.outputs[0]
+    if _is_zero(b, negative=True) and _same(a, out):
+        return [a]
+    if _is_zero(a, negative=True) and _same(b, out):
+        return [b]
+    return None
+
+
 def _sub(rw, op):
     a, b = op.inputs
     out = op.outputs[0]
-    if _is(b, 0) and _same(a, out):
+    if _is_zero(b, negative=False) and _same(a, out):
         return [a]
     exact = dtypes.is_integer(out.dtype) or dtypes.is_bool(out.dtype)
     if a is b and exact and shapes.is_fully_defined(out.shape):
@@ -105,7 +127,7 @@ def _select(rw, op):
 
 
 RULES = {
-    "Add": _identity_element(left=0, right=0),
+    "Add": _add,
     "Sub": _sub,
     "Mul": _identity_element(left=1, right=1),
     "RealDiv": _identity_element(right=1),
