@@ -193,6 +193,18 @@ def test_logical_and_bitwise_spellings():
         assert_same(got, want)
 
 
+def test_bitwise_of_bools_and_python_ints_is_numpys():
+    # NEP 50: a bool with a Python int is int64, bitwise (np.False_ | 2 is 2, not True)
+    p = np.array([True, False])
+    fns = (lambda p: p | 2, lambda p: 300 & p, lambda p: p ^ 1, lambda p: 1 | p)
+    for fn in fns:
+        graph = trace(fn, [p])
+        (got,) = executor.run_graph(graph, [p])
+        assert_same(got, fn(p))
+    with pytest.raises(TypeError, match="bitwise_and is not defined for bool and float64"):
+        trace(lambda p: p & 2.5, [p])
+
+
 def test_comparison_with_non_numbers_is_python_identity():
     graph = trace(lambda x: x, [np.float32(1)])
     t = graph.outputs[0]

@@ -18,8 +18,8 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops.list_operators import StagedList
-from autograph.runtime.ops.common import dtype_of, is_weak_list
-from autograph.runtime.core.tensor import Tensor, is_python_number, is_weak
+from autograph.runtime.ops.common import dtype_of
+from autograph.runtime.core.tensor import Tensor, is_python_number
 
 
 def _numeric(value) -> bool:
@@ -37,10 +37,8 @@ def _choose(candidates, operands) -> Spelling:
     """The spelling among ``candidates`` (sharing one dunder) that fits the operands' dtype kind."""
     if len(candidates) == 1:
         return candidates[0]
-    # a weakly typed list (a staged list of Python numbers) is a strong array to numpy (``common.promote``)
-    kinds = ({dtype_of(v).kind for v in operands if not is_weak(v) or is_weak_list(v)}
-             or {dtype_of(operands[0]).kind})
-    kind = "b" if kinds == {"b"} else "i"
+    # the logical op only when every operand is a bool: numpy's ``np.False_ | 2`` is the int64 2
+    kind = "b" if all(dtype_of(v).kind == "b" for v in operands) else "i"
     for spelling in candidates:
         if kind in spelling.kinds:
             return spelling
