@@ -208,8 +208,23 @@ def _merge_dtype(label, a, b, where):
     for value, strong_branch in ((a, "false"), (b, "true")):
         if is_weak(value):
             refuse_int_beside_wrapping(label, strong[0], value, f"in the {strong_branch} branch of {where}")
-    weak = [weak_number(v) for v in (a, b) if is_weak(v)]
-    return _holding(label, a, b, where, dtypes.result_type(strong[0], *weak)), False
+    return _holding(label, a, b, where, _strong_kept(label, a, b, where, strong[0])), False
+
+
+def _strong_kept(label, a, b, where, strong):
+    """The merge of the strong dtype ``strong`` of one branch with the Python number of the other, if
+    it is ``strong`` (NEP 50); a ``TracingError`` if the number would change it (a Python float
+    beside an int or bool tensor, a Python int beside a bool): Python keeps each path's type."""
+    merged = dtypes.result_type(strong, *[weak_number(v) for v in (a, b) if is_weak(v)])
+    if merged == strong:
+        return merged
+    branch, number = ("true", b) if is_strong(a) else ("false", a)
+    raise TracingError(
+        f"'{label}' is {strong.name} in the {branch} branch but {describe_value(number)} in the other "
+        f"branch of {where}; one value for both would make the {strong.name} path {merged.name}, where "
+        f"Python keeps {strong.name}. Give both branches one kind of number, e.g. "
+        f"rt.cast({label}, '{merged.name}') in the {branch} branch, or a number of its kind in the other."
+    )
 
 
 def _holding(label, a, b, where, dtype):

@@ -1,0 +1,81 @@
+"""A tensor if, conditional expression or and/or merging a numpy value with a Python number of
+another kind: Python keeps each path's type, so the merge is refused rather than widened.
+
+A Python number beside a strong value of its kind or a wider one takes the strong dtype (NEP 50:
+``0`` beside a float32 is float32); a Python float beside an int or bool tensor, or a Python int
+beside a bool tensor, would make that tensor's path another dtype (``np.int32(3)`` coming back
+as ``np.float64(3.0)``, an int64 beyond 2**53 rounded), so it is an ``ag.TracingError`` naming
+the variable, in every mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from modes import check, check_raises
+
+
+def one_sided_if(n):
+    r = n
+    if n <= 0:
+        r = 0.5
+    return r
+
+
+def ternary(n):
+    return n if n > 0 else 0.5
+
+
+def or_default(n):
+    return n or 0.5
+
+
+def early_return(n):
+    if n > 0:
+        return n
+    return 0.0
+
+
+def bool_or_int(n):
+    ok = n > 0
+    if n < -5:
+        ok = 0
+    return ok
+
+
+@pytest.mark.parametrize("f, arg, name", [
+    (one_sided_if, np.int32(3), "r"),
+    (one_sided_if, np.int64(2 ** 53 + 1), "r"),
+    (ternary, np.int32(-3), "value"),
+    (or_default, np.int16(0), "result"),
+    (early_return, np.uint8(3), "the return value"),
+    (bool_or_int, np.int32(3), "ok"),
+])
+def test_a_number_that_would_change_the_tensors_dtype_is_refused(f, arg, name):
+    f(arg)  # Python: each path keeps its own type
+    check_raises(f, arg, match=rf"'{name}' is \w+ in the (true|false) branch but the Python (float|int) \S+ in the "
+                               r"other branch of .*test_branch_number_kinds.py:\d+; one value for both would make")
+
+
+def float_tensor_with_python_numbers(x):
+    r = x
+    if x < 0:
+        r = 0
+    elif x > 10:
+        r = 2.5
+    return r
+
+
+def int_tensor_with_python_int(n):
+    return n if n > 0 else -1
+
+
+@pytest.mark.parametrize("arg", [np.float32(3.0), np.float32(20.0)])
+def test_a_number_the_tensors_dtype_holds_takes_it(arg):
+    check(float_tensor_with_python_numbers, arg)
+
+
+@pytest.mark.parametrize("arg", [np.int32(-4), np.int32(4)])
+def test_an_int_beside_an_int_tensor_takes_its_dtype(arg):
+    check(int_tensor_with_python_int, arg)
