@@ -294,3 +294,37 @@ def test_numpy_values_divided_by_zero_follow_numpy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(divided_by, f32(1), f32(0))  # numpy: inf (with a warning), not an error
+
+
+# -- a list or tuple times a tensor -------------------------------------------------------------
+
+def repeat_list(n):
+    return [0] * n
+
+
+def repeat_tuple_on_the_right(n):
+    return n * (1, 2)
+
+
+def list_times_float(x):
+    return [1, 2] * x
+
+
+def list_times_vector(v):
+    return [1] * v
+
+
+@pytest.mark.parametrize("f", [repeat_list, repeat_tuple_on_the_right])
+def test_a_sequence_repeated_by_an_int_tensor_is_refused(f):
+    assert len(f(np.int32(3))) in (3, 6)  # Python repeats: a numpy int scalar is an index
+    check_raises(f, np.int32(3), match=r"the (list|tuple) repeated by the tensor n:0 at .*test_builtins_semantics.py:"
+                                       r"\d+ would have as many items as n:0 says")
+
+
+def test_a_sequence_times_a_float_tensor_is_pythons_type_error():
+    check_python_error(list_times_float, f32(2.0), exc=TypeError,
+                       match="can't multiply sequence by non-int of type 'numpy.float32'")
+
+
+def test_a_sequence_times_a_vector_broadcasts_as_numpy():
+    check(list_times_vector, np.array([2, 3], np.int32))

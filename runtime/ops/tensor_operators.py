@@ -19,7 +19,9 @@ from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.ops.common import dtype_of
+from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor, is_python_number
+from autograph.runtime.errors import TracingError
 
 
 def _numeric(value) -> bool:
@@ -45,6 +47,23 @@ def _choose(candidates, operands) -> Spelling:
     return candidates[-1]
 
 
+def _repeated_sequence(self, other):
+    """``[0] * n`` with a scalar tensor ``n``: Python repeats the list ``n`` times (a numpy int
+    scalar is an index), a length only the graph knows, or raises ``TypeError`` (a float or bool
+    scalar); numpy broadcasts only with arrays of one dimension or more."""
+    if isinstance(other, StagedList) or type(other) not in (list, tuple) or (
+            self.shape is not None and len(self.shape) > 0):
+        return
+    if self.dtype.kind not in "iu":
+        raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{self.dtype.name}'")
+    raise TracingError(
+        f"{construct_at(f'the {type(other).__name__} repeated by the tensor {self.name}')} would have "
+        f"as many items as {self.name} says, which only the graph knows; a Python {type(other).__name__} "
+        "needs its length while tracing. Make the repeat count a Python int, or build an array: "
+        "rt.fill([n], value) or rt.zeros([n])."
+    )
+
+
 def _binary_method(candidates, reflected: bool):
     name = candidates[0].dunder.strip("_")
 
@@ -54,6 +73,8 @@ def _binary_method(candidates, reflected: bool):
             result = list_operators.binary(name, *operands)
             if result is not None:
                 return result
+        if name == "mul":
+            _repeated_sequence(self, other)
         if not _numeric(other):
             return NotImplemented
         spelling = _choose(candidates, operands)
