@@ -150,6 +150,23 @@ def mismatch(a, b, path: str = "") -> str | None:
     return None
 
 
+def key_order_mismatch(a, b, path: str = ""):
+    """``(path, keys of a, keys of b)`` of the first dict that ``a`` and ``b`` (of one structure)
+    hold with their keys in another order (Python iterates a dict in insertion order), else None."""
+    if type(a) is not type(b) or not is_nested(a):
+        return None
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return path, list(a), list(b)
+    elif len(a) != len(b):
+        return None
+    for step, (x, y) in zip(leaf_steps(a), zip(children(a), children(b))):
+        found = key_order_mismatch(x, y, path + step)
+        if found:
+            return found
+    return None
+
+
 def missing_key(a, b, path: str = ""):
     """``(path, in_a)`` of the first dict key that only one of ``a`` and ``b`` has, else None.
 

@@ -113,22 +113,36 @@ def flatten_like(init, new, names, where, staged):
                     f"the loop, `items.append(...)` in it, and `{name} = items` after it."
                 )
             raise Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
-        diff = nest.mismatch(before, after)
-        missing = nest.missing_key(before, after) if diff is not None else None
-        if missing is not None:
-            path, existed = missing
-            change = "deletes" if existed else "creates"
-            raise TracingError(
-                f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
-                f"{name}{path} before the loop (with the dtype the loop gives it)."
-            )
-        if diff is not None:
-            raise TracingError(
-                f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
-                "variable must keep its structure; build it with its final structure before the loop."
-            )
+        _refuse_structure_change(name, before, after, where)
         flat.extend(nest.flatten(after))
     return flat
+
+
+def _refuse_structure_change(name, before, after, where):
+    """A loop variable whose structure (dict keys, their order, lengths, kinds) an iteration changes."""
+    diff = nest.mismatch(before, after)
+    missing = nest.missing_key(before, after) if diff is not None else None
+    if missing is not None:
+        path, existed = missing
+        change = "deletes" if existed else "creates"
+        raise TracingError(
+            f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
+            f"{name}{path} before the loop (with the dtype the loop gives it)."
+        )
+    if diff is not None:
+        raise TracingError(
+            f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
+            "variable must keep its structure; build it with its final structure before the loop."
+        )
+    order = nest.key_order_mismatch(before, after)
+    if order is not None:
+        path, keys_before, keys_after = order
+        raise TracingError(
+            f"the body of {where} reorders the keys of the dict '{name}{path}' ({keys_before} before an "
+            f"iteration, {keys_after} after it); Python iterates a dict in insertion order, so after the "
+            "loop the order would depend on whether it ran. Keep the keys in place: assign d[k] = v "
+            "instead of deleting and inserting k."
+        )
 
 
 def _lists_as_leaves(before, after, label, where):

@@ -92,6 +92,7 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
                 f"'{label}' has a different structure in the two branches of {where}: {diff} (true "
                 "branch vs false branch). Make both branches give it the same structure."
             )
+        _refuse_key_orders(label, a, b, where)
         leaves_a, leaves_b = nest.flatten(a), nest.flatten(b)
         merged = list(leaves_a)
         for j, (path, x, y) in enumerate(zip(nest.leaf_paths(a), leaves_a, leaves_b)):
@@ -113,6 +114,20 @@ def build_cond(pred, true_fn, false_fn, *, labels, where, stage_lists=False):
     for (index, j, marks), tensor in zip(slots, outputs):  # a staged list on either path stays one
         results[index][1][j] = tensor if marks is None else StagedList.mark(tensor, *marks)
     return [nest.pack_as(structure, merged) for structure, merged in results]
+
+
+def _refuse_key_orders(label, a, b, where):
+    """A dict whose keys the two branches insert in other orders: Python iterates it in the order of
+    the path taken, which one graph cannot follow."""
+    order = nest.key_order_mismatch(a, b)
+    if order is not None:
+        path, in_true, in_false = order
+        raise TracingError(
+            f"the dict '{label}{path}' has its keys in the order {in_true} in the true branch but {in_false} "
+            f"in the false branch of {where}; Python iterates a dict in the order the path taken inserted "
+            "its keys, which one graph cannot follow. Insert the keys in one order on both paths (set them "
+            "before the if), or sort the keys where you read them."
+        )
 
 
 def _list_marks(a, b):
