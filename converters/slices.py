@@ -97,10 +97,65 @@ def _lower_delete(statement, local):
     return lowered
 
 
-def _lower(statement, local):
+def _has_item_target(target, local) -> bool:
+    """``target`` (of an assignment) is or holds (unpacking) an item of a plain local name."""
+    kind = type(target)
+    if kind is gast.Subscript:
+        chain = _item_chain(target)
+        return chain is not None and chain[0] in local
+    if kind in (gast.Tuple, gast.List):
+        return any(_has_item_target(e, local) for e in target.elts)
+    if kind is gast.Starred:
+        return _has_item_target(target.value, local)
+    return False
+
+
+def _temporaries(target, namer, pairs):
+    """``target`` with each name or item it assigns replaced by a fresh name (in place); ``pairs``
+    gets ``(original target, fresh name)`` in Python's order of assignment."""
+    kind = type(target)
+    if kind in (gast.Tuple, gast.List):
+        target.elts = [_temporaries(e, namer, pairs) for e in target.elts]
+        return target
+    if kind is gast.Starred:
+        target.value = _temporaries(target.value, namer, pairs)
+        return target
+    name = namer.new("item_")
+    pairs.append((target, name))
+    return templates.name(name, store=True)
+
+
+def _lower_unpacking(statement, local, namer):
+    """``x[0], x[1] = v, w`` and ``x[0] = y[0] = v``: the value unpacked (or evaluated once) into
+    fresh names, then each target assigned from its name in Python's order, the items lowered::
+
+        item_, item__1 = (v, w)
+        x = ag__.aug_setitem(x, 0, '=', item_)
+        x = ag__.aug_setitem(x, 1, '=', item__1)
+    """
+    pairs = []
+    if len(statement.targets) > 1:
+        first = namer.new("item_")
+        pairs = [(target, first) for target in statement.targets]
+        unpack = templates.replace("name = value", origin=statement, name=first, value=statement.value)
+    else:
+        (target,) = statement.targets
+        temporaries = _temporaries(target, namer, pairs)
+        unpack = templates.replace("target = value", origin=statement, target=temporaries, value=statement.value)
+    lowered = list(unpack)
+    for target, name in pairs:
+        (assign,) = templates.replace("target = name", origin=statement, target=target, name=templates.name(name))
+        lowered.append(_lower(assign, local, namer))
+    return lowered
+
+
+def _lower(statement, local, namer):
     kind = type(statement)
     if kind is gast.Delete and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
         return _lower_delete(statement, local)
+    if kind is gast.Assign and (len(statement.targets) > 1 or type(statement.targets[0]) in (gast.Tuple, gast.List)) \
+            and any(_has_item_target(t, local) for t in statement.targets):
+        return _lower_unpacking(statement, local, namer)
     if kind is gast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
         target, op = statement.targets[0], "="
     elif kind is gast.AugAssign:
@@ -119,12 +174,20 @@ def _lower(statement, local):
     return lowered
 
 
+def _flat(lowered):
+    out = []
+    for item in lowered:
+        out.extend(item if isinstance(item, list) else [item])
+    return out
+
+
 def transform(node, ctx):
     if ctx.lacks(gast.Subscript):
         return node
     for function in ast_util.functions(node):
         local = anno.get(function, anno.SCOPE).locals
         ast_util.transform_blocks(
-            function, lambda statements: [_lower(s, local) for s in statements], into_functions=False
+            function, lambda statements: _flat([_lower(s, local, ctx.namer) for s in statements]),
+            into_functions=False,
         )
     return node

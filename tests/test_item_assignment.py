@@ -261,3 +261,59 @@ def test_del_of_python_containers_is_unchanged():
         return x + len(d) + len(l)
 
     check(f, np.float32(1))
+
+
+# -- several targets, and a numpy array of the function's own ------------------------------------
+
+def swap_first_two(a):
+    a[0], a[1] = a[1], a[0]
+    return a
+
+
+def chained_store(a):
+    a[0] = a[1] = a[2]
+    return a
+
+
+def swap_at(a, i):
+    a[i], a[i + 1] = a[i + 1], a[i]
+    return a
+
+
+def starred_store(a):
+    a[0], *rest = [7.0, 8.0, 9.0]
+    return a, rest
+
+
+def targets_in_order(a):
+    i = 0
+    a[i], i = 5.0, 2  # a[0] is stored before i changes
+    return a, i
+
+
+def bubble_sort(a, n):
+    for i in range(n - 1):
+        for j in range(n - 1 - i):
+            if a[j] > a[j + 1]:
+                a[j], a[j + 1] = a[j + 1], a[j]
+    return a
+
+
+def store_into_a_local_array(x, i):
+    buf = np.zeros(3, np.float32)
+    buf[0] = x
+    buf[i] += x
+    return buf
+
+
+@pytest.mark.parametrize("f, args", [
+    (swap_first_two, (np.array([3.0, 1.0, 2.0], np.float32),)),
+    (chained_store, (np.array([3.0, 1.0, 2.0], np.float32),)),
+    (swap_at, (np.array([3.0, 1.0, 2.0], np.float32), i32(1))),
+    (starred_store, (np.array([3.0, 1.0, 2.0]),)),
+    (targets_in_order, (np.array([0.0, 0.0, 0.0]),)),
+    (bubble_sort, (np.array([3.0, 1.0, 2.0, 0.0], np.float32), i32(4))),
+    (store_into_a_local_array, (np.float32(2.0), i32(2))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_items_of_several_targets_and_of_local_arrays_are_stored_as_python_does(f, args):
+    check(f, *args)

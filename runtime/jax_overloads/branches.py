@@ -22,7 +22,7 @@ from autograph.runtime.core import nest
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import carry, errors, outside, values
-from autograph.runtime.operators import outside_writes, statement_state
+from autograph.runtime.operators import container_identity, outside_writes, statement_state
 from autograph.runtime.tracing.branches import expand_return_placeholder
 
 
@@ -189,19 +189,28 @@ def if_stmt(cond_value, body, orelse, get_state, set_state, symbol_names, nouts,
 
 def _if(pred, body, orelse, get_state, set_state, symbol_names, nouts, opts, where):
     init = statement_state.read_state(get_state, where)
-    labels = statement_state.labels(symbol_names, init, opts)[:nouts]
+    names = statement_state.labels(symbol_names, init, opts)
+    labels = names[:nouts]
     carry.refuse_staged(init, labels, f"a traced if ({where})")
     body, orelse = outside.watched((body, orelse), symbol_names, where)
 
+    ended = []  # each branch's (origins, outputs): which list or dict each of its state's is
+
     def branch(fn):
         def run():
-            set_state(statement_state.fresh(init))
+            given = statement_state.fresh(init)
+            copies = container_identity.containers(given[:nouts])
+            set_state(given)
             fn()
-            return statement_state.read_state(get_state, where)[:nouts]
+            state = statement_state.read_state(get_state, where)
+            container_identity.refuse_dead_changes(init, state, nouts, names, where)
+            ended.append((container_identity.origins(copies, state[:nouts]), state[:nouts]))
+            return state[:nouts]
         return run
 
     outputs = cond(pred, branch(body), branch(orelse), labels, where, init[:nouts])
-    set_state(statement_state.write_back(init, outputs + tuple(init[nouts:])))
+    origins = container_identity.if_origins(ended[-2:], init, names, where, statement_state.ROLES)
+    set_state(container_identity.write_back(init, outputs + tuple(init[nouts:]), origins))
 
 
 def if_exp(cond_value, if_true, if_false, expr_repr):

@@ -47,8 +47,25 @@ def refuse_stale(replaced, where):
                 "caller's list would not see the change, where Python's does. Return the list and assign it "
                 "where you call the function (or build a new list in the function: `xs = list(xs)`)."
             )
+    found = _held(targets)
+    if found is not None:
+        label, alias = found
+        raise TracingError(stale_message(label, alias, where))
+
+
+def held_elsewhere(value, label):
+    """The name or path (``'b'``, ``'self.items'``) under which the code being traced holds
+    ``value``, other than ``label``; else None."""
+    found = _held({id(value): label})
+    return None if found is None else found[1]
+
+
+def _held(targets):
+    """``(state label, path)`` of the first of ``targets`` (ids -> labels) that the frames of the
+    code being traced hold under another name: locals and cells with two levels of attributes and
+    items below them, module globals with one."""
     seen_globals = set()
-    frame = sys._getframe(1)
+    frame = sys._getframe(2)
     while frame is not None:
         if not is_skipped_module(frame.f_globals.get("__name__")):
             found = _search(frame.f_locals.items(), targets, _DEPTH)
@@ -56,9 +73,9 @@ def refuse_stale(replaced, where):
                 seen_globals.add(id(frame.f_globals))
                 found = _search(frame.f_globals.items(), targets, 1)
             if found is not None:
-                label, alias = found
-                raise TracingError(stale_message(label, alias, where))
+                return found
         frame = frame.f_back
+    return None
 
 
 def refuse_unseen(state, names, symbols, bodies, where):

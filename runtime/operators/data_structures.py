@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import Undefined
@@ -120,6 +122,9 @@ def aug_setitem(target, index, op, value):
     """
     if type(target) not in (list, dict):
         staged = dispatch.handler_for("aug_setitem", target)
+        if staged is None and isinstance(target, np.ndarray) and (is_tensor(index) or is_tensor(value)):
+            # a numpy array is a value (README): a tensor stored in it gives a tensor, bound to the name
+            staged = dispatch.handler_for("aug_setitem", index if is_tensor(index) else value)
         if staged is not None:
             return staged(target, index, op, value)
     if isinstance(target, dict) and (isinstance(index, Tensor) or dispatch.handler_for("aug_setitem", index)):

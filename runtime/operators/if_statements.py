@@ -12,7 +12,9 @@ values, undefined variables, staged lists).
 from __future__ import annotations
 
 from autograph.runtime.core.location import construct_at
-from autograph.runtime.operators import aliases, dispatch, outside_writes, raises, recursion, statement_state
+from autograph.runtime.operators import (
+    aliases, container_identity, dispatch, outside_writes, raises, recursion, statement_state,
+)
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.tracing.branches import build_cond
 
@@ -64,10 +66,13 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
     outside = outside_writes.Snapshot(symbol_names or ())
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
+    ended = {}  # branch index -> (origins, outputs): which of its copies each list and dict is after it
 
-    def branch(fn):
+    def branch(fn, index):
         def run():
-            set_state(statement_state.fresh(init))
+            given = statement_state.fresh(init)
+            copies = container_identity.containers(given[:nouts])
+            set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
                 with raises.branch():
@@ -80,15 +85,21 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
                 outside.restore()  # a retraced loop around it must not read this trace's tensors
                 raise
             outside.check(where)
-            return statement_state.read_state(get_state, where)[:nouts]
+            state = statement_state.read_state(get_state, where)
+            container_identity.refuse_dead_changes(init, state, nouts, names, where)
+            out = state[:nouts]
+            ended[index] = container_identity.origins(copies, out), out
+            return out
 
         return run
 
     with recursion.guard(body, where), aliases.copies_of_state():
-        outputs = build_cond(cond, branch(body), branch(orelse), labels=names[:nouts], where=where, stage_lists=True)
+        outputs = build_cond(cond, branch(body, 0), branch(orelse, 1), labels=names[:nouts], where=where, stage_lists=True)
     if len(dead) == 2:
         outputs = raises.both_branches_raise(init[:nouts])
-    statement_state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where)
+    origins = container_identity.if_origins([ended[i] for i in (0, 1) if i in ended], init, names, where,
+                                          statement_state.ROLES)
+    statement_state.bind(set_state, init, tuple(outputs) + init[nouts:], names, where, origins)
 
 
 dispatch.register("if_stmt", is_tensor, staged_if_stmt, backend="numpy")

@@ -30,7 +30,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import dispatch, iterables, tensor_builtins
+from autograph.runtime.operators import container_identity, dispatch, iterables, tensor_builtins
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing.branches import build_cond
@@ -127,8 +127,10 @@ def compare_chain(left, operators, operands):
 def staged_if_exp(cond, if_true, if_false, expr_repr):
     """``if_true() if cond else if_false()`` for a tensor ``cond``: an ``If``."""
     where = construct_at(f"the conditional expression `... if {expr_repr} else ...`")
-    (value,) = build_cond(cond, lambda: (if_true(),), lambda: (if_false(),), labels=["value"], where=where)
-    return value
+    true_branch, true_seen = _recording(if_true)
+    false_branch, false_seen = _recording(if_false)
+    (value,) = build_cond(cond, true_branch, false_branch, labels=["value"], where=where)
+    return container_identity.picked(true_seen + false_seen, value, where)
 
 
 def staged_and(value, b):

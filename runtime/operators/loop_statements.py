@@ -28,7 +28,9 @@ from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, warn_at_user
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError, TracingWarning
-from autograph.runtime.operators import aliases, dispatch, iterables, outside_writes, raises, statement_state
+from autograph.runtime.operators import (
+    aliases, container_identity, dispatch, iterables, outside_writes, raises, statement_state,
+)
 from autograph.runtime.operators.if_statements import if_stmt, no_op
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.operators.logical import and_
@@ -321,6 +323,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
     outside = outside_writes.Snapshot(symbol_names or ())
     opts = opts or {}
     k = len(lead)
+    origins = []  # the last traced body's: which list or dict each of the state's is after it
 
     def trace(init, staged):
         flat, labels = statement_state.flatten_state(init, names, staged)
@@ -334,11 +337,17 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
             return condition
 
         def body_fn(values):
-            set_state(statement_state.pack_state(init, values[k:], staged))
+            given = statement_state.pack_state(init, values[k:], staged)
+            copies = container_identity.containers(given)
+            set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
             new_lead = outside.call(raises.run_body, step, values[:k])
             outside.check(where)
-            return [*new_lead, *statement_state.flatten_like(init, statement_state.read_state(get_state, where), names, where, staged)]
+            out = statement_state.read_state(get_state, where)
+            flat = statement_state.flatten_like(init, out, names, where, staged)
+            origins[:] = [container_identity.loop_origins(
+                container_identity.origins(copies, out), names, where, statement_state.ROLES)]
+            return [*new_lead, *flat]
 
         invariants = statement_state.loop_invariants(opts, flat, labels, where)
         return build_while(cond_fn, body_fn, [*lead, *flat], labels=[*lead_labels, *labels], where=where,
@@ -347,7 +356,8 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
 
     with aliases.copies_of_state():
         final, init, staged = retrace.restaging(trace, init)
-    statement_state.bind(set_state, init, statement_state.pack_state(init, final[k:], staged), names, where)
+    statement_state.bind(set_state, init, statement_state.pack_state(init, final[k:], staged), names, where,
+                         origins[0] if origins else None)
 
 
 def _refuse_rebound(before, after, names, where):

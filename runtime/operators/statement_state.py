@@ -19,7 +19,7 @@ from __future__ import annotations
 from autograph.runtime.core import nest
 from autograph.runtime.core.undefined import UndefinedReturnValue
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import aliases
+from autograph.runtime.operators import aliases, container_identity
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.branches import expand_return_placeholder
@@ -32,6 +32,7 @@ from autograph.runtime.tracing.values import is_return_placeholder, is_undefined
 # user's variable).
 _ROLE_LABELS = {"return_value": "the return value", "return_flag": "the return flag"}
 RETURN_VALUE = _ROLE_LABELS["return_value"]
+ROLES = frozenset(_ROLE_LABELS.values())  # variables of the generated code: no user name holds their objects
 _FALLS_OFF = "the return value (None on a path that ends without a return)"
 
 
@@ -260,22 +261,25 @@ def write_back(init, final):
     return tuple(nest.write_back(before, after) for before, after in zip(init, final))
 
 
-def bind(set_state, init, final, names, where):
-    """Binds ``final`` as the state (``write_back``), then refuses aliases left stale: a Python
+def bind(set_state, init, final, names, where, origins=None):
+    """Binds ``final`` as the state, each list and dict the object Python would have there
+    (``container_identity.write_back`` by the bodies' ``origins``; without them, written into
+    ``init``'s containers at the same paths), then refuses aliases left stale: a Python
     list of ``init`` that the statement staged (a tensor now stands for it) but that another name
     or path still holds (``ys = xs``, ``out = {'r': xs}``, ``self.items``) would not see the
     appends there, as it does in Python."""
     lists = []
     for name, before in zip(names, init):
         _lists_in(before, name, lists)
-    bound = write_back(init, final)
+    bound = write_back(init, final) if origins is None else container_identity.write_back(init, final, origins)
     set_state(bound)
     if lists:
         kept = []
-        for value in bound:
-            _lists_in(value, "", kept)
+        for name, value in zip(names, bound):
+            _lists_in(value, name, kept)
+        still_lists = {label for label, _ in kept}  # (a list replaced by a new list was not staged)
         kept = {id(value) for _, value in kept}
-        replaced = [(label, value) for label, value in lists if id(value) not in kept]
+        replaced = [(label, value) for label, value in lists if id(value) not in kept and label not in still_lists]
         first = {}
         for label, value in replaced:
             other = first.setdefault(id(value), label)

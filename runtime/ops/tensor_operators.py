@@ -40,7 +40,8 @@ def _choose(candidates, operands) -> Spelling:
     if len(candidates) == 1:
         return candidates[0]
     # the logical op only when every operand is a bool: numpy's ``np.False_ | 2`` is the int64 2
-    kind = "b" if all(dtype_of(v).kind == "b" for v in operands) else "i"
+    kind = "b" if all(type(v) is bool or (not is_python_number(v) and dtype_of(v).kind == "b")
+                      for v in operands) else "i"
     for spelling in candidates:
         if kind in spelling.kinds:
             return spelling

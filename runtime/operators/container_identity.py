@@ -1,0 +1,259 @@
+"""Which list or dict object each name holds after a tensor ``if`` or loop: Python's identities.
+
+A staged statement traces its bodies on copies of the state's lists and
+dicts (``statement_state.fresh``, ``pack_state``), and binds the results
+afterwards.  Python's objects are what the bodies did with them: a list the
+body changed in place (``xs[0] = v``, or left alone) is still the user's
+list, which the results are written into, so every other name for it sees
+them; a list the body made (``xs = [v, w]``) is a new object, and the
+user's old list keeps what it held (``ys = xs`` before still shows it).
+
+``origins(containers(given), out)`` records, after a body, which of the
+copies it was given (by identity) each list and dict of its state is now, by
+path (the entry's index, then the keys and indices below it).  ``write_back`` binds
+the results by them.  A tensor ``if`` merges its branches' (``if_origins``):
+a name that holds one list on one path and another on the other (``c = a``
+or ``c = b``), or that one branch changes in place and the other replaces,
+cannot be one object for both paths and is refused; a list one branch
+replaces and the other leaves as it was becomes a new list (its contents
+are right on both paths; only its identity is new where Python keeps the
+old object).  A loop's body must keep each list at its own path or replace
+it (``loop_origins``): a body that makes one variable the list of another
+would need the loop to carry one object under two names.
+
+Before::
+
+    ys = xs
+    if x > 0:          # a tensor
+        xs = [x, x]    # a new list: ys keeps the old one
+
+After (bound by ``write_back``): ``xs`` is a new list holding the ``If``'s
+results; ``ys`` and the old list are left alone.
+"""
+
+from __future__ import annotations
+
+from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import aliases
+
+_CONTAINERS = (list, dict)
+
+
+def _children(value):
+    kind = type(value)
+    if kind is dict:
+        return list(value.items())
+    if kind is list or isinstance(value, tuple):
+        return list(enumerate(value))
+    return ()
+
+
+def _containers_at(state):
+    """``(path, value)`` for each list and dict of ``state`` (a tuple of entries), below lists,
+    tuples and dicts too."""
+    found = []
+    todo = [((index,), value) for index, value in reversed(list(enumerate(state)))]
+    while todo:
+        path, value = todo.pop()
+        if type(value) in _CONTAINERS:
+            found.append((path, value))
+        todo.extend((path + (step,), child) for step, child in reversed(_children(value)))
+    return found
+
+
+def containers(given) -> dict:
+    """``{id: (path, container)}`` of the lists and dicts of ``given``, the state a body is about to
+    be traced with (taken before it runs: the body may put others in their places)."""
+    at = {}
+    for path, value in _containers_at(given):
+        at.setdefault(id(value), (path, value))
+    return at
+
+
+def origins(given, out) -> dict:
+    """``{path in out: origin}`` for each list and dict of the state ``out`` a body left: the path
+    of the container of ``given`` (``containers`` of the state it was traced with) it is, else the
+    object itself (one the body made, or one it took from outside the state: ``c = b``)."""
+    found = {}
+    for path, value in _containers_at(out):
+        entry = given.get(id(value))
+        found[path] = entry[0] if entry is not None and entry[1] is value else value
+    return found
+
+
+def _outside(origin, names, path):
+    """The name under which the code being traced holds ``origin``, an object a body put in its
+    state, if it existed before (``c = b``): then it has an identity Python keeps; else None."""
+    if isinstance(origin, tuple):
+        return None
+    return aliases.held_elsewhere(origin, label(names, path))
+
+
+def value_at(state, path):
+    value = state[path[0]]
+    for step in path[1:]:
+        value = value[step]
+    return value
+
+
+def label(names, path) -> str:
+    return names[path[0]] + "".join(f"[{step!r}]" for step in path[1:])
+
+
+def _unchanged(value, original) -> bool:
+    """``value`` (a copy of ``original`` a body was given) still holds what ``original`` holds."""
+    kind = type(original)
+    if kind is list or kind is dict or isinstance(original, tuple):
+        if type(value) is not kind or len(value) != len(original):
+            return False
+        if kind is dict:
+            return list(value) == list(original) and all(_unchanged(value[k], original[k]) for k in original)
+        return all(_unchanged(v, o) for v, o in zip(value, original))
+    return value is original
+
+
+def if_origins(branches, init, names, where, roles=frozenset()):
+    """The origins after a tensor ``if`` from its branches' ``(origins, outputs)`` (the branches that
+    ran to their end, true first); refuses a container whose object depends on the path, except
+    below the generated code's own variables (``roles``: the return value), which are new then."""
+    if len(branches) < 2:
+        return {path: _single(origin, names, path, where) for path, origin in branches[0][0].items()} \
+            if branches else {}
+    (first, first_out), (second, second_out) = branches
+    merged = {}
+    for path in [*first, *(p for p in second if p not in first)]:
+        if path not in first or path not in second:
+            merged[path] = None  # below a container only one branch has there: new
+            continue
+        a, b = first[path], second[path]
+        if a is b or (isinstance(a, tuple) and a == b):
+            merged[path] = a  # one container of the state, or one outside object, on both paths
+            continue
+        if names[path[0]] in roles:
+            merged[path] = None
+            continue
+        what = label(names, path)
+        kind = type(value_at(first_out, path)).__name__
+        held = [(_outside(a, names, path), "true"), (_outside(b, names, path), "false")]
+        a, b = (None if not isinstance(a, tuple) else a), (None if not isinstance(b, tuple) else b)
+        for name, branch in held:
+            if name is not None:
+                a, b = (name, b) if branch == "true" else (a, name)
+        if a is not None and b is not None:
+            first_name, second_name = (n if isinstance(n, str) else label(names, n) for n in (a, b))
+            raise TracingError(
+                f"'{what}' is the {kind} '{first_name}' in the true branch but the {kind} "
+                f"'{second_name}' in the false branch of {where}; after the if it would be one object or "
+                f"the other depending on the condition, which one graph cannot follow. Make a new {kind} in "
+                f"both branches (`{what} = {kind}({first_name})`), or pick the values, not the object."
+            )
+        kept, out, branch, other = (a, first_out, "true", "false") if a is not None else (b, second_out, "false", "true")
+        if kept is not None and not _unchanged(value_at(out, path), value_at(init, kept)):
+            raise TracingError(
+                f"'{what}' is changed in place in the {branch} branch of {where} but is a new {kind} in the "
+                f"{other} branch; Python's other names for the old {kind} see the change on one path only, "
+                f"which one graph cannot follow. Make a new {kind} in both branches, or change it in place in "
+                f"both (`{what}[:] = ...`)."
+            )
+        merged[path] = None  # a new object holding either path's contents
+    return merged
+
+
+def _single(origin, names, path, where):
+    """The origin of a container after an ``if`` whose other branch raised: as that branch left it."""
+    return origin
+
+
+def picked(values, merged, where):
+    """The value of a tensor conditional expression whose branches gave ``values``: the object
+    itself if both gave one list or dict (or only one branch ran to its end); else ``merged`` (the
+    ``If``'s, new containers), unless a branch gave a list or dict that existed before, which Python
+    would return as is (``a if x > 0 else b``): refused, the object depending on the condition."""
+    if values and all(v is values[0] for v in values) and _containers_at((values[0],)):
+        return values[0]
+    for value in values:
+        for _, container in _containers_at((value,)):
+            holder = aliases.held_elsewhere(container, "")
+            if holder is not None:
+                kind = type(container).__name__
+                raise TracingError(
+                    f"{where} gives the {kind} '{holder}' on one path and another value on the other; "
+                    f"Python gives that very {kind} object, which one graph cannot choose by a tensor "
+                    f"condition. Pick the values instead (`{kind}({holder})` in both branches makes a new "
+                    f"{kind}), or use a tensor if statement that changes the {kind}s in place."
+                )
+    return merged
+
+
+def refuse_dead_changes(init, state, live, names, where):
+    """A list or dict that a branch changed in place through a name not used after the ``if`` (past
+    the first ``live`` entries of the state): the change is dropped with the name, but another name
+    holding the object sees it in Python (``ys = xs``, then ``xs += [v]`` in the branch)."""
+    for index in range(live, len(init)):
+        original = init[index]
+        if type(original) in _CONTAINERS and not _unchanged(state[index], original):
+            holder = aliases.held_elsewhere(original, names[index])
+            if holder is not None:
+                kind = type(original).__name__
+                raise TracingError(
+                    f"the {kind} '{names[index]}' is changed in place in a branch of {where}, and '{holder}' "
+                    f"holds the same {kind}, which Python changes too; a tensor if stages the change only "
+                    f"through names used after it. Change it through '{holder}', or use '{names[index]}' "
+                    "after the if."
+                )
+
+
+def loop_origins(found, names, where, roles=frozenset()):
+    """A loop body's origins, each list and dict at its own path or new (always, below ``roles``:
+    the generated code's own variables); else a ``TracingError``."""
+    result = {}
+    for path, origin in found.items():
+        if names[path[0]] in roles:
+            result[path] = None
+            continue
+        if not isinstance(origin, tuple):
+            outside = _outside(origin, names, path)
+            if outside is None:
+                result[path] = None  # made by the body
+                continue
+            origin = outside
+        if origin != path:
+            other = origin if isinstance(origin, str) else label(names, origin)
+            raise TracingError(
+                f"the body of {where} makes '{label(names, path)}' the same object as '{other}'; a tensor "
+                "loop carries each of its variables separately, so after an iteration they would be two "
+                f"objects, where Python has one. Copy it (`{label(names, path)} = list({other})`) or use "
+                "one name."
+            )
+        result[path] = origin
+    return result
+
+
+def write_back(init, final, found):
+    """``final`` bound as Python would: each list and dict whose origin (``found``) is a container
+    of ``init`` is that object, made to hold the new contents; the others are new objects."""
+
+    def rebuild(value, path):
+        kind = type(value)
+        if kind is list:
+            items = [rebuild(v, path + (i,)) for i, v in enumerate(value)]
+        elif kind is dict:
+            items = {k: rebuild(v, path + (k,)) for k, v in value.items()}
+        elif isinstance(value, tuple):
+            items = [rebuild(v, path + (i,)) for i, v in enumerate(value)]
+            return type(value)._make(items) if hasattr(value, "_fields") else tuple(items)
+        else:
+            return value
+        origin = found.get(path)
+        target = origin if type(origin) is kind else value_at(init, origin) if origin is not None else None
+        if type(target) is not kind:
+            return items
+        if kind is list:
+            target[:] = items
+        else:
+            target.clear()
+            target.update(items)
+        return target
+
+    return tuple(entry if entry is before else rebuild(entry, (i,))
+                 for i, (before, entry) in enumerate(zip(init, final)))

@@ -1,0 +1,168 @@
+"""Which list or dict object each name holds after a tensor if, loop or conditional expression.
+
+Python's rule: a container changed in place is the same object (every name for it sees the
+change); a name rebound to a new container leaves the old one as it was.  The graph binds
+results by the same rule (``operators/container_identity.py``), and refuses what one graph
+cannot follow: a name holding one existing container or another depending on the condition, or
+one changed in place on one path and replaced on the other.  Every case runs in every mode.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from modes import MODES, assert_same, check, check_raises
+
+f32 = np.float32
+CONSTANTS = [1.0, 2.0]
+
+
+def rebinding_keeps_the_alias(x):
+    xs = [1.0, 2.0]
+    ys = xs
+    if x > 0:
+        xs = [5.0, 6.0]
+    return ys[0] + xs[0]
+
+
+def rebinding_in_a_loop_keeps_the_initial_parameters(w, n):
+    params = {"w": w}
+    initial = params
+    for _ in range(n):
+        params = {k: v * 0.5 for k, v in params.items()}
+    return initial["w"], params["w"]
+
+
+def rebinding_a_global_leaves_it(x):
+    xs = CONSTANTS
+    if x > 0:
+        xs = [x, x]
+    return xs[0]
+
+
+def replacing_a_dict_item_leaves_the_old_list(x):
+    inner = [0.0]
+    d = {"k": inner}
+    if x > 0:
+        d["k"] = [x]
+    return inner[0], d["k"][0]
+
+
+def changing_in_place_reaches_the_alias(x, n):
+    xs = [x, x]
+    ys = xs
+    for _ in range(n):
+        xs[0] = xs[0] + 1.0
+    return ys[0], xs[0]
+
+
+def new_list_in_both_branches(x):
+    xs = [0.0, 0.0]
+    keep = xs
+    if x > 0:
+        xs = [x, 1.0]
+    else:
+        xs = [1.0, x]
+    return keep, xs
+
+
+CASES = [
+    (rebinding_keeps_the_alias, (f32(1.0),)),
+    (rebinding_keeps_the_alias, (f32(-1.0),)),
+    (rebinding_in_a_loop_keeps_the_initial_parameters, (f32(4.0), np.int32(2))),
+    (rebinding_in_a_loop_keeps_the_initial_parameters, (f32(4.0), np.int32(0))),
+    (rebinding_a_global_leaves_it, (f32(5.0),)),
+    (replacing_a_dict_item_leaves_the_old_list, (f32(3.0),)),
+    (replacing_a_dict_item_leaves_the_old_list, (f32(-3.0),)),
+    (changing_in_place_reaches_the_alias, (f32(1.0), np.int32(3))),
+    (new_list_in_both_branches, (f32(2.0),)),
+]
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_containers_are_the_objects_python_has(f, args):
+    check(f, *args)
+    assert CONSTANTS == [1.0, 2.0]  # never written into by a rebinding
+
+
+def test_a_list_argument_rebound_is_not_the_callers_to_change():
+    def scale(xs, x):
+        if x > 0:
+            xs = [v * 2.0 for v in xs]
+        return xs
+
+    for name, options in MODES.items():
+        caller = [1.0, 2.0]
+        got = ag.function(scale, **options)(caller, f32(1.0))
+        assert caller == [1.0, 2.0], name
+        assert_same([2.0, 4.0], got, name)
+
+
+def picks_one_of_two_lists(x):
+    a = [1.0]
+    b = [2.0]
+    c = a
+    if x > 0:
+        c = b
+    c[0] = 9.0
+    return a, b
+
+
+def ternary_picks_a_list(x):
+    a = [1.0]
+    b = [2.0]
+    c = a if x > 0 else b
+    c[0] = 9.0
+    return a, b
+
+
+def appends_to_the_picked_list(x):
+    pos, neg = [], []
+    target = pos if x > 0 else neg
+    target.append(x)
+    return len(pos), len(neg)
+
+
+def changed_here_replaced_there(x):
+    xs = [1.0, 2.0]
+    if x > 0:
+        xs = [x, x]
+    else:
+        xs[0] = 7.0
+    return xs
+
+
+def grown_in_place_through_a_dead_name(x):
+    xs = [x]
+    ys = xs
+    if x > 0:
+        xs += [x]
+    return ys
+
+
+def loop_makes_one_list_two_names(x, n):
+    a = [x]
+    b = [x]
+    for _ in range(n):
+        b = a
+    return b
+
+
+@pytest.mark.parametrize("f, args, message", [
+    (picks_one_of_two_lists, (f32(1.0),), r"'c' is the list 'b' in the true branch but the list 'c' in the false"),
+    (ternary_picks_a_list, (f32(1.0),), r"the conditional expression .* gives the list '[ab]' on one path"),
+    (appends_to_the_picked_list, (f32(1.0),), r"gives the list '(pos|neg)' on one path"),
+    (changed_here_replaced_there, (f32(1.0),), r"'xs' is changed in place in the false branch of the if at .*"
+                                               r"but is a new list in the true branch"),
+    (grown_in_place_through_a_dead_name, (f32(1.0),), r"the list 'xs' is changed in place in a branch of the if "
+                                                      r"at .*, and 'ys' holds the same list"),
+    (loop_makes_one_list_two_names, (f32(1.0), np.int32(2)), r"the body of the for loop at .* makes 'b' the same "
+                                                             r"object as 'a'"),
+])
+def test_an_object_that_depends_on_the_path_is_refused(f, args, message):
+    copy.deepcopy(f(*args))  # Python runs it
+    check_raises(f, *args, match=message)
