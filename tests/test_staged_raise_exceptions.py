@@ -450,3 +450,60 @@ def test_a_refusal_while_tracing_reaches_the_caller_through_the_users_handlers(f
     for _, g in modes(f):
         with pytest.raises(ag.TracingError, match=r"\.tolist\(\) of the symbolic tensor"):
             g(np.float32(2.0))
+
+
+# -- an error Python raises while a branch is traced: raised when the graph runs that branch ------
+
+def missing_key_in_a_branch(n):
+    d = {"a": 1}
+    if n > 0:
+        r = n + d["b"]
+    else:
+        r = n
+    return r
+
+
+def index_past_a_static_length_in_a_branch(x, n):
+    v = np.float32(0.0)
+    if n > 0:
+        v = x[0]
+    return v
+
+
+def index_past_a_static_length_in_a_loop(x, n):
+    s = np.float32(0.0)
+    for _ in range(n):
+        s += x[10]
+    return s
+
+
+def constant_division_by_zero_in_a_branch(n):
+    r = n
+    if n > 100:
+        r = n + 1 // 0
+    return r
+
+
+def parse_error_in_a_branch(n):
+    r = n
+    if n > 100:
+        r = n + int("abc")
+    return r
+
+
+@pytest.mark.parametrize("f, taken, not_taken", [
+    (missing_key_in_a_branch, (i32(3),), (i32(-3),)),
+    (index_past_a_static_length_in_a_branch, (np.zeros(0, np.float32), i32(1)), (np.zeros(0, np.float32), i32(0))),
+    (index_past_a_static_length_in_a_loop, (np.zeros(3, np.float32), i32(2)), (np.zeros(3, np.float32), i32(0))),
+    (constant_division_by_zero_in_a_branch, (i32(300),), (i32(3),)),
+    (parse_error_in_a_branch, (i32(300),), (i32(3),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_error_python_raises_on_one_path_is_raised_only_there(f, taken, not_taken):
+    check(f, *not_taken)
+    try:
+        f(*taken)
+    except Exception as error:  # noqa: BLE001 - Python's error is the expectation
+        want = type(error)
+    for _, g in modes(f):
+        with pytest.raises(want):
+            g(*taken)

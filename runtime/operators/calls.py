@@ -27,11 +27,11 @@ function frees its conversion.
 from __future__ import annotations
 
 import functools
-import sys
 import types
 import weakref
 
 from autograph.runtime.core import location
+from autograph.runtime.core.user_code import is_skipped_module, skipped_modules  # noqa: F401 - re-exported
 from autograph.runtime.core.graph import active_traces, current_graph
 
 DO_NOT_CONVERT_ATTR = "__ag_do_not_convert__"
@@ -59,10 +59,6 @@ converted_codes = _CodeIds()
 _passthrough_codes = _CodeIds()
 
 _hook = None
-
-_SKIPPED_MODULES = frozenset({"autograph", "numpy", "gast", "pytest", "_pytest", "hypothesis", "jax", "jaxlib"})
-_STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
-
 
 # Zero-argument functions, each true while a trace of its backend is active (the
 # numpy runtime's trace is checked directly, in ``tracing``).
@@ -185,18 +181,6 @@ def is_converted(function) -> bool:
     return id(function.__code__) in converted_codes
 
 
-def is_skipped_module(module_name) -> bool:
-    """True for numpy, JAX, the standard library, autograph and test machinery."""
-    found = skipped_modules.get(module_name)
-    if found is None:
-        if not module_name or type(module_name) is not str:
-            return False
-        root = module_name.partition(".")[0]
-        found = skipped_modules[module_name] = root in _SKIPPED_MODULES or root in _STDLIB
-    return found
-
-
-skipped_modules: dict[str, bool] = {}  # module name -> is_skipped_module (frame walks ask it of every frame)
 
 
 def cached_conversion(f):

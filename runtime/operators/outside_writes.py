@@ -35,6 +35,7 @@ import numpy as np
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
+from autograph.runtime.core.user_code import is_user_namespace, namespace_attributes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module, skipped_modules
 from autograph.runtime.tracing import escapes, trace
@@ -79,16 +80,18 @@ class Snapshot:
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
-                if not opaque.get(type(value)):
+                if not opaque.get(type(value)) or is_user_namespace(value):
                     self._record(value, name, _DEPTH, covered, seen)
             for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
-                if name not in variables and not opaque.get(type(value)):
+                if name not in variables and (not opaque.get(type(value)) or is_user_namespace(value)):
                     self._record(value, name, 1, covered, seen)
 
     def _record(self, value, path, depth, covered, seen):
         opaque = _OPAQUE_TYPES.get(type(value))
         if opaque is None:
             opaque = _OPAQUE_TYPES[type(value)] = isinstance(value, _OPAQUE) or is_undefined(value)
+        if opaque and is_user_namespace(value):
+            opaque, depth = False, 0  # a class or function of the user's: its own attributes only
         if opaque or id(value) in seen or len(seen) >= _BUDGET:
             return
         if type(value).__module__.startswith("autograph.") or id(value) in _library_state():
@@ -200,7 +203,9 @@ class Snapshot:
                     if cell is not None:
                         cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
-            if kind == "attr":
+            if kind == "attr" and isinstance(holder, (type, types.FunctionType)):
+                _restore_namespace(holder, before, skip)
+            elif kind == "attr":
                 attributes = holder.__dict__
                 for key in [k for k in attributes if k not in before and k not in skip]:
                     del attributes[key]
@@ -331,6 +336,9 @@ def _cell_of(name, current, frames, views):
 def _contents(value):
     """``(kind, copy of the contents)`` of a recorded value, or ``(None, None)``."""
     kind = type(value)
+    if isinstance(value, (type, types.FunctionType)):  # a class or function of the user's (set with setattr)
+        attributes = namespace_attributes(value)
+        return ("attr", attributes) if len(attributes) <= _WIDTH else (None, None)
     if kind is dict:
         return ("item", dict(value)) if len(value) <= _WIDTH else (None, None)
     if kind is list or kind is collections.deque:
@@ -344,6 +352,17 @@ def _contents(value):
     if type(attributes) is not dict or len(attributes) > _WIDTH:
         return None, None
     return "attr", dict(attributes)
+
+
+def _restore_namespace(holder, before, skip):
+    for key, value in namespace_attributes(holder).items():
+        if key not in before and key not in skip:
+            delattr(holder, key)
+        elif key in before and value is not before[key]:
+            setattr(holder, key, before[key])
+    for key, value in before.items():
+        if key not in vars(holder):
+            setattr(holder, key, value)
 
 
 def _step(path, kind, key):

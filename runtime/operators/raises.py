@@ -86,10 +86,29 @@ class branch:
         _staging.outer_tries = len(_tries())
 
     def __exit__(self, kind, error, tb):
-        _staging.graph, _staging.outer_tries = self.previous
+        try:
+            if error is not None and _stages(error):
+                raise DeadBranch() from None  # staged: raised when the graph runs this branch
+        finally:
+            _staging.graph, _staging.outer_tries = self.previous
         if error is not None and not isinstance(error, DeadBranch):
             setattr(error, _ESCAPED, True)
         return False
+
+
+def _stages(error) -> bool:
+    """Stages ``error``, an exception Python raised while the branch was traced (``d['b']``,
+    ``1 // 0``, an index out of a static shape), as the branch's raise, if Python would raise it only
+    on this path: not autograph's refusal, not one a ``try`` around the branch catches (its handler
+    refuses it, ``caught``), not one whose message formats a tensor."""
+    if not isinstance(error, Exception) or isinstance(error, (RecursionError, MemoryError)) or _is_refusal(error):
+        return False
+    if getattr(error, _ESCAPED, False) or any(_catches(t, error) for t in _tries()[:_staging.outer_tries]):
+        return False
+    if any(isinstance(a, str) and "<Tensor " in a for a in error.args):
+        return False
+    _stage(error, error.__cause__ if error.__suppress_context__ else _NO_CAUSE)
+    return True
 
 
 class python_try:

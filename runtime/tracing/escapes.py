@@ -31,6 +31,7 @@ from autograph.runtime.core import nest
 from autograph.runtime.core.per_code import per_code
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
+from autograph.runtime.core.user_code import is_user_namespace, namespace_attributes
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import effects
 from autograph.runtime.ops.list_operators import StagedList
@@ -228,8 +229,13 @@ def _holds_tensors(value) -> bool:
 
 
 def _collect(value, path, depth, wanted, places, seen):
-    """Appends ``(path, owner, key, child)`` for each child ``wanted`` says yes to below ``value``."""
-    if isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value) or id(value) in seen:
+    """Appends ``(path, owner, key, child)`` for each child ``wanted`` says yes to below ``value``
+    (a class or function of the user's: its own attributes, ``Counter.count``)."""
+    if is_user_namespace(value):
+        depth = 0
+    elif isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value):
+        return
+    if id(value) in seen:
         return
     if len(seen) >= _BUDGET:
         return
@@ -250,6 +256,9 @@ def _children(value):
         return [(f"[{k!r}]", k, v) for k, v in value.items()] if len(value) <= _WIDTH else ()
     if isinstance(value, tuple):
         return ()  # immutable: its holder's place is written (a new tuple)
+    if isinstance(value, (type, types.FunctionType)):
+        attributes = namespace_attributes(value)
+        return [(f".{name}", _Attribute(name), v) for name, v in attributes.items()] if len(attributes) <= _WIDTH else ()
     try:
         attributes = object.__getattribute__(value, "__dict__")
     except AttributeError:
