@@ -67,7 +67,8 @@ def test_max_of_two_dtypes_is_refused_as_its_dtype_would_depend_on_the_values():
     check_raises(min2, i32(3), 2.5, match=r"min\(\) of an int32 value and a Python float")
 
 
-@pytest.mark.parametrize("x", [[3, 1, 2], [1.0, float("nan"), 5.0], [float("nan"), 1.0], [-1.0, -1.0]])
+@pytest.mark.parametrize("x", [[3, 1, 2], [1.0, float("nan"), 5.0], [float("nan"), 1.0], [-1.0, -1.0],
+                               [0.0, -0.0], [-0.0, 0.0, -1.0]])
 def test_max_of_a_vector_is_the_element_python_finds(x):
     dtype = np.float32 if any(isinstance(v, float) for v in x) else np.int32
     check_same_bits(max_of, np.array(x, dtype))

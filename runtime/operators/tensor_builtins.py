@@ -251,9 +251,11 @@ def _extremum_of_one(only, which, where):
     if only.dtype.kind != "f":
         found = reduce(only)
         return ops.cast(found, found.dtype, weak=True) if only.weak else found
-    # a NaN first element stays (nothing compares greater); later NaNs are never chosen
+    # a NaN first element stays (nothing compares greater); later NaNs are never chosen; of equal
+    # values (0.0 and -0.0) the first, as Python keeps the best so far unless one compares greater
     skipped = ops.where(math.not_equal(only, only), first, only)
-    found = ops.where(math.not_equal(first, first), first, reduce(skipped))
+    best = skipped[reduction.argmax(math.equal(skipped, reduce(skipped)))]
+    found = ops.where(math.not_equal(first, first), first, best)
     return ops.cast(found, found.dtype, weak=True) if only.weak else found
 
 
