@@ -21,35 +21,48 @@ f32 = np.float32
 CONSTANTS = [1.0, 2.0]
 
 
-def rebinding_keeps_the_alias(x):
+def rebound_on_both_paths_keeps_the_alias(x):
     xs = [1.0, 2.0]
     ys = xs
     if x > 0:
         xs = [5.0, 6.0]
-    return ys[0] + xs[0]
+    else:
+        xs = [x, 7.0]
+    return ys[0] + xs[0], ys
 
 
-def rebinding_in_a_loop_keeps_the_initial_parameters(w, n):
-    params = {"w": w}
-    initial = params
+def rebound_in_a_loop(w, n):
+    params = {"w": w, "b": w}
     for _ in range(n):
         params = {k: v * 0.5 for k, v in params.items()}
-    return initial["w"], params["w"]
+    return params["w"]
 
 
-def rebinding_a_global_leaves_it(x):
+def a_global_rebound_on_both_paths_is_left_alone(x):
     xs = CONSTANTS
     if x > 0:
         xs = [x, x]
+    else:
+        xs = [-x, x]
     return xs[0]
 
 
-def replacing_a_dict_item_leaves_the_old_list(x):
+def replacing_a_dict_item_on_both_paths_leaves_the_old_list(x):
     inner = [0.0]
     d = {"k": inner}
     if x > 0:
         d["k"] = [x]
+    else:
+        d["k"] = [-x]
     return inner[0], d["k"][0]
+
+
+def one_sided_rebinding_of_an_unaliased_list(x):
+    xs = [1.0, 2.0]
+    if x > 0:
+        xs = [x, x]
+    xs[0] = xs[0] + 1.0
+    return xs
 
 
 def changing_in_place_reaches_the_alias(x, n):
@@ -71,13 +84,15 @@ def new_list_in_both_branches(x):
 
 
 CASES = [
-    (rebinding_keeps_the_alias, (f32(1.0),)),
-    (rebinding_keeps_the_alias, (f32(-1.0),)),
-    (rebinding_in_a_loop_keeps_the_initial_parameters, (f32(4.0), np.int32(2))),
-    (rebinding_in_a_loop_keeps_the_initial_parameters, (f32(4.0), np.int32(0))),
-    (rebinding_a_global_leaves_it, (f32(5.0),)),
-    (replacing_a_dict_item_leaves_the_old_list, (f32(3.0),)),
-    (replacing_a_dict_item_leaves_the_old_list, (f32(-3.0),)),
+    (rebound_on_both_paths_keeps_the_alias, (f32(1.0),)),
+    (rebound_on_both_paths_keeps_the_alias, (f32(-1.0),)),
+    (rebound_in_a_loop, (f32(4.0), np.int32(2))),
+    (rebound_in_a_loop, (f32(4.0), np.int32(0))),
+    (a_global_rebound_on_both_paths_is_left_alone, (f32(5.0),)),
+    (replacing_a_dict_item_on_both_paths_leaves_the_old_list, (f32(3.0),)),
+    (replacing_a_dict_item_on_both_paths_leaves_the_old_list, (f32(-3.0),)),
+    (one_sided_rebinding_of_an_unaliased_list, (f32(3.0),)),
+    (one_sided_rebinding_of_an_unaliased_list, (f32(-3.0),)),
     (changing_in_place_reaches_the_alias, (f32(1.0), np.int32(3))),
     (new_list_in_both_branches, (f32(2.0),)),
 ]
@@ -89,8 +104,14 @@ def test_containers_are_the_objects_python_has(f, args):
     assert CONSTANTS == [1.0, 2.0]  # never written into by a rebinding
 
 
-def test_a_list_argument_rebound_is_not_the_callers_to_change():
+def test_a_list_argument_is_not_the_callers_to_change():
     def scale(xs, x):
+        xs = list(xs)
+        if x > 0:
+            xs = [v * 2.0 for v in xs]
+        return xs
+
+    def scale_in_place_path(xs, x):
         if x > 0:
             xs = [v * 2.0 for v in xs]
         return xs
@@ -100,6 +121,9 @@ def test_a_list_argument_rebound_is_not_the_callers_to_change():
         got = ag.function(scale, **options)(caller, f32(1.0))
         assert caller == [1.0, 2.0], name
         assert_same([2.0, 4.0], got, name)
+        with pytest.raises(ag.TracingError, match=r"'xs' is rebound to a new list in the true branch of the if at .* "
+                                                  r"but keeps the list argument 'xs' on another path"):
+            ag.function(scale_in_place_path, **options)(caller, f32(1.0))
 
 
 def picks_one_of_two_lists(x):
@@ -144,6 +168,31 @@ def grown_in_place_through_a_dead_name(x):
     return ys
 
 
+def rebound_on_one_path_while_another_name_holds_it(x):
+    xs = [1.0, 2.0]
+    ys = xs
+    if x > 0:
+        xs = [5.0, 6.0]
+    xs[0] = 9.0  # Python: changes ys too where x <= 0
+    return ys
+
+
+def rebound_in_a_loop_that_may_not_run(x, n):
+    params = {"w": x}
+    initial = params
+    for _ in range(n):
+        params = {"w": params["w"] * 0.5}
+    params["w"] = 0.0  # Python: changes initial too where n == 0
+    return initial["w"]
+
+
+def a_global_rebound_on_one_path(x):
+    xs = CONSTANTS
+    if x > 0:
+        xs = [x, x]
+    return xs[0]
+
+
 def loop_makes_one_list_two_names(x, n):
     a = [x]
     b = [x]
@@ -162,6 +211,11 @@ def loop_makes_one_list_two_names(x, n):
                                                       r"at .*, and 'ys' holds the same list"),
     (loop_makes_one_list_two_names, (f32(1.0), np.int32(2)), r"the body of the for loop at .* makes 'b' the same "
                                                              r"object as 'a'"),
+    (rebound_on_one_path_while_another_name_holds_it, (f32(-1.0),), r"'xs' is rebound to a new list in the true "
+                                                                   r"branch of the if at .* which 'ys' holds too"),
+    (rebound_in_a_loop_that_may_not_run, (f32(1.0), np.int32(0)), r"'params' is rebound to a new dict in the body "
+                                                                 r"of the for loop at .* which 'initial' holds too"),
+    (a_global_rebound_on_one_path, (f32(1.0),), r"'xs' is rebound to a new list .* which 'CONSTANTS' holds too"),
 ])
 def test_an_object_that_depends_on_the_path_is_refused(f, args, message):
     copy.deepcopy(f(*args))  # Python runs it

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
+from autograph.runtime.tracing import escapes
 
 _CONTAINERS = (list, dict)
 
@@ -87,6 +88,13 @@ def _outside(origin, names, path):
     if isinstance(origin, tuple):
         return None
     return aliases.held_elsewhere(origin, label(names, path))
+
+
+def _at_or_none(state, path):
+    try:
+        return value_at(state, path)
+    except (LookupError, TypeError):
+        return None
 
 
 def value_at(state, path):
@@ -148,15 +156,39 @@ def if_origins(branches, init, names, where, roles=frozenset()):
                 f"both branches (`{what} = {kind}({first_name})`), or pick the values, not the object."
             )
         kept, out, branch, other = (a, first_out, "true", "false") if a is not None else (b, second_out, "false", "true")
-        if kept is not None and not _unchanged(value_at(out, path), value_at(init, kept)):
-            raise TracingError(
-                f"'{what}' is changed in place in the {branch} branch of {where} but is a new {kind} in the "
-                f"{other} branch; Python's other names for the old {kind} see the change on one path only, "
-                f"which one graph cannot follow. Make a new {kind} in both branches, or change it in place in "
-                f"both (`{what}[:] = ...`)."
-            )
+        if kept is not None and not isinstance(kept, str):
+            if not _unchanged(value_at(out, path), value_at(init, kept)):
+                raise TracingError(
+                    f"'{what}' is changed in place in the {branch} branch of {where} but is a new {kind} in the "
+                    f"{other} branch; Python's other names for the old {kind} see the change on one path only, "
+                    f"which one graph cannot follow. Make a new {kind} in both branches, or change it in place in "
+                    f"both (`{what}[:] = ...`)."
+                )
+            _refuse_held(value_at(init, kept), label(names, kept), f"in the {other} branch of {where}")
         merged[path] = None  # a new object holding either path's contents
     return merged
+
+
+def _refuse_held(original, what, rebound):
+    """A container that a name keeps on one path and is rebound from on another (a loop that may run
+    zero times) becomes a new object on both; only unobservable if nothing else holds the old one:
+    else Python's later changes through one name would show through the other on the first path."""
+    kind = type(original).__name__
+    argument = escapes.argument_path(original)
+    if argument is not None:
+        raise TracingError(
+            f"'{what}' is rebound to a new {kind} {rebound} but keeps the {kind} argument '{argument}' on "
+            f"another path; there Python's '{what}' is still the caller's {kind}, which a change through it "
+            f"would change. Rebind '{what}' on every path, e.g. `{what} = {kind}({what})` first."
+        )
+    holder = aliases.held_elsewhere(original, what)
+    if holder is not None:
+        raise TracingError(
+            f"'{what}' is rebound to a new {kind} {rebound} but keeps its {kind} on another path, which "
+            f"'{holder}' holds too; Python's '{what}' would still be that object on that path, and a change "
+            f"through either name would show through the other. Copy it where the other name is made "
+            f"(`{holder} = {kind}({what})`), or rebind '{what}' on every path."
+        )
 
 
 def _single(origin, names, path, where):
@@ -203,7 +235,7 @@ def refuse_dead_changes(init, state, live, names, where):
                 )
 
 
-def loop_origins(found, names, where, roles=frozenset()):
+def loop_origins(found, init, names, where, roles=frozenset()):
     """A loop body's origins, each list and dict at its own path or new (always, below ``roles``:
     the generated code's own variables); else a ``TracingError``."""
     result = {}
@@ -215,6 +247,9 @@ def loop_origins(found, names, where, roles=frozenset()):
             outside = _outside(origin, names, path)
             if outside is None:
                 result[path] = None  # made by the body
+                original = _at_or_none(init, path)
+                if type(original) in _CONTAINERS:  # (the loop may run zero times: then it is still this one)
+                    _refuse_held(original, label(names, path), f"in the body of {where}")
                 continue
             origin = outside
         if origin != path:
