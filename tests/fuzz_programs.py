@@ -74,7 +74,11 @@ Python: arrays passed in are values); ``builtins`` uses ``max``, ``min``,
 ``int()`` or ``round()`` of a value (a Python int, unbounded: no wrap at the
 value's dtype); ``comprehension`` sums or
 counts a list comprehension or generator over ``v``; ``raise`` raises
-``ValueError`` under a condition.  A program that may raise says so in a
+``ValueError`` under a condition; ``rebind`` rebinds ``l`` to a new list
+(``l = [e, e]``), also under tensor conditions and in loops, and one program
+in three keeps its first list as ``keep`` and returns its items (Python's
+old list keeps what it held; a tensor statement rebinding ``l`` on some
+paths only, while ``keep`` holds the old list, is refused).  A program that may raise says so in a
 header line ``# may raise: IndexError, ValueError``: on inputs where
 Python raises one of them, every mode must raise it too.
 
@@ -169,6 +173,7 @@ FEATURES = frozenset(
         "conversions",  # int(e), round(e): a Python int in Python (unbounded), a weak int64 in the graph
         "comprehension",  # sum([x % 5 for x in v]), sum(x % 5 for x in v), len([x for x in v if c])
         "raise",  # if c and c: raise ValueError('...') (Python raises on some inputs: so must the graph)
+        "rebind",  # with list: l = [e, e] anywhere (a new list), one program in three with keep = l read at the end
     }
 )
 
@@ -213,6 +218,7 @@ class ProgramWriter:
         self.iterating_v = 0  # for loops over v being written: no item assignment to v in there
         self.raises = set()  # names of the exceptions the program may raise (the '# may raise' header)
         self.aliases = ["acc"]  # the names appends go through (see alias)
+        self.keep = False  # with rebind: keep = l, the list's second name, read at the end
         self.walruses = 0
         self.dtype = "float32" if "float" in self.features and self.choose(0, 1) else "int32"
         self.narrow = "narrow" in self.features and bool(self.choose(0, 1))
@@ -387,6 +393,8 @@ class ProgramWriter:
             if self.on("pop"):
                 kinds.append("pop")
         kinds += [edge for edge in ("helper_call", "raise") if self.on(edge)]
+        if self.on("rebind") and self.on("list") and (depth == 0 or self.on("item_assign")):
+            kinds.append("rebind")
         if self.on("tensor_index") and not self.iterating_v and self.v_readable():
             kinds.append("tensor_index")
         kind = self.pick(kinds)
@@ -404,6 +412,10 @@ class ProgramWriter:
             return [f"if {self.cond(scope)} and {self.cond(scope)}:", "    raise ValueError('unlucky')"]
         if kind == "tensor_index":
             return self.index_statement(scope)
+        if kind == "rebind":  # a new list: l's old one (held by keep) keeps what it held
+            self.wrote("l[0]")
+            self.wrote("l[1]")
+            return [f"l = [{self.value(scope, I)}, {self.value(scope, V)}]"]
         if kind == "pop":
             return self.pop_statement(scope)
         if kind in ("break", "continue", "return"):
@@ -647,6 +659,11 @@ class ProgramWriter:
             body.append(f"d = {{'x': {self.initial(I)}, 'y': {self.initial(V)}}}")
         if self.on("list"):
             body.append(f"l = [{self.initial(I)}, {self.initial(V)}]")
+            # a second name for the list: a tensor statement rebinding l on some paths only is refused
+            # then (container_identity), so one program in three
+            self.keep = self.on("rebind") and self.choose(0, 2) == 2
+            if self.keep:
+                body.append("keep = l")
         if self.on("attr"):
             body += ["o = Box()", f"o.v = {self.initial(V)}"]
         if self.on("append"):
@@ -680,6 +697,8 @@ class ProgramWriter:
                 self.returns_acc = True
         if self.on("tensor_index"):
             parts.append("v")
+        if self.keep:
+            parts += ["keep[0]", "keep[1]"]
         self.result = ", ".join(parts)
         body += self.block([], 0, False)
         if self.on("append"):

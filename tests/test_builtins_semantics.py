@@ -329,3 +329,18 @@ def test_a_sequence_times_a_float_tensor_is_pythons_type_error():
 
 def test_a_sequence_times_a_vector_broadcasts_as_numpy():
     check(list_times_vector, np.array([2, 3], np.int32))
+
+
+def list_of_enumerate(v):
+    return list(enumerate(v))
+
+
+def list_of_zip(v):
+    return list(zip(v, v))
+
+
+@pytest.mark.parametrize("f, name", [(list_of_enumerate, "enumerate"), (list_of_zip, "zip")])
+def test_enumerate_and_zip_of_a_tensor_outside_a_for_loop_are_refused(f, name):
+    check_raises(f, np.arange(3.0, dtype=np.float32),
+                 match=rf"{name}\(\) over a tensor at .*test_builtins_semantics.py:\d+ can only be looped over by a "
+                       r"`for` loop")

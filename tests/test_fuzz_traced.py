@@ -455,7 +455,7 @@ def summary(counts) -> str:
 # a restage) that had set o.v through a call, left for the next round to read (2031674, 2041372).
 FOUND_SEEDS = (509596, 610773, 712383, 1124005, 1201389, 2031674, 2041372)
 # features added to the generator after those seeds were found: without them a seed writes its program
-ADDED_SINCE_FOUND = frozenset({"conversions", "local_helper", "test_call"})
+ADDED_SINCE_FOUND = frozenset({"conversions", "local_helper", "test_call", "rebind"})
 
 
 @pytest.mark.parametrize("seed", FOUND_SEEDS)
@@ -484,6 +484,7 @@ def test_generator_is_python_total_and_covers_the_constructs():
         "alias": "].append(", "helper_call": "bump(o, ", "local_helper": "def inc_here(", "test_call": "while (inc(", "walrus": " := ",
         "tensor_index": "v[(",
         "builtins": "max(", "comprehension": " for y in v", "raise": "raise ValueError", "conversions": "int(",
+        "rebind": "    l = [(",
     }
     for _ in range(300):
         source = ProgramWriter(rng.randint).program()

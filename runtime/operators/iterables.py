@@ -20,7 +20,7 @@ import numpy as np
 
 from autograph.runtime import ops
 from autograph.runtime.core import dtypes
-from autograph.runtime.core.location import user_location_text
+from autograph.runtime.core.location import construct_at, user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import list_operators
@@ -178,8 +178,22 @@ class TensorRange:
         return value
 
 
+def _not_iterable(name):
+    """``__iter__`` of a staged iterable: only a converted ``for`` loop (one tensor loop) goes through it."""
+
+    def __iter__(self):
+        raise TracingError(
+            f"{construct_at(f'{name}() over a tensor')} can only be looped over by a `for` loop of converted "
+            f"code (a tensor loop); list(), tuple() or unpacking need its length while tracing. Loop over it "
+            f"(`for i, x in {name}(...)`), appending to a list, or index the tensor."
+        )
+
+    return __iter__
+
+
 class Enumerate:
     __ag_staged_iterable__ = True
+    __iter__ = _not_iterable("enumerate")
 
     def __init__(self, sequence, start):
         self.sequence, self.start = sequence, start
@@ -195,6 +209,7 @@ class Enumerate:
 
 class Zip:
     __ag_staged_iterable__ = True
+    __iter__ = _not_iterable("zip")
 
     def __init__(self, sequences):
         self.sequences = sequences
