@@ -159,3 +159,34 @@ def test_a_path_that_ends_without_a_return_is_named_in_the_message():
                                                   r"but the Python NoneType None in the false branch of the if at "
                                                   r".*test_return_roles.py:\d+"):
             g(i32(6))
+
+
+def returns_before_binding(x):
+    if x > 0:
+        if x > 1:
+            return x * 10
+        y = x
+    else:
+        y = -x
+    return y + 1
+
+
+def returns_in_a_loop_before_binding(x, n):
+    total = x
+    for i in range(n):
+        if total > 100:
+            return total
+        step = total * 2
+        total = step
+    return total
+
+
+@pytest.mark.parametrize("x", [2.0, 0.5, -3.0])
+def test_a_variable_unbound_on_a_path_that_returned_is_not_refused(x):
+    # y is bound on every path that reaches its use; on the path that returned nothing reads it
+    check(returns_before_binding, np.float32(x))
+
+
+@pytest.mark.parametrize("n", [0, 3, 12])
+def test_a_variable_unbound_where_a_loop_returned(n):
+    check(returns_in_a_loop_before_binding, np.float32(1.0), i32(n))

@@ -87,7 +87,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
             outside.check(where)
             state = statement_state.read_state(get_state, where)
             container_identity.refuse_dead_changes(init, state, nouts, names, where)
-            out = state[:nouts]
+            out = statement_state.after_return(state[:nouts], names)
             ended[index] = container_identity.origins(copies, out), out
             return out
 

@@ -46,6 +46,18 @@ def labels(symbol_names, state, opts=None):
     return names
 
 
+def after_return(outputs, names):
+    """A branch's ``outputs`` where it certainly returned (its return flag is the Python ``True``):
+    the variables it leaves unbound (``y`` after ``if x > 1: return ...``) are never read on that
+    path (what follows a return is guarded by the flag), so they take the other branch's value
+    (zeros of it) rather than being refused as defined in one branch only."""
+    if _ROLE_LABELS["return_flag"] not in names[:len(outputs)]:
+        return outputs
+    if outputs[names.index(_ROLE_LABELS["return_flag"])] is not True:
+        return outputs
+    return tuple(UndefinedReturnValue() if is_undefined(v) else v for v in outputs)
+
+
 def read_state(get_state, where):
     """``get_state()``, with a variable the traced code deleted (``del x``) as a ``TracingError``."""
     try:
