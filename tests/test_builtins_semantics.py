@@ -344,3 +344,18 @@ def test_enumerate_and_zip_of_a_tensor_outside_a_for_loop_are_refused(f, name):
     check_raises(f, np.arange(3.0, dtype=np.float32),
                  match=rf"{name}\(\) over a tensor at .*test_builtins_semantics.py:\d+ can only be looped over by a "
                        r"`for` loop")
+
+
+def counter_to_a_fractional_power(n):
+    c = 0
+    for _ in range(n):
+        c -= 1
+    return c ** 0.5
+
+
+def test_a_negative_python_number_to_a_fractional_power_is_refused_where_python_gives_a_complex():
+    assert isinstance(counter_to_a_fractional_power(i32(4)), complex)
+    check(counter_to_a_fractional_power, i32(0))
+    for _, g in modes(counter_to_a_fractional_power):
+        with pytest.raises(ValueError, match=r"with a negative x and a fractional y: Python gives a complex number"):
+            g(i32(4))

@@ -130,6 +130,8 @@ def binary(op_type: str, x, y, name=None):
     """Applies elementwise op ``op_type`` (a key of ``BINARY``) to ``x`` and ``y``."""
     if op_type == "Pow" and _python_ints(x, y):
         return _python_int_power(x, y, name)
+    if op_type == "Pow" and _python_numbers(x, y):
+        x = _real_power_base(x, y)
     if op_type in _DIVISIONS and _python_numbers(x, y):
         y = _nonzero_divisor(op_type, x, y)
     if op_type in _COMPARISONS:
@@ -195,6 +197,19 @@ def _python_ints(x, y) -> bool:
     """Two integers standing for Python ints (weakly typed), at least one of them a tensor."""
     return (all(type(v) is int or (is_weak(v) and not is_weak_list(v) and dtype_of(v).kind in "iu") for v in (x, y))
             and any(isinstance(v, Tensor) for v in (x, y)))
+
+
+def _real_power_base(x, y):
+    """``x``, checked when the graph runs: a negative Python number to a fractional power is a complex
+    number in Python (``(-4) ** 0.5``), which the graph (numpy: NaN) cannot give."""
+    exponent, base = static_value(y), static_value(x)
+    if (exponent is not None and float(exponent).is_integer()) or (base is not None and base >= 0):
+        return x
+    integral = equal(binary("FloorMod", y, 1.0), 0.0) if isinstance(y, Tensor) else bool(float(y).is_integer())
+    real = logical_or(greater_equal(x, 0), integral) if isinstance(integral, Tensor) else greater_equal(x, 0)
+    return ensure(x, real, "ValueError", (
+        f"`x ** y` of Python numbers at {user_location_text()} with a negative x and a fractional y: Python "
+        "gives a complex number, which a graph cannot hold. Check the sign of x first, or use abs(x) ** y."))
 
 
 def _python_int_power(x, y, name):
