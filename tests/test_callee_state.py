@@ -15,12 +15,14 @@ with a ``TracingError`` naming it and the statement
 from __future__ import annotations
 
 import collections
+import itertools
 import warnings
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from modes import check, check_raises
 
 MODES = {
     "interpreter": {},
@@ -372,3 +374,58 @@ def test_a_thrown_away_trace_leaves_no_tensor_in_user_objects(mode):
         traced(_a_call_then_a_refusal_in_a_retraced_loop(box), mode, np.int32(3), np.int32(1), np.int32(5))
     assert "belongs to another trace" not in str(caught.value)
     assert box.v is not None and type(box.v) is np.int32 and box.v == 3, box.v  # as it was, not a tensor
+
+
+# -- an iterator advanced in a tensor loop or branch: Python advances it at every iteration --------
+
+def next_of_a_list_iterator(n):
+    it = iter([10, 20, 30, 40])
+    s = 0
+    for _ in range(n):
+        s += next(it)
+    return s
+
+
+def next_of_a_count(n):
+    counter = itertools.count()
+    s = 0
+    for _ in range(n):
+        s += next(counter)
+    return s
+
+
+def _three():
+    yield 1
+    yield 2
+    yield 3
+
+
+def next_of_a_generator_in_a_branch(x):
+    g = _three()
+    v = 0.0
+    if x > 0:
+        v = next(g)
+    return v
+
+
+def an_iterator_made_in_the_body(n):
+    s = 0
+    for _ in range(n):
+        it = iter([1, 2, 3])
+        s += next(it)
+    return s
+
+
+@pytest.mark.parametrize("f, arg, name", [
+    (next_of_a_list_iterator, np.int32(3), "it"),
+    (next_of_a_count, np.int32(3), "counter"),
+    (next_of_a_generator_in_a_branch, np.float32(1.0), "g"),
+])
+def test_an_iterator_advanced_while_a_body_is_traced_is_refused(f, arg, name):
+    f(arg)
+    check_raises(f, arg, match=rf"the iterator '{name}' advanced while the body of the (for loop|if) at "
+                               r".*test_callee_state.py:\d+ was traced")
+
+
+def test_an_iterator_made_in_the_body_is_its_own():
+    check(an_iterator_made_in_the_body, np.int32(3))

@@ -208,7 +208,8 @@ from autograph.runtime.operators.py_builtins import (
     type_ as type,
     zip_ as zip,
 )
-from autograph.runtime.operators.raises import caught, python_try, python_with, raise_
+from autograph.runtime.operators.handlers import python_try, python_with
+from autograph.runtime.operators.raises import caught, raise_
 from autograph.runtime.operators.shapes import shape_of
 from autograph.runtime.operators.if_statements import if_stmt, no_op, no_state
 from autograph.runtime.operators.loop_statements import for_stmt, while_stmt

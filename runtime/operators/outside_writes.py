@@ -35,13 +35,13 @@ import numpy as np
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import is_undefined
-from autograph.runtime.core.user_code import is_user_namespace, namespace_attributes
+from autograph.runtime.core.user_code import is_user_namespace
 from autograph.runtime.errors import TracingError
+from autograph.runtime.operators import recorded_values
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module, skipped_modules
 from autograph.runtime.tracing import escapes, trace
 
 _DEPTH = 2  # levels of attributes / items recorded below a variable
-_WIDTH = 256  # containers larger than this are not recorded
 _BUDGET = 2000  # objects recorded per statement, at most
 _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            types.CodeType, Tensor, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None),
@@ -99,7 +99,7 @@ class Snapshot:
             # its trace on its first call): not the user's state
             return
         seen.add(id(value))
-        kind, items = _contents(value)
+        kind, items = recorded_values.contents(value)
         if kind is None:
             return
         skip = covered.get(id(value), ())
@@ -131,6 +131,13 @@ class Snapshot:
                     f"its truth value). Change '{path}' in the loop body instead, or keep the test free of changes.")
             raise NewState(place, path)
         construct = where.split(" at ")[0].split()[-1]
+        if kind == "iter":
+            raise TracingError(
+                f"the iterator '{path}' advanced while the body of {where} was traced (next(), a for loop over it, "
+                f"a generator's send): that runs once, while tracing, not at every iteration or only on the path "
+                f"taken. Make its values a list or a tensor and index it (xs[i]), or advance it outside the "
+                f"tensor {construct}."
+            )
         if kind in (set, collections.deque):
             raise TracingError(
                 f"the {kind.__name__} '{path}' changed while the body of {where} was traced: a tensor {construct} "
@@ -157,7 +164,7 @@ class Snapshot:
                     cell = _cell_of(name, now[name], self._outward(frame), views)
                     return name, None, None if cell is None else (cell, "cell", name)
         for path, kind, holder, before, skip in self.entries:
-            _, after = _contents(holder)
+            _, after = recorded_values.contents(holder)
             if kind in ("attr", "item"):
                 after = {k: v for k, v in after.items() if k not in skip}
                 created_or_deleted = next((k for k in after.keys() ^ before.keys()), None)
@@ -166,6 +173,9 @@ class Snapshot:
                 key = next((k for k, v in before.items() if after[k] is not v), None)
                 if key is not None:
                     return _step(path, kind, key), None, (holder, kind, key)
+            elif kind == "iter":
+                if after != before:
+                    return path, "iter", None
             elif len(after) != len(before) or any(a is not b for a, b in zip(after, before)):
                 return path, type(holder), None
         return None
@@ -203,23 +213,7 @@ class Snapshot:
                     if cell is not None:
                         cell.cell_contents = value
         for _, kind, holder, before, skip in self.entries:
-            if kind == "attr" and isinstance(holder, (type, types.FunctionType)):
-                _restore_namespace(holder, before, skip)
-            elif kind == "attr":
-                attributes = holder.__dict__
-                for key in [k for k in attributes if k not in before and k not in skip]:
-                    del attributes[key]
-                attributes.update(before)
-            elif kind == "item":
-                for key in [k for k in holder if k not in before and k not in skip]:
-                    del holder[key]
-                holder.update(before)
-            elif kind == "set":
-                holder.clear()
-                holder.update(before)
-            else:
-                holder.clear()
-                holder.extend(before)
+            recorded_values.restore(kind, holder, before, skip)
 
 
 class NewState(BaseException):
@@ -331,38 +325,6 @@ def _cell_of(name, current, frames, views):
         if name not in frame.f_code.co_freevars:
             break  # defined here (a cell variable) or a plain local: no frame further out has it
     return None
-
-
-def _contents(value):
-    """``(kind, copy of the contents)`` of a recorded value, or ``(None, None)``."""
-    kind = type(value)
-    if isinstance(value, (type, types.FunctionType)):  # a class or function of the user's (set with setattr)
-        attributes = namespace_attributes(value)
-        return ("attr", attributes) if len(attributes) <= _WIDTH else (None, None)
-    if kind is dict:
-        return ("item", dict(value)) if len(value) <= _WIDTH else (None, None)
-    if kind is list or kind is collections.deque:
-        return ("seq", list(value)) if len(value) <= _WIDTH else (None, None)
-    if kind is set:
-        return ("set", list(value)) if len(value) <= _WIDTH else (None, None)
-    try:
-        attributes = object.__getattribute__(value, "__dict__")
-    except AttributeError:
-        return None, None
-    if type(attributes) is not dict or len(attributes) > _WIDTH:
-        return None, None
-    return "attr", dict(attributes)
-
-
-def _restore_namespace(holder, before, skip):
-    for key, value in namespace_attributes(holder).items():
-        if key not in before and key not in skip:
-            delattr(holder, key)
-        elif key in before and value is not before[key]:
-            setattr(holder, key, before[key])
-    for key, value in before.items():
-        if key not in vars(holder):
-            setattr(holder, key, value)
 
 
 def _step(path, kind, key):
