@@ -9,6 +9,7 @@ one changed in place on one path and replaced on the other.  Every case runs in 
 
 from __future__ import annotations
 
+import collections
 import copy
 
 import numpy as np
@@ -220,3 +221,54 @@ def loop_makes_one_list_two_names(x, n):
 def test_an_object_that_depends_on_the_path_is_refused(f, args, message):
     copy.deepcopy(f(*args))  # Python runs it
     check_raises(f, *args, match=message)
+
+
+# -- subclasses of list and dict: their changes cannot be staged ----------------------------------
+
+class Items(list):
+    pass
+
+
+def ordered_dict_set_in_branches(x):
+    d = collections.OrderedDict(a=0)
+    if x > 0:
+        d["a"] = 1
+    else:
+        d["a"] = 2
+    return d["a"]
+
+
+def counter_bumped_on_one_path(x):
+    c = collections.Counter()
+    if x > 0:
+        c["k"] += 1
+    return c["k"]
+
+
+def subclass_list_grown_in_a_loop(n):
+    items = Items()
+    for i in range(n):
+        items.append(i)
+    return len(items)
+
+
+def ordered_dict_read_in_a_branch(x):
+    d = collections.OrderedDict(a=x)
+    y = x
+    if x > 0:
+        y = d["a"] * 2
+    return y
+
+
+@pytest.mark.parametrize("f, arg, kind, name", [
+    (ordered_dict_set_in_branches, f32(1.0), "OrderedDict", "d"),
+    (counter_bumped_on_one_path, f32(-1.0), "Counter", "c"),
+    (subclass_list_grown_in_a_loop, np.int32(3), "Items", "items"),
+])
+def test_a_change_to_a_list_or_dict_subclass_is_refused(f, arg, kind, name):
+    f(arg)
+    check_raises(f, arg, match=rf"the {kind} '{name}' changed while the (if|for loop) at .*test_container_identity.py")
+
+
+def test_a_list_or_dict_subclass_read_in_a_branch_is_fine():
+    check(ordered_dict_read_in_a_branch, f32(2.0))

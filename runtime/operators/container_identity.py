@@ -71,6 +71,45 @@ def containers(given) -> dict:
     return at
 
 
+def subclass_contents(state) -> list:
+    """``(path, container, its items)`` for each instance of a subclass of list or dict in ``state``
+    (``OrderedDict``, ``defaultdict``, ``Counter``, a user's): a traced body changes the object itself,
+    which the statement cannot stage (``refuse_changed_subclasses``)."""
+    found = []
+    todo = [((index,), value) for index, value in enumerate(state)]
+    while todo:
+        path, value = todo.pop()
+        kind = type(value)
+        if kind is not list and kind is not dict and isinstance(value, (list, dict)):
+            found.append((path, value, _items(value)))
+        elif kind is list or kind is dict or isinstance(value, tuple):
+            todo.extend((path + (step,), child) for step, child in _children(value))
+    return found
+
+
+def _items(container) -> list:
+    return list(container.items()) if isinstance(container, dict) else list(container)
+
+
+def refuse_changed_subclasses(found, names, where):
+    """A ``TracingError`` (the contents put back first) if a body changed one of ``found``'s
+    containers: its change would happen once, while tracing, not on the path Python takes."""
+    for path, container, before in found:
+        now = _items(container)
+        if len(now) == len(before) and all(a is b or a == b and type(a) is tuple and all(
+                x is y for x, y in zip(a, b)) for a, b in zip(now, before)):
+            continue
+        container.clear()
+        container.update(before) if isinstance(container, dict) else container.extend(before)
+        kind = type(container).__name__
+        raise TracingError(
+            f"the {kind} '{label(names, path)}' changed while {where} was traced; a tensor if or loop stages "
+            f"plain lists and dicts only, and a change to a {kind} would happen once, while tracing, not on the "
+            f"path Python takes. Use a plain dict or list in the statement (`dict(...)`, `list(...)`), or "
+            "change it outside."
+        )
+
+
 def origins(given, out) -> dict:
     """``{path in out: origin}`` for each list and dict of the state ``out`` a body left: the path
     of the container of ``given`` (``containers`` of the state it was traced with) it is, else the

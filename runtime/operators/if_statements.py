@@ -72,6 +72,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
         def run():
             given = statement_state.fresh(init)
             copies = container_identity.containers(given[:nouts])
+            subclassed = container_identity.subclass_contents(given)
             set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
@@ -85,6 +86,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
                 outside.restore()  # a retraced loop around it must not read this trace's tensors
                 raise
             outside.check(where)
+            container_identity.refuse_changed_subclasses(subclassed, names, where)
             state = statement_state.read_state(get_state, where)
             container_identity.refuse_dead_changes(init, state, nouts, names, where)
             out = statement_state.after_return(state[:nouts], names)
