@@ -359,3 +359,17 @@ def test_a_negative_python_number_to_a_fractional_power_is_refused_where_python_
     for _, g in modes(counter_to_a_fractional_power):
         with pytest.raises(ValueError, match=r"with a negative x and a fractional y: Python gives a complex number"):
             g(i32(4))
+
+
+def max_of_a_list_of_tensors(a, b, c):
+    return max([a, b, c])
+
+
+def min_of_a_tuple_of_tensors(a, b):
+    return min((a, b))
+
+
+def test_max_and_min_of_a_list_of_tensors_compare_its_items():
+    check_same_bits(max_of_a_list_of_tensors, f32(1.0), f32(3.0), f32(2.0))
+    check_same_bits(max_of_a_list_of_tensors, f32(0.0), f32(-0.0), f32(-1.0))
+    check(min_of_a_tuple_of_tensors, i32(4), i32(-1))

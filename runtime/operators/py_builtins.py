@@ -100,17 +100,26 @@ def abs_(x):
     return builtins.abs(x)
 
 
+def _operands(args, kwargs):
+    """``max([a, b])`` (a Python list or tuple of values) compares its items as ``max(a, b)`` does."""
+    if not kwargs and len(args) == 1 and type(args[0]) in (list, tuple) and len(args[0]) > 1:
+        return tuple(args[0])
+    return args
+
+
 def max_(*args, **kwargs):
-    staged = None if kwargs else _staged_any("max", args)
+    operands = _operands(args, kwargs)
+    staged = None if kwargs else _staged_any("max", operands)
     if staged is not None:
-        return staged(*args)
+        return staged(*operands)
     return builtins.max(*args, **kwargs)
 
 
 def min_(*args, **kwargs):
-    staged = None if kwargs else _staged_any("min", args)
+    operands = _operands(args, kwargs)
+    staged = None if kwargs else _staged_any("min", operands)
     if staged is not None:
-        return staged(*args)
+        return staged(*operands)
     return builtins.min(*args, **kwargs)
 
 
