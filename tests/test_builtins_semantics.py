@@ -373,3 +373,16 @@ def test_max_and_min_of_a_list_of_tensors_compare_its_items():
     check_same_bits(max_of_a_list_of_tensors, f32(1.0), f32(3.0), f32(2.0))
     check_same_bits(max_of_a_list_of_tensors, f32(0.0), f32(-0.0), f32(-1.0))
     check(min_of_a_tuple_of_tensors, i32(4), i32(-1))
+
+
+def divided_by_300(x):
+    return x / 300
+
+
+def divides_300(x):
+    return 300 / x
+
+
+@pytest.mark.parametrize("f, x", [(divided_by_300, np.int8(1)), (divides_300, np.int8(-1)), (divided_by_300, np.uint8(7))])
+def test_true_division_of_a_narrow_int_by_a_python_int_it_cannot_hold_is_numpys_float64(f, x):
+    check(f, x)

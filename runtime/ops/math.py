@@ -132,6 +132,8 @@ def binary(op_type: str, x, y, name=None):
         return _python_int_power(x, y, name)
     if op_type == "Pow" and _python_numbers(x, y):
         x = _real_power_base(x, y)
+    if op_type == "RealDiv":
+        x, y = (_true_division_operand(v, w) for v, w in ((x, y), (y, x)))
     if op_type in _DIVISIONS and _python_numbers(x, y):
         y = _nonzero_divisor(op_type, x, y)
     if op_type in _COMPARISONS:
@@ -197,6 +199,15 @@ def _python_ints(x, y) -> bool:
     """Two integers standing for Python ints (weakly typed), at least one of them a tensor."""
     return (all(type(v) is int or (is_weak(v) and not is_weak_list(v) and dtype_of(v).kind in "iu") for v in (x, y))
             and any(isinstance(v, Tensor) for v in (x, y)))
+
+
+def _true_division_operand(value, other):
+    """A Python int that an integer tensor's dtype cannot hold, as a float: numpy divides integers in
+    float64, so ``np.int8(1) / 300`` is 0.0033, not NEP 50's ``OverflowError`` of ``np.int8(1) + 300``."""
+    if (type(value) is int and isinstance(other, Tensor) and not other.weak and other.dtype.kind in "iub"
+            and not int_fits(value, other.dtype)):
+        return float(value)
+    return value
 
 
 def _real_power_base(x, y):
