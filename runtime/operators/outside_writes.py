@@ -80,18 +80,20 @@ class Snapshot:
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
-                if not opaque.get(type(value)) or is_user_namespace(value):
+                if not opaque.get(type(value)):
                     self._record(value, name, _DEPTH, covered, seen)
+                elif isinstance(value, type):  # (a local function is mostly the converted code's own closure)
+                    self._record(value, name, _DEPTH, covered, seen, namespaces=True)
             for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
                 if name not in variables and (not opaque.get(type(value)) or is_user_namespace(value)):
-                    self._record(value, name, 1, covered, seen)
+                    self._record(value, name, 1, covered, seen, namespaces=True)
 
-    def _record(self, value, path, depth, covered, seen):
+    def _record(self, value, path, depth, covered, seen, namespaces=False):
         opaque = _OPAQUE_TYPES.get(type(value))
         if opaque is None:
             opaque = _OPAQUE_TYPES[type(value)] = isinstance(value, _OPAQUE) or is_undefined(value)
-        if opaque and is_user_namespace(value):
-            opaque, depth = False, 0  # a class or function of the user's: its own attributes only
+        if opaque and namespaces and is_user_namespace(value):
+            opaque, depth = False, 0  # a class or function of the user's module: its own attributes only
         if opaque or id(value) in seen or len(seen) >= _BUDGET:
             return
         if type(value).__module__.startswith("autograph.") or id(value) in _library_state():
