@@ -207,7 +207,7 @@ def loop_makes_one_list_two_names(x, n):
     (ternary_picks_a_list, (f32(1.0),), r"the conditional expression .* gives the list '[ab]' on one path"),
     (appends_to_the_picked_list, (f32(1.0),), r"gives the list '(pos|neg)' on one path"),
     (changed_here_replaced_there, (f32(1.0),), r"'xs' is changed in place in the false branch of the if at .*"
-                                               r"but is a new list in the true branch"),
+                                               r"but is a new list on the other path"),
     (grown_in_place_through_a_dead_name, (f32(1.0),), r"the list 'xs' is changed in place in a branch of the if "
                                                       r"at .*, and 'ys' holds the same list"),
     (loop_makes_one_list_two_names, (f32(1.0), np.int32(2)), r"the body of the for loop at .* makes 'b' the same "
@@ -272,3 +272,20 @@ def test_a_change_to_a_list_or_dict_subclass_is_refused(f, arg, kind, name):
 
 def test_a_list_or_dict_subclass_read_in_a_branch_is_fine():
     check(ordered_dict_read_in_a_branch, f32(2.0))
+
+
+OUTSIDE = [1.0]
+
+
+def an_outside_list_on_one_path(x):
+    c = [0.0]
+    if x > 0:
+        c = OUTSIDE
+    else:
+        c = [x]
+    return c
+
+
+def test_an_existing_list_on_one_path_and_a_new_one_on_the_other_is_refused():
+    check_raises(an_outside_list_on_one_path, f32(1.0),
+                 match=r"'c' is the list 'OUTSIDE' in the true branch of the if at .* but a new list on the other path")

@@ -10,22 +10,28 @@ user's old list keeps what it held (``ys = xs`` before still shows it).
 
 ``origins(containers(given), out)`` records, after a body, which of the
 copies it was given (by identity) each list and dict of its state is now, by
-path (the entry's index, then the keys and indices below it).  ``write_back`` binds
-the results by them.  A tensor ``if`` merges its branches' (``if_origins``):
-a name that holds one list on one path and another on the other (``c = a``
-or ``c = b``), or that one branch changes in place and the other replaces,
-cannot be one object for both paths and is refused; a list one branch
-replaces and the other leaves as it was becomes a new list (its contents
-are right on both paths; only its identity is new where Python keeps the
-old object).  A loop's body must keep each list at its own path or replace
-it (``loop_origins``): a body that makes one variable the list of another
-would need the loop to carry one object under two names.
+path (the entry's index, then the keys and indices below it).  ``write_back``
+binds the results by them.  A tensor ``if`` merges its branches'
+(``if_origins``): a name that holds one existing list on one path and
+another on the other (``c = a`` or ``c = b``), or that one branch changes in
+place and the other replaces, cannot be one object for both paths and is
+refused.  A list one branch replaces and the other leaves as it was (or a
+loop body replaces, the loop maybe running zero times) becomes a new list,
+right on every path but for its identity where Python keeps the old object:
+so only when nothing else holds the old one (no other name, global or
+caller: ``_refuse_held``), else refused.  A loop's body must keep each
+list at its own path or replace it (``loop_origins``): a body that makes
+one variable the list of another would need the loop to carry one object
+under two names.  Instances of list and dict subclasses are not staged: a
+body changing one is refused (``refuse_changed_subclasses``).
 
 Before::
 
     ys = xs
     if x > 0:          # a tensor
-        xs = [x, x]    # a new list: ys keeps the old one
+        xs = [x, x]    # a new list on both paths: ys keeps the old one
+    else:
+        xs = [-x, x]
 
 After (bound by ``write_back``): ``xs`` is a new list holding the ``If``'s
 results; ``ys`` and the old list are left alone.
@@ -164,48 +170,63 @@ def if_origins(branches, init, names, where, roles=frozenset()):
     ran to their end, true first); refuses a container whose object depends on the path, except
     below the generated code's own variables (``roles``: the return value), which are new then."""
     if len(branches) < 2:
-        return {path: _single(origin, names, path, where) for path, origin in branches[0][0].items()} \
-            if branches else {}
+        return dict(branches[0][0]) if branches else {}
     (first, first_out), (second, second_out) = branches
     merged = {}
     for path in [*first, *(p for p in second if p not in first)]:
-        if path not in first or path not in second:
-            merged[path] = None  # below a container only one branch has there: new
+        if path not in first or path not in second or names[path[0]] in roles:
+            merged[path] = None  # below a container only one branch has there, or the return value: new
             continue
         a, b = first[path], second[path]
         if a is b or (isinstance(a, tuple) and a == b):
             merged[path] = a  # one container of the state, or one outside object, on both paths
             continue
-        if names[path[0]] in roles:
-            merged[path] = None
-            continue
-        what = label(names, path)
         kind = type(value_at(first_out, path)).__name__
-        held = [(_outside(a, names, path), "true"), (_outside(b, names, path), "false")]
-        a, b = (None if not isinstance(a, tuple) else a), (None if not isinstance(b, tuple) else b)
-        for name, branch in held:
-            if name is not None:
-                a, b = (name, b) if branch == "true" else (a, name)
+        a, b = (_known(origin, names, path) for origin in (a, b))
         if a is not None and b is not None:
-            first_name, second_name = (n if isinstance(n, str) else label(names, n) for n in (a, b))
-            raise TracingError(
-                f"'{what}' is the {kind} '{first_name}' in the true branch but the {kind} "
-                f"'{second_name}' in the false branch of {where}; after the if it would be one object or "
-                f"the other depending on the condition, which one graph cannot follow. Make a new {kind} in "
-                f"both branches (`{what} = {kind}({first_name})`), or pick the values, not the object."
-            )
-        kept, out, branch, other = (a, first_out, "true", "false") if a is not None else (b, second_out, "false", "true")
-        if kept is not None and not isinstance(kept, str):
-            if not _unchanged(value_at(out, path), value_at(init, kept)):
-                raise TracingError(
-                    f"'{what}' is changed in place in the {branch} branch of {where} but is a new {kind} in the "
-                    f"{other} branch; Python's other names for the old {kind} see the change on one path only, "
-                    f"which one graph cannot follow. Make a new {kind} in both branches, or change it in place in "
-                    f"both (`{what}[:] = ...`)."
-                )
-            _refuse_held(value_at(init, kept), label(names, kept), f"in the {other} branch of {where}")
+            _refuse_two(label(names, path), kind, a, b, names, where)
+        if a is not None or b is not None:
+            kept, out, branch, other = (a, first_out, "true", "false") if a is not None else (b, second_out, "false", "true")
+            _refuse_kept_on_one_path(label(names, path), kind, kept, value_at(out, path), init, names,
+                                     f"in the {other} branch of {where}", branch, where)
         merged[path] = None  # a new object holding either path's contents
     return merged
+
+
+def _known(origin, names, path):
+    """``origin`` (of a branch's container) if the object existed before the ``if``: a path of the
+    state, or the name that holds an outside object; None for a new one."""
+    return origin if isinstance(origin, tuple) else _outside(origin, names, path)
+
+
+def _refuse_two(what, kind, a, b, names, where):
+    first, second = (n if isinstance(n, str) else label(names, n) for n in (a, b))
+    raise TracingError(
+        f"'{what}' is the {kind} '{first}' in the true branch but the {kind} '{second}' in the false branch "
+        f"of {where}; after the if it would be one object or the other depending on the condition, which "
+        f"one graph cannot follow. Make a new {kind} in both branches (`{what} = {kind}({first})`), or pick "
+        "the values, not the object."
+    )
+
+
+def _refuse_kept_on_one_path(what, kind, kept, value, init, names, rebound, branch, where):
+    """A container one branch keeps (``kept``: its path in the state, or the name of an outside
+    object) while the other makes a new one: refused unless the kept one is unchanged and nothing
+    else holds it (then the new object stands for both)."""
+    if isinstance(kept, str):
+        raise TracingError(
+            f"'{what}' is the {kind} '{kept}' in the {branch} branch of {where} but a new {kind} on the other "
+            f"path; Python's '{what}' is that very object on the first path, which one graph cannot follow. "
+            f"Make a new {kind} on both paths (`{what} = {kind}({kept})`)."
+        )
+    if not _unchanged(value, value_at(init, kept)):
+        raise TracingError(
+            f"'{what}' is changed in place in the {branch} branch of {where} but is a new {kind} on the other "
+            f"path; Python's other names for the old {kind} see the change on one path only, which one graph "
+            f"cannot follow. Make a new {kind} in both branches, or change it in place in both "
+            f"(`{what}[:] = ...`)."
+        )
+    _refuse_held(value_at(init, kept), label(names, kept), rebound)
 
 
 def _refuse_held(original, what, rebound):
@@ -228,11 +249,6 @@ def _refuse_held(original, what, rebound):
             f"through either name would show through the other. Copy it where the other name is made "
             f"(`{holder} = {kind}({what})`), or rebind '{what}' on every path."
         )
-
-
-def _single(origin, names, path, where):
-    """The origin of a container after an ``if`` whose other branch raised: as that branch left it."""
-    return origin
 
 
 def picked(values, merged, where):
