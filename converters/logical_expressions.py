@@ -20,6 +20,9 @@ closures::
 
     lo <= x < hi   ->   ag__.compare_chain(lo, ('<=', '<'), (lambda: x, lambda: hi))
 
+So does ``x is True`` (``is``/``is not`` a bool constant): a tensor standing
+for a Python bool answers it by its value.
+
 An expression containing an assignment expression (``:=``) is left as is.
 The extra loop test the jump converters attach to a ``for`` loop
 (``EXTRA_LOOP_TEST``) is lowered too.
@@ -60,10 +63,19 @@ def _lazy_walrus(operands) -> bool:
     return any(ast_util.contains_type(operand, gast.NamedExpr) for operand in operands[1:])
 
 
+def is_bool_identity(node) -> bool:
+    """``x is True`` / ``x is not False`` (either side a bool constant): Python's identity of a bool,
+    which a tensor standing for a Python bool answers by its value (``ag__.compare_chain``)."""
+    return (type(node) is gast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (gast.Is, gast.IsNot)
+            and any(type(v) is gast.Constant and type(v.value) is bool for v in (node.left, node.comparators[0])))
+
+
 def _lower(node, has_walrus):
     kind = type(node)
     if kind is gast.UnaryOp and type(node.op) is gast.Not:
         return templates.replace_as_expression("ag__.not_(operand)", origin=node, operand=node.operand)
+    if is_bool_identity(node) and not (has_walrus and _lazy_walrus([node.left, *node.comparators])):
+        return _chain(node)
     if kind is gast.Compare and len(node.ops) > 1:
         if has_walrus and _lazy_walrus([node.left, *node.comparators]):
             # Left as written: the operands before the last must be Python values (each link
@@ -103,7 +115,7 @@ def python_conditions(node, deciding, construct):
 
 
 def transform(node, ctx):
-    if ctx.lacks(gast.BoolOp, "not", "chain"):
+    if ctx.lacks(gast.BoolOp, "not", "chain", "is_bool"):
         return node
 
     def lower(inner):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters import lists
+from autograph.converters import lists, logical_expressions
 from autograph.pyct import anno, ast_util, naming, templates
 from autograph.pyct.context import AG_NAME
 
@@ -120,6 +120,8 @@ def transform(node, ctx):
             kinds.add("not")
         elif kind is gast.Compare and len(inner.ops) > 1:
             kinds.add("chain")
+        elif kind is gast.Compare and logical_expressions.is_bool_identity(inner):
+            kinds.add("is_bool")
         elif kind in ast_util.LOOPS and inner.orelse:
             kinds.add("loop_else")
         elif kind is gast.Attribute:

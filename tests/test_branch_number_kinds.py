@@ -79,3 +79,52 @@ def test_a_number_the_tensors_dtype_holds_takes_it(arg):
 @pytest.mark.parametrize("arg", [np.int32(-4), np.int32(4)])
 def test_an_int_beside_an_int_tensor_takes_its_dtype(arg):
     check(int_tensor_with_python_int, arg)
+
+
+def flag_is_true(x, n):
+    done = False
+    for i in range(n):
+        if x > i:
+            done = True
+    if done is True:
+        return 1
+    return 0
+
+
+def flag_is_not_false(x):
+    ok = False
+    if x > 0:
+        ok = True
+    return 2 if ok is not False else 3
+
+
+def int_is_true(x):
+    k = 0
+    if x > 0:
+        k = 1
+    return k is True
+
+
+def numpy_bool_is_true(x):
+    return (x > 0) is True
+
+
+@pytest.mark.parametrize("f, args", [
+    (flag_is_true, (np.float32(5.0), np.int32(3))), (flag_is_true, (np.float32(-5.0), np.int32(3))),
+    (flag_is_not_false, (np.float32(1.0),)), (flag_is_not_false, (np.float32(-1.0),)),
+    (int_is_true, (np.float32(1.0),)), (numpy_bool_is_true, (np.float32(1.0),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_is_true_of_a_python_bool_made_by_a_tensor_statement_is_its_value(f, args):
+    check(f, *args)
+
+
+def bool_or_int_by_path(n):
+    ok = False
+    if n > 0:
+        ok = 1
+    return "yes" if ok is False else "no"
+
+
+def test_a_python_bool_on_one_path_and_an_int_on_the_other_is_refused():
+    check_raises(bool_or_int_by_path, np.int32(3), match=r"'ok' is a Python bool in the false branch but the Python "
+                                                         r"int 1 in the other branch of the if at")

@@ -105,10 +105,21 @@ def python_condition(value, construct, targets):
     )
 
 
+def _is(a, b):
+    """``a is b``: a tensor standing for a Python bool (weakly typed) is ``True`` or ``False`` by its
+    value; another tensor (a Python int or float, a numpy value) is never either, as in Python."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, Tensor) and type(y) is bool:
+            if x.weak and x.dtype == dtypes.bool_ and x.shape == ():
+                return x if y else not_(x)
+            return False
+    return a is b
+
+
 # a comparison as written -> the function Python calls for it
 _COMPARE = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
-    "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "!=": operator.ne, "is": _is, "is not": lambda a, b: not_(_is(a, b)),
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
 

@@ -198,6 +198,7 @@ def _merge_dtype(label, a, b, where):
         if same_python(a, b):
             return None
         if is_weak(a) and is_weak(b):
+            _refuse_bool_beside_number(label, a, b, where)
             return _holding(label, a, b, where, weak_dtype(a, b)), True
         raise TracingError(
             f"'{label}' is {describe_value(a)} in the true branch but {describe_value(b)} in the false "
@@ -224,6 +225,21 @@ def _merge_dtype(label, a, b, where):
         if is_weak(value):
             refuse_int_beside_wrapping(label, strong[0], value, f"in the {strong_branch} branch of {where}")
     return _holding(label, a, b, where, _strong_kept(label, a, b, where, strong[0])), False
+
+
+def _refuse_bool_beside_number(label, a, b, where):
+    """A Python bool on one path and a Python int or float on the other (``ok = False``, ``ok = 1``):
+    Python keeps each, and ``ok is False`` or ``isinstance(ok, bool)`` tells them apart; one graph value
+    cannot."""
+    bools = [weak_dtype(v) == dtypes.bool_ for v in (a, b)]
+    if bools[0] != bools[1]:
+        number = b if bools[0] else a
+        raise TracingError(
+            f"'{label}' is a Python bool in the {'true' if bools[0] else 'false'} branch but "
+            f"{describe_value(number)} in the other branch of {where}; Python keeps each (`{label} is False`, "
+            f"isinstance tell them apart), one graph value cannot. Give it one type on both paths "
+            f"(`{label} = bool(...)` or `int(...)`)."
+        )
 
 
 def _strong_kept(label, a, b, where, strong):
