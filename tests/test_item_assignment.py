@@ -317,3 +317,24 @@ def store_into_a_local_array(x, i):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_items_of_several_targets_and_of_local_arrays_are_stored_as_python_does(f, args):
     check(f, *args)
+
+
+def store_into_an_aliased_array(x):
+    buf = np.zeros(2, np.float32)
+    view = buf
+    buf[0] = x
+    return view
+
+
+def store_into_a_view(x):
+    buf = np.zeros(4, np.float32)
+    part = buf[1:]
+    part[0] = x
+    return buf
+
+
+@pytest.mark.parametrize("f, alias", [(store_into_an_aliased_array, "view"),
+                                      (store_into_a_view, "the array it is a view of")])
+def test_a_tensor_stored_into_a_numpy_array_another_name_reaches_is_refused(f, alias):
+    check_raises(f, np.float32(3.0), match=rf"storing a tensor into a numpy array makes the name a tensor .* but "
+                                           rf"'{alias}' also reaches the array")

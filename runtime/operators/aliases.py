@@ -24,6 +24,8 @@ import sys
 import threading
 import types
 
+import numpy as np
+
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators.calls import is_skipped_module
@@ -58,6 +60,25 @@ def held_elsewhere(value, label):
     ``value``, other than ``label``; else None."""
     found = _held({id(value): label})
     return None if found is None else found[1]
+
+
+def array_alias(array):
+    """Another name that would see a store into the numpy array ``array`` of the code being traced:
+    a second name holding it, a view of it, or (it being a view) the array it views; else None."""
+    if array.base is not None:
+        return "the array it is a view of"
+    first = held_elsewhere(array, "\0")
+    second = held_elsewhere(array, first) if first is not None else None
+    if second is not None:
+        return second
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not is_skipped_module(frame.f_globals.get("__name__")):
+            for name, value in frame.f_locals.items():
+                if isinstance(value, np.ndarray) and value.base is array:
+                    return name
+        frame = frame.f_back
+    return None
 
 
 def _held(targets):

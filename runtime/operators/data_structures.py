@@ -28,7 +28,7 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import Undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import dispatch
+from autograph.runtime.operators import aliases, dispatch
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops import indexing
 from autograph.runtime.ops.list_operators import StagedList
@@ -124,6 +124,7 @@ def aug_setitem(target, index, op, value):
         staged = dispatch.handler_for("aug_setitem", target)
         if staged is None and isinstance(target, np.ndarray) and (is_tensor(index) or is_tensor(value)):
             # a numpy array is a value (README): a tensor stored in it gives a tensor, bound to the name
+            _refuse_array_alias(target)
             staged = dispatch.handler_for("aug_setitem", index if is_tensor(index) else value)
         if staged is not None:
             return staged(target, index, op, value)
@@ -138,6 +139,19 @@ def aug_setitem(target, index, op, value):
     else:
         target[index] = _INPLACE[op](target[index], value)
     return target
+
+
+def _refuse_array_alias(array):
+    """A tensor stored into a numpy array makes the name a tensor; another name for the array (or a
+    view of it) would keep the array without the store, where Python's shows it."""
+    alias = aliases.array_alias(array)
+    if alias is not None:
+        raise TracingError(
+            f"{indexing.user_statement()}: storing a tensor into a numpy array makes the name a tensor (the "
+            f"array gets no symbolic value), but '{alias}' also reaches the array, which Python would show "
+            "changed. Store through one name only: make the other one after the stores, or use a tensor "
+            "(rt.zeros(...)) from the start."
+        )
 
 
 def del_item(target, index):
