@@ -386,3 +386,10 @@ def divides_300(x):
 @pytest.mark.parametrize("f, x", [(divided_by_300, np.int8(1)), (divides_300, np.int8(-1)), (divided_by_300, np.uint8(7))])
 def test_true_division_of_a_narrow_int_by_a_python_int_it_cannot_hold_is_numpys_float64(f, x):
     check(f, x)
+
+
+def test_int_and_round_of_a_float16_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(rounded, np.float16(2.5))
+        check(as_int, np.float16(-3.75))

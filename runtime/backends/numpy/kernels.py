@@ -216,7 +216,7 @@ def _py_int(x, *, where):
             nan = np.isnan(a).any()
             raise _user_error(ValueError if nan else OverflowError,
                               f"{where}: cannot convert float {'NaN' if nan else 'infinity'} to integer")
-        if (np.abs(a) >= 2.0**63).any():
+        if (np.abs(a.astype(np.float64)) >= 2.0**63).any():  # (2**63 is no float16: compare in float64)
             raise _user_error(OverflowError, f"{where}: {a.flat[np.argmax(np.abs(a))]!r} does not fit in int64, "
                                              "the widest integer of a graph (Python's ints are unbounded)")
     return a.astype(np.int64)
