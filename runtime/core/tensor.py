@@ -130,7 +130,8 @@ class Tensor:
         raise TracingError(_numpy_message(f"np.{func.__name__}", self))
 
     def __array__(self, dtype=None, copy=None):
-        raise TracingError(_numpy_message("np.asarray", self))
+        message = _numpy_message("np.asarray (or np.array, a numpy type like np.float32(...))", self)
+        raise TracingError(message + " A dtype conversion is x.astype(np.float32) or rt.cast(x, 'float32').")
 
     def __init__(self, op, value_index, dtype, shape, weak=False):
         self.op = op
