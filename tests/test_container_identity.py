@@ -289,3 +289,18 @@ def an_outside_list_on_one_path(x):
 def test_an_existing_list_on_one_path_and_a_new_one_on_the_other_is_refused():
     check_raises(an_outside_list_on_one_path, f32(1.0),
                  match=r"'c' is the list 'OUTSIDE' in the true branch of the if at .* but a new list on the other path")
+
+
+def rebound_in_a_nested_if_while_another_name_holds_it(x, y):
+    l = [1.0, 2.0]
+    keep = l
+    if x > 0:
+        if y > 0:
+            l = [x, y]  # the inner if works on the outer if's copy of l; keep holds the user's list
+    l[0] = 9.0
+    return keep[0]
+
+
+def test_an_enclosing_statements_copy_is_the_users_list_for_the_holder_check():
+    check_raises(rebound_in_a_nested_if_while_another_name_holds_it, f32(1.0), f32(-1.0),
+                 match=r"'l' is rebound to a new list in the true branch of the if at .* which 'keep' holds too")

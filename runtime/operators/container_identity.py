@@ -234,14 +234,15 @@ def _refuse_held(original, what, rebound):
     zero times) becomes a new object on both; only unobservable if nothing else holds the old one:
     else Python's later changes through one name would show through the other on the first path."""
     kind = type(original).__name__
-    argument = escapes.argument_path(original)
+    held = (original, *aliases.originals(original))  # (an enclosing statement's copy: the user's object too)
+    argument = next((path for path in map(escapes.argument_path, held) if path is not None), None)
     if argument is not None:
         raise TracingError(
             f"'{what}' is rebound to a new {kind} {rebound} but keeps the {kind} argument '{argument}' on "
             f"another path; there Python's '{what}' is still the caller's {kind}, which a change through it "
             f"would change. Rebind '{what}' on every path, e.g. `{what} = {kind}({what})` first."
         )
-    holder = aliases.held_elsewhere(original, what)
+    holder = next((h for h in (aliases.held_elsewhere(o, what) for o in held) if h is not None), None)
     if holder is not None:
         raise TracingError(
             f"'{what}' is rebound to a new {kind} {rebound} but keeps its {kind} on another path, which "
@@ -279,7 +280,8 @@ def refuse_dead_changes(init, state, live, names, where):
     for index in range(live, len(init)):
         original = init[index]
         if type(original) in _CONTAINERS and not _unchanged(state[index], original):
-            holder = aliases.held_elsewhere(original, names[index])
+            holder = next((h for h in (aliases.held_elsewhere(o, names[index])
+                                       for o in (original, *aliases.originals(original))) if h is not None), None)
             if holder is not None:
                 kind = type(original).__name__
                 raise TracingError(
