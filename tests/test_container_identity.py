@@ -304,3 +304,45 @@ def rebound_in_a_nested_if_while_another_name_holds_it(x, y):
 def test_an_enclosing_statements_copy_is_the_users_list_for_the_holder_check():
     check_raises(rebound_in_a_nested_if_while_another_name_holds_it, f32(1.0), f32(-1.0),
                  match=r"'l' is rebound to a new list in the true branch of the if at .* which 'keep' holds too")
+
+
+def changed_then_rebound(x):
+    l = [1.0, 2.0]
+    keep = l
+    if x > 0:
+        l[0] = 5.0
+        l = [x, x]
+    else:
+        l = [-x, x]
+    return keep[0], l[0]
+
+
+def changed_then_rebound_in_a_loop(x, n):
+    l = [1.0, 2.0]
+    keep = l
+    for _ in range(n):
+        l[0] = l[0] + 1.0
+        l = [l[0], x]
+    return keep[0]
+
+
+def changed_then_rebound_unaliased(x):
+    l = [1.0, 2.0]
+    if x > 0:
+        l[0] = 5.0
+        l = [l[0] + x, x]
+    else:
+        l = [-x, x]
+    return l
+
+
+@pytest.mark.parametrize("f, args", [(changed_then_rebound, (f32(1.0),)),
+                                     (changed_then_rebound_in_a_loop, (f32(1.0), np.int32(2)))])
+def test_a_list_changed_then_dropped_while_another_name_holds_it_is_refused(f, args):
+    check_raises(f, *args, match=r"'l' is changed in place and then replaced by another list in the (if|for loop) "
+                                 r"at .* which 'keep' holds too")
+
+
+@pytest.mark.parametrize("x", [f32(1.0), f32(-1.0)])
+def test_a_list_changed_then_dropped_that_nothing_else_holds_is_fine(x):
+    check(changed_then_rebound_unaliased, x)

@@ -292,6 +292,28 @@ def refuse_dead_changes(init, state, live, names, where):
                 )
 
 
+def refuse_dropped_changes(given, found, init, names, where):
+    """A list or dict of the state that a body changed in place and then dropped (``l[0] = 2`` then
+    ``l = [...]``): Python's old object keeps the change, which another name holding it would show;
+    the statement binds only what the body left.  ``given``: ``containers`` of the state the body
+    was traced with; ``found``: its ``origins``."""
+    kept = {origin for origin in found.values() if isinstance(origin, tuple)}
+    for path, copy in given.values():
+        if path in kept or _unchanged(copy, value_at(init, path)):
+            continue
+        original = value_at(init, path)
+        holder = next((h for h in (aliases.held_elsewhere(o, label(names, path))
+                                   for o in (original, *aliases.originals(original))) if h is not None), None)
+        if holder is not None:
+            kind = type(original).__name__
+            raise TracingError(
+                f"'{label(names, path)}' is changed in place and then replaced by another {kind} in {where}; "
+                f"Python's old {kind}, which '{holder}' holds too, keeps the change, and the statement binds "
+                f"only the new one. Change the {kind} through '{holder}', or copy it before the change "
+                f"(`{label(names, path)} = {kind}({label(names, path)})`)."
+            )
+
+
 def loop_origins(found, init, names, where, roles=frozenset()):
     """A loop body's origins, each list and dict at its own path or new (always, below ``roles``:
     the generated code's own variables); else a ``TracingError``."""

@@ -90,7 +90,9 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
             state = statement_state.read_state(get_state, where)
             container_identity.refuse_dead_changes(init, state, nouts, names, where)
             out = statement_state.after_return(state[:nouts], names)
-            ended[index] = container_identity.origins(copies, out), out
+            found = container_identity.origins(copies, out)
+            container_identity.refuse_dropped_changes(copies, found, init, names, where)
+            ended[index] = found, out
             return out
 
         return run

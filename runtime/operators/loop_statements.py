@@ -347,8 +347,9 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
             container_identity.refuse_changed_subclasses(subclassed, names, where)
             out = statement_state.read_state(get_state, where)
             flat = statement_state.flatten_like(init, out, names, where, staged)
-            origins[:] = [container_identity.loop_origins(
-                container_identity.origins(copies, out), init, names, where, statement_state.ROLES)]
+            found = container_identity.origins(copies, out)
+            container_identity.refuse_dropped_changes(copies, found, init, names, where)
+            origins[:] = [container_identity.loop_origins(found, init, names, where, statement_state.ROLES)]
             return [*new_lead, *flat]
 
         invariants = statement_state.loop_invariants(opts, flat, labels, where)
