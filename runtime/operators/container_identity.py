@@ -39,6 +39,7 @@ results; ``ys`` and the old list are left alone.
 
 from __future__ import annotations
 
+from autograph.runtime.core import nest
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
 from autograph.runtime.tracing import escapes
@@ -69,11 +70,13 @@ def _containers_at(state):
 
 
 def containers(given) -> dict:
-    """``{id: (path, container)}`` of the lists and dicts of ``given``, the state a body is about to
-    be traced with (taken before it runs: the body may put others in their places)."""
+    """``{id: (path, container, its contents)}`` of the lists and dicts of ``given``, the state a body
+    is about to be traced with (taken before it runs: the body may change them, or put others in their
+    places); the contents a copy of the containers below, sharing the leaves."""
     at = {}
     for path, value in _containers_at(given):
-        at.setdefault(id(value), (path, value))
+        if id(value) not in at:
+            at[id(value)] = (path, value, nest.copy_containers(value))
     return at
 
 
@@ -298,8 +301,8 @@ def refuse_dropped_changes(given, found, init, names, where):
     the statement binds only what the body left.  ``given``: ``containers`` of the state the body
     was traced with; ``found``: its ``origins``."""
     kept = {origin for origin in found.values() if isinstance(origin, tuple)}
-    for path, copy in given.values():
-        if path in kept or _unchanged(copy, value_at(init, path)):
+    for path, copy, before in given.values():
+        if path in kept or _unchanged(copy, before):
             continue
         original = value_at(init, path)
         holder = next((h for h in (aliases.held_elsewhere(o, label(names, path))
