@@ -480,3 +480,28 @@ def test_readme_jax_example_runs(tmp_path):
     namespace = {}
     exec(compile(blocks[0], str(path), "exec"), namespace)  # its own asserts check the results
 
+
+
+# -- which list or dict object each name holds after a loop (operators/container_identity.py) -----
+
+def _halved_params(w, n):
+    params = {"w": w}
+    for _ in range(n):
+        params = {k: v * 0.5 for k, v in params.items()}
+    return params["w"]
+
+
+def _halved_params_keeping_the_first(w, n):
+    params = {"w": w}
+    initial = params
+    for _ in range(n):
+        params = {k: v * 0.5 for k, v in params.items()}
+    params["w"] = 0.0  # Python: changes initial too where n == 0
+    return initial["w"]
+
+
+def test_a_loop_rebinding_a_dict_under_jax_jit():
+    assert float(ag.jax.jit(_halved_params)(jnp.float32(4.0), jnp.int32(2))) == _halved_params(4.0, 2)
+    with pytest.raises(ag.TracingError, match=r"'params' is rebound to a new dict in the body of the for loop at .* "
+                                              r"which 'initial' holds too"):
+        ag.jax.jit(_halved_params_keeping_the_first)(jnp.float32(4.0), jnp.int32(2))

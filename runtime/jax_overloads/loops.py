@@ -15,13 +15,15 @@
 
 from __future__ import annotations
 
+import threading
+
 import jax.numpy as jnp
 from jax import lax
 
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import branches, carry, errors, logic, outside, values
-from autograph.runtime.operators import outside_writes, statement_state
+from autograph.runtime.operators import container_identity, outside_writes, statement_state
 
 
 class TracedRange:
@@ -81,6 +83,24 @@ def _combined(extra_test, test):
     return both
 
 
+class _Bodies(threading.local):
+    """Per ``_traced`` loop being traced, innermost last: the ``origins`` of its body's last trace."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_BODIES = _Bodies()
+
+
+def _record_body(copies, state, init, names, where):
+    """After a body trace: which list or dict each of the state's is (``container_identity``)."""
+    if _BODIES.stack:
+        found = container_identity.origins(copies, state)
+        container_identity.refuse_dropped_changes(copies, found, init, names, where)
+        _BODIES.stack[-1][:] = [found]
+
+
 def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_stage=False):
     """Runs ``run(init, names, plan, get_state, set_state, bodies)`` until the plan holds; binds the
     final state.  ``bodies`` (the loop's functions) run watched for changes outside the state; an
@@ -91,15 +111,23 @@ def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_st
         statement_state.refuse_shared(init, labels, where)
         watched = outside.watched(bodies, names, where)
         plan = carry.guess(init, can_stage)
-        for _ in range(len(init) * 3 + 3):
-            try:
-                final = run(init, labels, plan, get, put, watched)
-                break
-            except carry.Replan as replan:
-                plan = replan.plan
-        else:  # pragma: no cover - each replan fixes one more leaf
-            raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
-        put(statement_state.write_back(init, final))
+        _BODIES.stack.append([])
+        try:
+            for _ in range(len(init) * 3 + 3):
+                try:
+                    final = run(init, labels, plan, get, put, watched)
+                    break
+                except carry.Replan as replan:
+                    plan = replan.plan
+            else:  # pragma: no cover - each replan fixes one more leaf
+                raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
+        finally:
+            found = _BODIES.stack.pop()
+        if not found:
+            put(statement_state.write_back(init, final))
+            return
+        origins = container_identity.loop_origins(found[-1], init, labels, where, statement_state.ROLES)
+        put(container_identity.write_back(init, final, origins))
 
     outside_writes.as_state(attempt, get_state, set_state, symbol_names, None)
 
@@ -136,9 +164,13 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
         return more if maximum is None else jnp.logical_and(more, values_[k - 1] < maximum)
 
     def body_fun(values_):
-        set_state(carry.state_of(init, plan, values_[k:], names, where))
+        given = carry.state_of(init, plan, values_[k:], names, where)
+        copies = container_identity.containers(given)
+        set_state(given)
         new_lead = list(step(values_[:k - (maximum is not None)]))
-        new, _ = carry.body_outputs(init, plan, statement_state.read_state(get_state, where), names, where, False)
+        state = statement_state.read_state(get_state, where)
+        _record_body(copies, state, init, names, where)
+        new, _ = carry.body_outputs(init, plan, state, names, where, False)
         return (*new_lead, *([values_[k - 1] + 1] if maximum is not None else []), *new)
 
     final = lax.while_loop(cond_fun, body_fun, (*lead, *start))
@@ -177,15 +209,21 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
 
     def step(values_, rows):
         current = carry.state_of(init, plan, values_, names, where)
+        copies = container_identity.containers(current)
         set_state(current)
         index = rows[-1] if scanned.counted else None
         rows = rows[:len(scanned.arrays)]
         keep = True if extra_test is None else extra_test()
         if values.kind(keep) == values.ARRAY:
-            _guarded(where, keep, lambda: body(_item(scanned, rows, index)), current, get_state, set_state, names)
-        elif keep:
-            body(_item(scanned, rows, index))
-        new, appended = carry.body_outputs(init, plan, statement_state.read_state(get_state, where), names, where, True)
+            _guarded(where, keep, lambda: body(_item(scanned, rows, index)), current, get_state, set_state, names,
+                     init)
+            state = statement_state.read_state(get_state, where)
+        else:
+            if keep:
+                body(_item(scanned, rows, index))
+            state = statement_state.read_state(get_state, where)
+            _record_body(copies, state, init, names, where)
+        new, appended = carry.body_outputs(init, plan, state, names, where, True)
         return tuple(new), tuple(tuple(items) for items in appended)
 
     final, ys = lax.scan(step, tuple(start), xs, length=length)
@@ -202,13 +240,17 @@ def _stacked(per_item):
     return together.reshape((-1, *together.shape[2:]))
 
 
-def _guarded(where, keep, run_body, current, get_state, set_state, names):
+def _guarded(where, keep, run_body, current, get_state, set_state, names, init):
     """One iteration under ``lax.cond(keep, body, nothing)`` (a ``break`` or ``return`` flag is traced)."""
     carry.refuse_staged(current, names, "a break, continue or return decided by a traced value")
     def taken():
-        set_state(statement_state.fresh(current))
+        given = statement_state.fresh(current)
+        copies = container_identity.containers(given)
+        set_state(given)
         run_body()
-        return statement_state.read_state(get_state, where)
+        state = statement_state.read_state(get_state, where)
+        _record_body(copies, state, init, names, where)
+        return state
 
     def skipped():
         return tuple(current)
