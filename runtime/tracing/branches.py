@@ -231,7 +231,7 @@ def _refuse_bool_beside_number(label, a, b, where):
     """A Python bool on one path and a Python int or float on the other (``ok = False``, ``ok = 1``):
     Python keeps each, and ``ok is False`` or ``isinstance(ok, bool)`` tells them apart; one graph value
     cannot."""
-    bools = [weak_dtype(v) == dtypes.bool_ for v in (a, b)]
+    bools = [type(v) is bool or (isinstance(v, Tensor) and v.dtype == dtypes.bool_) for v in (a, b)]
     if bools[0] != bools[1]:
         number = b if bools[0] else a
         raise TracingError(
