@@ -232,6 +232,16 @@ def _refuse_kept_on_one_path(what, kind, kept, value, init, names, rebound, bran
     _refuse_held(value_at(init, kept), label(names, kept), rebound)
 
 
+def _holder(container, what):
+    """The name (other than ``what``) under which the code being traced holds ``container``, or the
+    user's object behind it when it is an enclosing statement's copy (``aliases.originals``)."""
+    for held in (container, *aliases.originals(container)):
+        holder = aliases.held_elsewhere(held, what)
+        if holder is not None:
+            return holder
+    return None
+
+
 def _refuse_held(original, what, rebound):
     """A container that a name keeps on one path and is rebound from on another (a loop that may run
     zero times) becomes a new object on both; only unobservable if nothing else holds the old one:
@@ -245,7 +255,7 @@ def _refuse_held(original, what, rebound):
             f"another path; there Python's '{what}' is still the caller's {kind}, which a change through it "
             f"would change. Rebind '{what}' on every path, e.g. `{what} = {kind}({what})` first."
         )
-    holder = next((h for h in (aliases.held_elsewhere(o, what) for o in held) if h is not None), None)
+    holder = _holder(original, what)
     if holder is not None:
         raise TracingError(
             f"'{what}' is rebound to a new {kind} {rebound} but keeps its {kind} on another path, which "
@@ -283,8 +293,7 @@ def refuse_dead_changes(init, state, live, names, where):
     for index in range(live, len(init)):
         original = init[index]
         if type(original) in _CONTAINERS and not _unchanged(state[index], original):
-            holder = next((h for h in (aliases.held_elsewhere(o, names[index])
-                                       for o in (original, *aliases.originals(original))) if h is not None), None)
+            holder = _holder(original, names[index])
             if holder is not None:
                 kind = type(original).__name__
                 raise TracingError(
@@ -305,8 +314,7 @@ def refuse_dropped_changes(given, found, init, names, where):
         if path in kept or _unchanged(copy, before):
             continue
         original = value_at(init, path)
-        holder = next((h for h in (aliases.held_elsewhere(o, label(names, path))
-                                   for o in (original, *aliases.originals(original))) if h is not None), None)
+        holder = _holder(original, label(names, path))
         if holder is not None:
             kind = type(original).__name__
             raise TracingError(
