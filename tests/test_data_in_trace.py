@@ -93,3 +93,26 @@ def test_python_iteration_of_a_fixed_pipeline_while_tracing_is_kept():
     ds = Dataset.range(5).shuffle(5, seed=4, reshuffle_each_iteration=False).map(lambda x: x * 10)
     order = [int(x) for x in ds]
     assert [int(first_two(ds)) for _ in range(2)] == [order[0] + order[1]] * 2
+
+
+def _rebinds_a_dict_over_a_dataset(w):
+    params = {"w": w}
+    for x in rt.data.Dataset.from_tensor_slices(np.arange(3.0, dtype=np.float32)):
+        params = {"w": params["w"] + x}
+    return params["w"]
+
+
+def _rebinds_a_dict_another_name_holds(w):
+    params = {"w": w}
+    initial = params
+    for x in rt.data.Dataset.from_tensor_slices(np.arange(3.0, dtype=np.float32)):
+        params = {"w": params["w"] + x}
+    params["w"] = 0.0  # Python: changes initial too when the dataset is empty
+    return initial["w"]
+
+
+def test_a_dict_rebound_in_a_loop_over_a_dataset_is_a_new_object():
+    assert ag.function(_rebinds_a_dict_over_a_dataset)(np.float32(1.0)) == 4.0
+    with pytest.raises(ag.TracingError, match=r"'params' is rebound to a new dict in the body of the for loop over "
+                                              r"a dataset at .* which 'initial' holds too"):
+        ag.function(_rebinds_a_dict_another_name_holds)(np.float32(1.0))

@@ -30,7 +30,7 @@ from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
-from autograph.runtime.operators import aliases, statement_state
+from autograph.runtime.operators import aliases, container_identity, statement_state
 from autograph.runtime.tracing import retrace
 from autograph.runtime.tracing.loop_slots import (
     Slot, body_output, classify, initial_tensor, loop_inputs, refute_speculation,
@@ -48,6 +48,7 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
     init = tuple(get_state())
     names = statement_state.labels(symbol_names, init, opts)
     statement_state.refuse_shared(init, names, where)
+    found = []  # the last body trace's origins: which list or dict each of the state's is after it
 
     def trace(init, staged):
         if staged:
@@ -61,21 +62,22 @@ def for_stmt(ds, extra_test, body, get_state, set_state, symbol_names, opts):
         for s in slots:
             if s.kind == "open" and type(s.init) in (int, float):  # most Python numbers become loop variables
                 s.speculate()
-        return _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where)
+        return _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where, found)
 
     with aliases.copies_of_state():
         final, init, staged = retrace.restaging(trace, init)
-    statement_state.bind(set_state, init, statement_state.pack_state(init, final, staged), names, where)
+    origins = container_identity.loop_origins(found[-1], init, names, where, statement_state.ROLES) if found else None
+    statement_state.bind(set_state, init, statement_state.pack_state(init, final, staged), names, where, origins)
 
 
-def _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where):
+def _build(ds, slots, init, names, staged, extra_test, body, get_state, set_state, where, found):
     outer = current_graph()
 
     def trace_round(before):
         cond_g, _ = trace_subgraph("dataset_cond", outer, _trace_cond, slots, init, staged, extra_test,
                                    set_state, where)
         body_g, changed = trace_subgraph("dataset_body", outer, _trace_body, ds, slots, init, names, staged,
-                                         body, get_state, set_state, where)
+                                         body, get_state, set_state, where, found)
         return (cond_g, body_g), changed
 
     cond_g, body_g = retrace.settle(trace_round, outer, f"the state of {where}",
@@ -99,13 +101,19 @@ def _trace_cond(graph, slots, init, staged, extra_test, set_state, where):
         graph.outputs = [apply.constant(bool(keep_going))]
 
 
-def _trace_body(graph, ds, slots, init, names, staged, body, get_state, set_state, where):
-    """Traces the body on one element; updates ``slots``; returns True if another trace is needed."""
+def _trace_body(graph, ds, slots, init, names, staged, body, get_state, set_state, where, found):
+    """Traces the body on one element; updates ``slots`` (and ``found``: the body's origins, which
+    list or dict each of the state's is after it); returns True if another trace is needed."""
     values = loop_inputs(graph, slots, where, name="state")
     element = [graph.add_placeholder(s.dtype, s.shape, name="element") for s in structure.flat(ds.element_spec)]
-    set_state(statement_state.fresh(statement_state.pack_state(init, values, staged)))
+    given = statement_state.fresh(statement_state.pack_state(init, values, staged))
+    copies = container_identity.containers(given)
+    set_state(given)
     body(structure.pack(ds.element_spec, element))
-    after = statement_state.flatten_like(init, statement_state.read_state(get_state, where), names, where, staged)
+    state = statement_state.read_state(get_state, where)
+    found[:] = [container_identity.origins(copies, state)]
+    container_identity.refuse_dropped_changes(copies, found[0], init, names, where)
+    after = statement_state.flatten_like(init, state, names, where, staged)
     if refute_speculation(slots, values, after):  # a Python number the body leaves alone stays one
         return True
     changed = False
