@@ -159,9 +159,10 @@ def classify(s, before, after, where, stage_lists, zero_trips="a tensor loop may
             s.kind = "pass"
             return False
         raise TracingError(
-            f"'{s.label}' is not defined before {where} but the loop assigns it and it is used after the "
-            f"loop; {zero_trips}, so {s.label} needs a value before the loop. Assign "
-            f"{s.label} before the loop (with the dtype and shape the loop gives it)."
+            f"'{s.label}' is not defined before {where} but the loop assigns it and it may be read after the "
+            f"loop (by the code after it, or by a function that reads it as a closure variable); {zero_trips}, "
+            f"so {s.label} needs a value before the loop. Assign {s.label} before the loop (with the dtype and "
+            "shape the loop gives it)."
         )
     if is_return_placeholder(init) and is_return_placeholder(after):
         # still unset after an iteration (its only ``return`` follows a raise, say): nothing to carry
