@@ -128,3 +128,20 @@ def bool_or_int_by_path(n):
 def test_a_python_bool_on_one_path_and_an_int_on_the_other_is_refused():
     check_raises(bool_or_int_by_path, np.int32(3), match=r"'ok' is a Python bool in the false branch but the Python "
                                                          r"int 1 in the other branch of the if at")
+
+
+def big_float_on_one_path(x):
+    r = x
+    if x < 0:
+        r = 1e10
+    return r
+
+
+def max_with_a_big_float(x):
+    return max(x, 1e10)
+
+
+@pytest.mark.parametrize("f, name", [(big_float_on_one_path, "r"), (max_with_a_big_float, r"the operand of max\(\)")])
+def test_a_python_float_a_float16_would_make_infinite_is_refused(f, name):
+    check_raises(f, np.float16(-1.0), match=rf"'{name}' is the Python float 10000000000.0 .* where it is float16 .* "
+                                            r"which cannot hold it \(it would be inf\)")

@@ -53,6 +53,7 @@ from autograph.runtime.operators.iterables import len_
 from autograph.runtime.ops import conversions, effects, math, reduction
 from autograph.runtime.ops import list_operators
 from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.tracing.values import refuse_float_beyond
 
 # dtype kind of a weakly typed scalar -> the Python type of the number it stands for
 _PYTHON_TYPES = {"b": builtins.bool, "i": builtins.int, "u": builtins.int, "f": builtins.float}
@@ -128,6 +129,9 @@ def extremum(args, which):
     if len(candidates) == 1:
         return candidates[0]  # the choice is known: that operand, as it is
     _refuse_mixed(candidates, which, where)
+    for value in candidates:  # a Python float the others' float dtype makes inf (1e10 beside a float16)
+        for strong in {_dtype(v) for v in candidates if not is_weak(v)}:
+            refuse_float_beyond(f"the operand of {which}()", strong, value, f"in {where}")
     best = args[0]
     for value, wins in steps:
         if wins is True:

@@ -15,8 +15,8 @@ from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 from autograph.runtime.tracing.values import (
     as_predicate, describe_value, emit, is_return_placeholder, is_strong, is_undefined, refuse_int_beside_wrapping,
-    refuse_int_beyond, refuse_int_beyond_int64, same_python, to_tensor_in, trace_subgraph, unify_captures,
-    weak_dtype, zeros_like_value,
+    refuse_float_beyond, refuse_int_beyond, refuse_int_beyond_int64, same_python, to_tensor_in, trace_subgraph,
+    unify_captures, weak_dtype, zeros_like_value,
 )
 
 __all__ = ["build_cond", "expand_return_placeholder"]
@@ -265,4 +265,5 @@ def _holding(label, a, b, where, dtype):
         told = f"in the {branch} branch of {where}"
         refuse_int_beyond_int64(label, value, told)
         refuse_int_beyond(label, dtype, value, told)
+        refuse_float_beyond(label, dtype, value, told)
     return dtype

@@ -96,6 +96,18 @@ def refuse_int_beyond(label, dtype, value, told):
         )
 
 
+def refuse_float_beyond(label, dtype, value, told):
+    """A ``TracingError`` if ``value`` is a finite Python float that ``dtype``, a float dtype NEP 50
+    gives ``label`` beside a strongly typed value, makes infinite (``1e10`` as a float16): Python keeps
+    the number on its path."""
+    if type(value) is float and np.dtype(dtype).kind == "f" and np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+        raise TracingError(
+            f"'{label}' is the Python float {value!r} {told}, where it is {np.dtype(dtype).name} (NEP 50: the "
+            f"dtype of the tensors it meets), which cannot hold it (it would be inf). Cast that value to a "
+            f"wider dtype first (rt.cast(..., 'float32'))."
+        )
+
+
 def refuse_int_beside_wrapping(label, dtype, value, told):
     """A ``TracingError`` if the weakly typed ``value`` is a Python int (not a list of them) that is to
     join ``label``'s strong ``dtype`` of an integer kind that wraps (8/16-bit, unsigned): Python keeps
