@@ -107,12 +107,11 @@ def _trace_body(graph, ds, slots, init, names, staged, body, get_state, set_stat
     values = loop_inputs(graph, slots, where, name="state")
     element = [graph.add_placeholder(s.dtype, s.shape, name="element") for s in structure.flat(ds.element_spec)]
     given = statement_state.fresh(statement_state.pack_state(init, values, staged))
-    copies = container_identity.containers(given)
+    watch = container_identity.Watch(given)
     set_state(given)
     body(structure.pack(ds.element_spec, element))
     state = statement_state.read_state(get_state, where)
-    found[:] = [container_identity.origins(copies, state)]
-    container_identity.refuse_dropped_changes(copies, found[0], init, names, where)
+    found[:] = [watch.ended(state, init, names, where)]
     after = statement_state.flatten_like(init, state, names, where, staged)
     if refute_speculation(slots, values, after):  # a Python number the body leaves alone stays one
         return True

@@ -199,12 +199,12 @@ def _if(pred, body, orelse, get_state, set_state, symbol_names, nouts, opts, whe
     def branch(fn):
         def run():
             given = statement_state.fresh(init)
-            copies = container_identity.containers(given[:nouts])
+            watch = container_identity.Watch(given, nouts)
             set_state(given)
             fn()
             state = statement_state.read_state(get_state, where)
             container_identity.refuse_dead_changes(init, state, nouts, names, where)
-            ended.append((container_identity.origins(copies, state[:nouts]), state[:nouts]))
+            ended.append((watch.ended(state[:nouts], init, names, where), state[:nouts]))
             return state[:nouts]
         return run
 

@@ -93,12 +93,10 @@ class _Bodies(threading.local):
 _BODIES = _Bodies()
 
 
-def _record_body(copies, state, init, names, where):
+def _record_body(watch, state, init, names, where):
     """After a body trace: which list or dict each of the state's is (``container_identity``)."""
     if _BODIES.stack:
-        found = container_identity.origins(copies, state)
-        container_identity.refuse_dropped_changes(copies, found, init, names, where)
-        _BODIES.stack[-1][:] = [found]
+        _BODIES.stack[-1][:] = [watch.ended(state, init, names, where)]
 
 
 def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_stage=False):
@@ -165,11 +163,11 @@ def _while(where, init, names, plan, get_state, set_state, test, step, lead, max
 
     def body_fun(values_):
         given = carry.state_of(init, plan, values_[k:], names, where)
-        copies = container_identity.containers(given)
+        watch = container_identity.Watch(given)
         set_state(given)
         new_lead = list(step(values_[:k - (maximum is not None)]))
         state = statement_state.read_state(get_state, where)
-        _record_body(copies, state, init, names, where)
+        _record_body(watch, state, init, names, where)
         new, _ = carry.body_outputs(init, plan, state, names, where, False)
         return (*new_lead, *([values_[k - 1] + 1] if maximum is not None else []), *new)
 
@@ -209,7 +207,7 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
 
     def step(values_, rows):
         current = carry.state_of(init, plan, values_, names, where)
-        copies = container_identity.containers(current)
+        watch = container_identity.Watch(current)
         set_state(current)
         index = rows[-1] if scanned.counted else None
         rows = rows[:len(scanned.arrays)]
@@ -222,7 +220,7 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
             if keep:
                 body(_item(scanned, rows, index))
             state = statement_state.read_state(get_state, where)
-            _record_body(copies, state, init, names, where)
+            _record_body(watch, state, init, names, where)
         new, appended = carry.body_outputs(init, plan, state, names, where, True)
         return tuple(new), tuple(tuple(items) for items in appended)
 
@@ -245,11 +243,11 @@ def _guarded(where, keep, run_body, current, get_state, set_state, names, init):
     carry.refuse_staged(current, names, "a break, continue or return decided by a traced value")
     def taken():
         given = statement_state.fresh(current)
-        copies = container_identity.containers(given)
+        watch = container_identity.Watch(given)
         set_state(given)
         run_body()
         state = statement_state.read_state(get_state, where)
-        _record_body(copies, state, init, names, where)
+        _record_body(watch, state, init, names, where)
         return state
 
     def skipped():

@@ -80,6 +80,25 @@ def containers(given) -> dict:
     return at
 
 
+class Watch:
+    """A body's state, taken just before it is traced (``Watch(given)``; the first ``live`` entries
+    for the containers), to tell after it (``ended``) which list or dict each of its state's is."""
+
+    __slots__ = ("copies", "subclassed")
+
+    def __init__(self, given, live=None):
+        self.copies = containers(given if live is None else given[:live])
+        self.subclassed = subclass_contents(given)
+
+    def ended(self, state, init, names, where) -> dict:
+        """The ``origins`` of ``state``, the body's, once what cannot be bound is refused: a changed
+        list or dict subclass, a container changed in place and then dropped while another name holds it."""
+        refuse_changed_subclasses(self.subclassed, names, where)
+        found = origins(self.copies, state)
+        refuse_dropped_changes(self.copies, found, init, names, where)
+        return found
+
+
 def subclass_contents(state) -> list:
     """``(path, container, its items)`` for each instance of a subclass of list or dict in ``state``
     (``OrderedDict``, ``defaultdict``, ``Counter``, a user's): a traced body changes the object itself,

@@ -71,8 +71,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
     def branch(fn, index):
         def run():
             given = statement_state.fresh(init)
-            copies = container_identity.containers(given[:nouts])
-            subclassed = container_identity.subclass_contents(given)
+            watch = container_identity.Watch(given, nouts)
             set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
@@ -86,13 +85,10 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
                 outside.restore()  # a retraced loop around it must not read this trace's tensors
                 raise
             outside.check(where)
-            container_identity.refuse_changed_subclasses(subclassed, names, where)
             state = statement_state.read_state(get_state, where)
             container_identity.refuse_dead_changes(init, state, nouts, names, where)
             out = statement_state.after_return(state[:nouts], names)
-            found = container_identity.origins(copies, out)
-            container_identity.refuse_dropped_changes(copies, found, init, names, where)
-            ended[index] = found, out
+            ended[index] = watch.ended(out, init, names, where), out
             return out
 
         return run

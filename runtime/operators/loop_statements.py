@@ -338,17 +338,14 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
 
         def body_fn(values):
             given = statement_state.pack_state(init, values[k:], staged)
-            copies = container_identity.containers(given)
-            subclassed = container_identity.subclass_contents(given)
+            watch = container_identity.Watch(given)
             set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
             new_lead = outside.call(raises.run_body, step, values[:k])
             outside.check(where)
-            container_identity.refuse_changed_subclasses(subclassed, names, where)
             out = statement_state.read_state(get_state, where)
             flat = statement_state.flatten_like(init, out, names, where, staged)
-            found = container_identity.origins(copies, out)
-            container_identity.refuse_dropped_changes(copies, found, init, names, where)
+            found = watch.ended(out, init, names, where)
             origins[:] = [container_identity.loop_origins(found, init, names, where, statement_state.ROLES)]
             return [*new_lead, *flat]
 
