@@ -109,7 +109,8 @@ def subclass_contents(state) -> list:
         path, value = todo.pop()
         kind = type(value)
         if kind is not list and kind is not dict and isinstance(value, (list, dict)):
-            found.append((path, value, _items(value)))
+            if not kind.__module__.startswith("autograph."):  # (autograph's own: JAX's append-only list)
+                found.append((path, value, _items(value)))
         elif kind is list or kind is dict or isinstance(value, tuple):
             todo.extend((path + (step,), child) for step, child in _children(value))
     return found
