@@ -94,3 +94,36 @@ def test_python_gives_the_same_counts(n):
         return counter.count
 
     assert ag.function(count)(np.int32(n)) == n == counter.count
+
+
+def test_a_class_defined_in_an_enclosing_function_is_watched_on_first_sight(tmp_path):
+    # (a fresh process: the first class a snapshot meets among the locals must be recorded too)
+    import subprocess
+    import sys
+    import textwrap
+
+    program = textwrap.dedent("""
+        import numpy as np
+        import autograph as ag
+
+        def factory():
+            class K:
+                count = 0
+
+                @classmethod
+                def bump(cls):
+                    cls.count += 1
+
+            def f(n):
+                for _ in range(n):
+                    K.bump()
+                return K.count
+            return f, K
+
+        f, K = factory()
+        print(ag.function(f)(np.int32(3)), K.count)
+    """)
+    script = tmp_path / "factory.py"
+    script.write_text(program)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["3", "3"], out

@@ -80,10 +80,10 @@ class Snapshot:
             if watched:
                 self.locals.append((frame, watched))
             for name, value in variables.items():
-                if not opaque.get(type(value)):
-                    self._record(value, name, _DEPTH, covered, seen)
-                elif isinstance(value, type):  # (a local function is mostly the converted code's own closure)
+                if isinstance(value, type):  # a class (a local function is mostly the converted code's own closure)
                     self._record(value, name, _DEPTH, covered, seen, namespaces=True)
+                elif not opaque.get(type(value)):
+                    self._record(value, name, _DEPTH, covered, seen)
             for name, value in escapes.globals_named(frame.f_code, frame.f_globals):
                 if name not in variables and (not opaque.get(type(value)) or is_user_namespace(value)):
                     self._record(value, name, 1, covered, seen, namespaces=True)
