@@ -429,3 +429,24 @@ def test_an_iterator_advanced_while_a_body_is_traced_is_refused(f, arg, name):
 
 def test_an_iterator_made_in_the_body_is_its_own():
     check(an_iterator_made_in_the_body, np.int32(3))
+
+
+def _accumulator():
+    total = 0
+    while True:
+        value = yield total
+        total += value
+
+
+def send_to_a_generator(n):
+    g = _accumulator()
+    next(g)
+    t = 0
+    for i in range(n):
+        t = g.send(i)
+    return t
+
+
+def test_a_generator_sent_values_while_a_body_is_traced_is_refused():
+    send_to_a_generator(np.int32(3))
+    check_raises(send_to_a_generator, np.int32(3), match=r"the iterator 'g' advanced while the body of the for loop")

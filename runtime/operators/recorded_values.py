@@ -54,8 +54,10 @@ def _restore_namespace(holder, before, skip):
 
 
 def _generator_position(generator):
+    """Where a generator is: its last instruction, and what its variables hold (a ``send`` may
+    come back to the same ``yield``)."""
     frame = generator.gi_frame
-    return None if frame is None else frame.f_lasti
+    return None if frame is None else (frame.f_lasti, tuple(map(id, frame.f_locals.values())))
 
 
 # iterator type -> where it is (what advancing it changes): a generator's last instruction, else
