@@ -5,7 +5,8 @@ rebound with the result (for Python containers, the same object, updated
 in place with Python's in-place operator).  Only items of plain local names
 are rewritten; a slice in the index becomes ``ag__.slice(start, stop, step)``
 (``x[a:] += 5`` -> ``x = ag__.aug_setitem(x, ag__.slice(a, None, None), '+=', 5)``);
-``del x[i]`` becomes ``x = ag__.del_item(x, i)`` (a staged list loses the item).
+``del x[i]`` becomes ``x = ag__.del_item(x, i)`` (a staged list loses the item); several
+targets (``x[0], x[1] = v, w``) and a ``for`` target (``for x[0] in xs``) go through fresh names.
 
 Before::
 
@@ -149,8 +150,21 @@ def _lower_unpacking(statement, local, namer):
     return lowered
 
 
+def _lower_for_target(statement, local, namer):
+    """``for x[0] in xs:`` -> ``for item_ in xs:`` storing ``x[0] = item_`` first in the body."""
+    name = namer.new("item_")
+    (assign,) = templates.replace("target = name", origin=statement, target=statement.target,
+                                  name=templates.name(name))
+    statement.target = templates.name(name, store=True)
+    lowered = _lower(assign, local, namer)
+    statement.body = (lowered if isinstance(lowered, list) else [lowered]) + statement.body
+    return statement
+
+
 def _lower(statement, local, namer):
     kind = type(statement)
+    if kind is gast.For and _has_item_target(statement.target, local):
+        return _lower_for_target(statement, local, namer)
     if kind is gast.Delete and len(statement.targets) == 1 and type(statement.targets[0]) is gast.Subscript:
         return _lower_delete(statement, local)
     if kind is gast.Assign and (len(statement.targets) > 1 or type(statement.targets[0]) in (gast.Tuple, gast.List)) \

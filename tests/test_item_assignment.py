@@ -299,6 +299,13 @@ def bubble_sort(a, n):
     return a
 
 
+def for_target_item(a):
+    out = np.zeros(2, np.float32)
+    for out[1] in a:
+        out[0] = out[0] + out[1]
+    return out
+
+
 def store_into_a_local_array(x, i):
     buf = np.zeros(3, np.float32)
     buf[0] = x
@@ -314,6 +321,7 @@ def store_into_a_local_array(x, i):
     (targets_in_order, (np.array([0.0, 0.0, 0.0]),)),
     (bubble_sort, (np.array([3.0, 1.0, 2.0, 0.0], np.float32), i32(4))),
     (store_into_a_local_array, (np.float32(2.0), i32(2))),
+    (for_target_item, (np.array([3.0, 1.0, 2.0], np.float32),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_items_of_several_targets_and_of_local_arrays_are_stored_as_python_does(f, args):
     check(f, *args)
