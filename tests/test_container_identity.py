@@ -346,3 +346,26 @@ def test_a_list_changed_then_dropped_while_another_name_holds_it_is_refused(f, a
 @pytest.mark.parametrize("x", [f32(1.0), f32(-1.0)])
 def test_a_list_changed_then_dropped_that_nothing_else_holds_is_fine(x):
     check(changed_then_rebound_unaliased, x)
+
+
+def alias_read_by_a_loop_inside_the_branch(a, n, v):
+    l = [2, a]
+    keep = l
+    c0 = 0
+    while True:
+        c0 += 1
+        if c0 > 1:
+            break
+        if 3 <= n:  # the code after it (its loop, reading keep) lands in this branch (the break in the else)
+            l[1] -= 5
+        else:
+            break
+        for _ in range(v[0] % 4):
+            return l[1], keep[1]
+    return l[1], keep[1]
+
+
+def test_an_alias_read_by_a_closure_the_branch_reaches_is_refused():
+    # fuzz seed 6013295: keep[1] read the value before the if (-4 where Python gives -9)
+    check_raises(alias_read_by_a_loop_inside_the_branch, np.int32(-4), np.int32(3), np.array([2], np.int32),
+                 match=r"'keep' is the same list as 'l', which the if at .* changes, and its body reads 'keep'")

@@ -28,7 +28,7 @@ import numpy as np
 
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators.calls import is_skipped_module
+from autograph.runtime.operators.calls import converted_codes, is_skipped_module
 from autograph.runtime.tracing import escapes
 
 _DEPTH = 2  # levels of attributes / items searched below a variable (``self.state['r']``)
@@ -110,7 +110,9 @@ def refuse_unseen(state, names, symbols, bodies, where):
         _containers(value, name, targets)
     if not targets:
         return
-    for body in bodies:
+    todo, seen = list(bodies), {id(body) for body in bodies}
+    while todo:  # the bodies, and the closures of the converted code they reach (a loop body's own)
+        body = todo.pop()
         code, cells = getattr(body, "__code__", None), getattr(body, "__closure__", None) or ()
         if code is None:
             continue
@@ -120,6 +122,10 @@ def refuse_unseen(state, names, symbols, bodies, where):
             try:
                 value = cell.cell_contents
             except ValueError:  # not bound yet
+                continue
+            if type(value) is types.FunctionType and id(value.__code__) in converted_codes and id(value) not in seen:
+                seen.add(id(value))
+                todo.append(value)
                 continue
             found = _search([(name, value)], targets, 1)
             if found is not None:
