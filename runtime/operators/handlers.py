@@ -15,7 +15,7 @@ nothing (``nullcontext``, ``np.errstate``, files, locks, a class declaring
 exception that leaves the tracing of a tensor branch or loop body inside it
 and that the manager suppresses is a ``TracingError``: Python suppresses it
 on the inputs that take that path, the trace for every input.  Both record
-their handlers in ``raises._tries`` while their body runs, which a staged
+their handlers in ``raises.running_handlers`` while their body runs, which a staged
 raise consults.
 """
 
@@ -32,7 +32,7 @@ from autograph.runtime.core import opdef
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at, source_at, user_location
 from autograph.runtime.errors import AutoGraphError, TracingError
-from autograph.runtime.operators.raises import _ESCAPED, DeadBranch, _is_refusal, _text, _tries
+from autograph.runtime.operators.raises import ESCAPED, DeadBranch, is_refusal, running_handlers, short_text
 
 
 class python_try:
@@ -51,14 +51,14 @@ class python_try:
         self.entry = (types, statement)
 
     def __enter__(self):
-        _tries().append(self.entry)
+        running_handlers().append(self.entry)
         graph = self.graph = current_graph()
         if graph is not None:
             self.start = len(graph.operations)
             self.where = user_location()
 
     def __exit__(self, kind, error, tb):
-        _tries().pop()
+        running_handlers().pop()
         if self.graph is not None and not isinstance(error, AutoGraphError):  # tracing; not a refusal already
             self.check()
         return False
@@ -69,7 +69,7 @@ class python_try:
         found = _caught_when_run(self.entry, self.graph.operations[self.start:], self.graph.library)
         if found is not None:
             refusal = TracingError(_run_time_message(self.entry[1], self.where, *found))
-            setattr(refusal, _ESCAPED, True)  # a handler's ``caught()`` passes it on
+            setattr(refusal, ESCAPED, True)  # a handler's ``caught()`` passes it on
             raise refusal from None
 
 
@@ -98,7 +98,7 @@ class python_with(python_try):
         value = enter(manager)
         types = suppressed_by(manager)
         self.entry = (None if types is None else lambda: types), "with"
-        _tries().append(self.entry)
+        running_handlers().append(self.entry)
         self.graph = current_graph() if types else None  # None: not tracing, or nothing known to check
         if self.graph is not None:
             self.start = len(self.graph.operations)
@@ -106,18 +106,18 @@ class python_with(python_try):
         return value
 
     def __exit__(self, kind, error, tb):
-        _tries().pop()
+        running_handlers().pop()
         suppressed = self.exit(self.manager, kind, error, tb)
-        if isinstance(error, DeadBranch) or (_is_refusal(error) and current_graph() is not None):
+        if isinstance(error, DeadBranch) or (is_refusal(error) and current_graph() is not None):
             return False  # the end of a traced branch, or autograph's refusal: never the manager's
-        if suppressed and getattr(error, _ESCAPED, False):
+        if suppressed and getattr(error, ESCAPED, False):
             refusal = TracingError(
-                f"{construct_at('the `with` statement')} suppresses {type(error).__name__}({_text(error)}) "
+                f"{construct_at('the `with` statement')} suppresses {type(error).__name__}({short_text(error)}) "
                 "raised while tracing a tensor if or loop inside it: its context manager would suppress it "
                 "once, while tracing, for every input, not when the graph runs. Move the with block inside "
                 "the branch or loop body, or test the condition before it."
             )
-            setattr(refusal, _ESCAPED, True)
+            setattr(refusal, ESCAPED, True)
             raise refusal from None
         if self.graph is not None:
             self.check()

@@ -22,7 +22,7 @@ it cannot be loaded again.
 
 The ``try`` and ``with`` statements around traced code are
 ``handlers.py``'s; this module keeps the record of the handlers running
-(``_tries``), which a staged raise consults.  An exception Python raises
+(``running_handlers``), which a staged raise consults.  An exception Python raises
 while a branch is traced (a missing key, an index past a static length) is
 staged the same way (``branch`` exiting with it), unless a handler around
 the branch would catch it.
@@ -44,7 +44,7 @@ from autograph.runtime.ops import effects
 from autograph.runtime.tracing import deferred_raise
 
 _NO_CAUSE = object()
-_ESCAPED = "__autograph_escaped_tracing__"  # on an exception that left a staged region
+ESCAPED = "__autograph_escaped_tracing__"  # on an exception that left a staged region
 _staging = threading.local()
 
 
@@ -52,7 +52,7 @@ class DeadBranch(BaseException):
     """Internal: the branch being traced reached a staged ``raise``; it gives no values."""
 
 
-def _tries() -> list:
+def running_handlers() -> list:
     """The ``try`` bodies of converted code running now, innermost last: their handlers' types."""
     tries = getattr(_staging, "tries", None)
     if tries is None:
@@ -70,7 +70,7 @@ class branch:
     def __enter__(self):
         self.previous = getattr(_staging, "graph", None), getattr(_staging, "outer_tries", 0)
         _staging.graph = current_graph()  # the branch's graph
-        _staging.outer_tries = len(_tries())
+        _staging.outer_tries = len(running_handlers())
 
     def __exit__(self, kind, error, tb):
         try:
@@ -79,7 +79,7 @@ class branch:
         finally:
             _staging.graph, _staging.outer_tries = self.previous
         if error is not None and not isinstance(error, DeadBranch):
-            setattr(error, _ESCAPED, True)
+            setattr(error, ESCAPED, True)
         return False
 
 
@@ -88,9 +88,9 @@ def _stages(error) -> bool:
     ``1 // 0``, an index out of a static shape), as the branch's raise, if Python would raise it only
     on this path: not autograph's refusal, not one a ``try`` around the branch catches (its handler
     refuses it, ``caught``), not one whose message formats a tensor."""
-    if not isinstance(error, Exception) or isinstance(error, (RecursionError, MemoryError)) or _is_refusal(error):
+    if not isinstance(error, Exception) or isinstance(error, (RecursionError, MemoryError)) or is_refusal(error):
         return False
-    if getattr(error, _ESCAPED, False) or any(_catches(t, error) for t in _tries()[:_staging.outer_tries]):
+    if getattr(error, ESCAPED, False) or any(_catches(t, error) for t in running_handlers()[:_staging.outer_tries]):
         return False
     if any(isinstance(a, str) and "<Tensor " in a for a in error.args):
         return False
@@ -98,7 +98,7 @@ def _stages(error) -> bool:
     return True
 
 
-def _is_refusal(error) -> bool:
+def is_refusal(error) -> bool:
     """``error`` is autograph refusing the code (a ``TracingError``, ...), not an error Python raises too
     (an ``ExecutionError`` of an op run on values)."""
     return isinstance(error, AutoGraphError) and not isinstance(error, ExecutionError)
@@ -110,17 +110,17 @@ def caught():
     error = sys.exc_info()[1]
     if error is None:
         return
-    if _is_refusal(error) and (getattr(error, _ESCAPED, False) or current_graph() is not None):
+    if is_refusal(error) and (getattr(error, ESCAPED, False) or current_graph() is not None):
         raise error  # autograph's own refusal while tracing: not the user's to catch (Python raises nothing)
-    if not getattr(error, _ESCAPED, False):
+    if not getattr(error, ESCAPED, False):
         return
     where = construct_at("the `except` clause")
     refusal = TracingError(
-        f"{where} catches {type(error).__name__}({_text(error)}) raised while tracing a tensor if or loop "
+        f"{where} catches {type(error).__name__}({short_text(error)}) raised while tracing a tensor if or loop "
         "inside its try: it would be caught once, while tracing, for every input, not when the graph "
         "runs. Move the try/except inside the branch or loop body, or test the condition before the try."
     )
-    setattr(refusal, _ESCAPED, True)
+    setattr(refusal, ESCAPED, True)
     raise refusal from None
 
 
@@ -144,7 +144,7 @@ _ENCLOSING = {
 }
 
 
-def _text(error) -> str:
+def short_text(error) -> str:
     text = str(error)
     return repr(text[:80] + "...") if len(text) > 80 else repr(text)
 
@@ -197,7 +197,7 @@ def raise_(exc, cause=_NO_CAUSE):
         exc.__cause__, exc.__suppress_context__ = cause, True
     if not in_branch():
         return exc
-    tries, outer = _tries(), _staging.outer_tries
+    tries, outer = running_handlers(), _staging.outer_tries
     if any(_catches(t, exc) for t in tries[outer:]):
         return exc  # a handler traced with the branch catches it, as Python does
     catching = [t for t in tries[:outer] if _catches(t, exc)]
