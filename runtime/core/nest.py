@@ -200,28 +200,6 @@ def copy_containers(value):
     return value
 
 
-def write_back(original, new):
-    """Makes ``original``'s lists and dicts hold ``new``'s contents, in place; returns the value to bind.
-
-    The objects the user holds keep their identity (an alias sees the
-    update); where ``new`` is no longer a container of the same kind (a
-    staged list became a tensor), ``new`` itself is the value.
-    """
-    kind = type(original)
-    if kind is dict and type(new) is dict:
-        merged = {k: write_back(original[k], v) if k in original else v for k, v in new.items()}
-        original.clear()
-        original.update(merged)
-        return original
-    if kind is list and type(new) is list:
-        if len(new) == len(original):
-            original[:] = [write_back(o, n) for o, n in zip(original, new)]
-        else:
-            original[:] = new
-        return original
-    return new
-
-
 def leaf_steps(value) -> list[str]:
     """The path step to each direct child of a container."""
     if isinstance(value, dict):

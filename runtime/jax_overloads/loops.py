@@ -121,10 +121,8 @@ def _traced(where, get_state, set_state, symbol_names, opts, bodies, run, can_st
                 raise TracingError(f"the body of {where} gave no stable carry; please report it with the source")
         finally:
             found = _BODIES.stack.pop()
-        if not found:
-            put(statement_state.write_back(init, final))
-            return
-        origins = container_identity.loop_origins(found[-1], init, labels, where, statement_state.ROLES)
+        origins = container_identity.loop_origins(found[-1], init, labels, where, statement_state.ROLES) if found \
+            else container_identity.kept_in_place(init)
         put(container_identity.write_back(init, final, origins))
 
     outside_writes.as_state(attempt, get_state, set_state, symbol_names, None)
@@ -207,7 +205,6 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
 
     def step(values_, rows):
         current = carry.state_of(init, plan, values_, names, where)
-        watch = container_identity.Watch(current)
         set_state(current)
         index = rows[-1] if scanned.counted else None
         rows = rows[:len(scanned.arrays)]
@@ -217,6 +214,7 @@ def _scan(where, init, names, plan, get_state, set_state, scanned, length, extra
                      init)
             state = statement_state.read_state(get_state, where)
         else:
+            watch = container_identity.Watch(current)  # (taken before the body: the unguarded iteration's own)
             if keep:
                 body(_item(scanned, rows, index))
             state = statement_state.read_state(get_state, where)

@@ -139,6 +139,11 @@ def refuse_changed_subclasses(found, names, where):
         )
 
 
+def kept_in_place(init) -> dict:
+    """The origins of a state no body was traced on: each list and dict the object at its own path."""
+    return {path: path for path, _ in _containers_at(init)}
+
+
 def origins(given, out) -> dict:
     """``{path in out: origin}`` for each list and dict of the state ``out`` a body left: the path
     of the container of ``given`` (``containers`` of the state it was traced with) it is, else the
@@ -252,10 +257,15 @@ def _refuse_kept_on_one_path(what, kind, kept, value, init, names, rebound, bran
     _refuse_held(value_at(init, kept), label(names, kept), rebound)
 
 
+def _and_originals(container) -> tuple:
+    """``container``, and the user's object behind it when it is an enclosing statement's copy."""
+    return (container, *aliases.originals(container))
+
+
 def _holder(container, what):
-    """The name (other than ``what``) under which the code being traced holds ``container``, or the
-    user's object behind it when it is an enclosing statement's copy (``aliases.originals``)."""
-    for held in (container, *aliases.originals(container)):
+    """The name (other than ``what``) under which the code being traced holds ``container`` (or the
+    user's object behind it)."""
+    for held in _and_originals(container):
         holder = aliases.held_elsewhere(held, what)
         if holder is not None:
             return holder
@@ -267,8 +277,7 @@ def _refuse_held(original, what, rebound):
     zero times) becomes a new object on both; only unobservable if nothing else holds the old one:
     else Python's later changes through one name would show through the other on the first path."""
     kind = type(original).__name__
-    held = (original, *aliases.originals(original))  # (an enclosing statement's copy: the user's object too)
-    argument = next((path for path in map(escapes.argument_path, held) if path is not None), None)
+    argument = next((path for path in map(escapes.argument_path, _and_originals(original)) if path is not None), None)
     if argument is not None:
         raise TracingError(
             f"'{what}' is rebound to a new {kind} {rebound} but keeps the {kind} argument '{argument}' on "

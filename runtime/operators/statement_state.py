@@ -268,22 +268,19 @@ def refuse_shared(state, names, where):
         )
 
 
-def write_back(init, final):
-    """``final`` as the state to bind, written into ``init``'s containers (their identity is kept)."""
-    return tuple(nest.write_back(before, after) for before, after in zip(init, final))
-
-
 def bind(set_state, init, final, names, where, origins=None):
     """Binds ``final`` as the state, each list and dict the object Python would have there
-    (``container_identity.write_back`` by the bodies' ``origins``; without them, written into
-    ``init``'s containers at the same paths), then refuses aliases left stale: a Python
+    (``container_identity.write_back`` by the bodies' ``origins``; without them, as no body was
+    traced, ``init``'s containers at the same paths), then refuses aliases left stale: a Python
     list of ``init`` that the statement staged (a tensor now stands for it) but that another name
     or path still holds (``ys = xs``, ``out = {'r': xs}``, ``self.items``) would not see the
     appends there, as it does in Python."""
     lists = []
     for name, before in zip(names, init):
         _lists_in(before, name, lists)
-    bound = write_back(init, final) if origins is None else container_identity.write_back(init, final, origins)
+    if origins is None:
+        origins = container_identity.kept_in_place(init)
+    bound = container_identity.write_back(init, final, origins)
     set_state(bound)
     if lists:
         kept = []
