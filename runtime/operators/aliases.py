@@ -71,14 +71,20 @@ def array_alias(array):
     second = held_elsewhere(array, first) if first is not None else None
     if second is not None:
         return second
+    for frame in _user_frames():
+        for name, value in frame.f_locals.items():
+            if isinstance(value, np.ndarray) and value.base is array:
+                return name
+    return None
+
+
+def _user_frames():
+    """The frames running now that are the user's code (converted or not), innermost first."""
     frame = sys._getframe(1)
     while frame is not None:
         if not is_skipped_module(frame.f_globals.get("__name__")):
-            for name, value in frame.f_locals.items():
-                if isinstance(value, np.ndarray) and value.base is array:
-                    return name
+            yield frame
         frame = frame.f_back
-    return None
 
 
 def _held(targets):
@@ -86,16 +92,13 @@ def _held(targets):
     code being traced hold under another name: locals and cells with two levels of attributes and
     items below them, module globals with one."""
     seen_globals = set()
-    frame = sys._getframe(2)
-    while frame is not None:
-        if not is_skipped_module(frame.f_globals.get("__name__")):
-            found = _search(frame.f_locals.items(), targets, _DEPTH)
-            if found is None and id(frame.f_globals) not in seen_globals:
-                seen_globals.add(id(frame.f_globals))
-                found = _search(frame.f_globals.items(), targets, 1)
-            if found is not None:
-                return found
-        frame = frame.f_back
+    for frame in _user_frames():
+        found = _search(frame.f_locals.items(), targets, _DEPTH)
+        if found is None and id(frame.f_globals) not in seen_globals:
+            seen_globals.add(id(frame.f_globals))
+            found = _search(frame.f_globals.items(), targets, 1)
+        if found is not None:
+            return found
     return None
 
 

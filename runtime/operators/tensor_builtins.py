@@ -129,9 +129,10 @@ def extremum(args, which):
     if len(candidates) == 1:
         return candidates[0]  # the choice is known: that operand, as it is
     _refuse_mixed(candidates, which, where)
+    strong = {_dtype(v) for v in candidates if not is_weak(v)}
     for value in candidates:  # a Python float the others' float dtype makes inf (1e10 beside a float16)
-        for strong in {_dtype(v) for v in candidates if not is_weak(v)}:
-            refuse_float_beyond(f"the operand of {which}()", strong, value, f"in {where}")
+        for dtype in strong:
+            refuse_float_beyond(f"the operand of {which}()", dtype, value, f"in {where}")
     best = args[0]
     for value, wins in steps:
         if wins is True:
