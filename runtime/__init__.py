@@ -57,8 +57,8 @@ from autograph.runtime.ops.effects import print  # noqa: A004 - rt.print, as tf.
 from autograph.runtime.autodiff import GradientTape  # noqa: E402 - also registers the gradient rules and ops/nn.py
 from autograph.runtime.ops.array import transpose  # noqa: E402
 from autograph.runtime.ops.nn import (  # noqa: E402 - the ops models need
-    broadcast_to, clip_by_value, cumsum, expand_dims, log_softmax, one_hot, reduce_logsumexp, sigmoid, softmax,
-    squeeze, tile,
+    broadcast_to, clip_by_value, cumsum, expand_dims, log_softmax, one_hot, reduce_logsumexp, reduce_std,
+    reduce_variance, sigmoid, softmax, squeeze, tile,
 )
 
 # Last: the attribute ``rt.function`` is the decorator, and it shadows the
@@ -93,7 +93,7 @@ __all__ = [
     *ops.__all__,
     "cond", "while_loop", "random", "Variable", "py_function", "print", "function", "data", "GradientTape",
     "transpose", "broadcast_to", "clip_by_value", "cumsum", "expand_dims", "log_softmax", "one_hot",
-    "reduce_logsumexp", "sigmoid", "softmax", "squeeze", "tile",
+    "reduce_logsumexp", "reduce_std", "reduce_variance", "sigmoid", "softmax", "squeeze", "tile",
 ]
 
 

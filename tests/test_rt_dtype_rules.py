@@ -58,10 +58,10 @@ def test_matmul_dtypes():
         assert got == expected, (a, b)
 
 
-@pytest.mark.parametrize("op_type", sorted(rt_reduction.REDUCTIONS) + ["ArgMax"])
+@pytest.mark.parametrize("op_type", sorted(rt_reduction.REDUCTIONS) + ["ArgMax", "ArgMin"])
 def test_reduction_dtypes(op_type):
-    fn = np.argmax if op_type == "ArgMax" else rt_reduction.REDUCTIONS[op_type]
-    attrs = {"axis": None} if op_type == "ArgMax" else {"axis": None, "keepdims": False}
+    fn = {"ArgMax": np.argmax, "ArgMin": np.argmin}.get(op_type) or rt_reduction.REDUCTIONS[op_type]
+    attrs = {"axis": None} if op_type.startswith("Arg") else {"axis": None, "keepdims": False}
     for a in dtypes.SUPPORTED:
         assert _inferred(op_type, [a], attrs) == _numpy_dtype(fn, a), a
 

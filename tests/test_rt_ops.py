@@ -300,6 +300,20 @@ def test_argmax(dtype, data):
     x = data.draw(arrays(dtype, shape))
     axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
     check(lambda v: rt.argmax(v, axis=axis), x, reference=lambda v: np.argmax(v, axis=axis))
+    check(lambda v: rt.argmin(v, axis=axis), x, reference=lambda v: np.argmin(v, axis=axis))
+
+
+@FAST
+@given(dtype=st.sampled_from([np.int16, np.uint8, np.float16, np.float32, np.float64]), data=st.data())
+def test_reduce_variance_and_std(dtype, data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    x = data.draw(arrays(dtype, shape))
+    axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
+    ddof, keepdims = data.draw(st.integers(0, 1)), data.draw(st.booleans())
+    check(lambda v: rt.reduce_variance(v, axis=axis, keepdims=keepdims, ddof=ddof), x,
+          reference=lambda v: np.var(v, axis=axis, keepdims=keepdims, ddof=ddof))
+    check(lambda v: rt.reduce_std(v, axis=axis, keepdims=keepdims, ddof=ddof), x,
+          reference=lambda v: np.std(v, axis=axis, keepdims=keepdims, ddof=ddof))
 
 
 # -- array ops -----------------------------------------------------------------
@@ -586,7 +600,7 @@ def test_runtime_index_error_names_the_op():
 def test_rt_namespace_exports_the_op_library():
     names = ("constant range zeros ones cast reshape shape size stack concat where matmul reduce_sum reduce_mean "
              "reduce_max reduce_min reduce_prod reduce_any reduce_all sqrt exp log sin cos tanh abs square maximum "
-             "minimum greater less equal not_equal logical_and logical_or logical_not argmax gather add subtract "
+             "minimum greater less equal not_equal logical_and logical_or logical_not argmax argmin gather add subtract "
              "multiply divide floordiv mod pow negative identity less_equal greater_equal fill zeros_like ones_like")
     for name in names.split():
         assert callable(getattr(rt, name)), name

@@ -21,7 +21,7 @@ the forward value, which inside a loop means accumulating that value).
 
 ``NOT_DIFFERENTIABLE`` lists the op types whose outputs carry no gradient
 (comparisons, logical and bit ops, the piecewise constant ``FloorDiv``/
-``Rint``/``Round``, ``ArgMax``, shapes; integer-valued tensors carry no
+``Rint``/``Round``, ``ArgMax``/``ArgMin``, shapes; integer-valued tensors carry no
 gradient whatever made them): paths through them give
 none.  ``WITHOUT_RULE`` names the op types that would have a gradient but
 have no rule, each with the reason its error gives.  An op type in none of
@@ -42,7 +42,7 @@ NOT_DIFFERENTIABLE = frozenset({
     "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert",
     "FloorDiv", "Rint", "Round", "PyInt", "PyBool",
-    "ArgMax", "Shape", "Size", "ZerosLike", "OnesLike", "Const", "Placeholder", "Any", "All", "Assert",
+    "ArgMax", "ArgMin", "Shape", "Size", "ZerosLike", "OnesLike", "Const", "Placeholder", "Any", "All", "Assert",
     "CheckIndex", "Print",
     # state flows through a variable, not through the graph: as in TensorFlow, an assignment's result
     # carries no gradient to the value assigned (differentiate the read that follows it: ReadVariable)

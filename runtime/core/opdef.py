@@ -248,6 +248,7 @@ def default_name(op_type: str) -> str:
 _NAMES: dict[str, str] = {
     "MatMul": "matmul",
     "ArgMax": "argmax",
+    "ArgMin": "argmin",
     "ConcatV2": "concat",
     "GatherV2": "gather",
     "RealDiv": "truediv",
@@ -386,7 +387,7 @@ def _py_func(op) -> tuple:
 
 
 def _empty_reduction(op) -> tuple:
-    """The max, min or argmax of no elements: numpy's ValueError."""
+    """The max, min, argmax or argmin of no elements: numpy's ValueError."""
     shape = op.inputs[0].shape
     return () if _fully_known(shape) and all(d > 0 for d in shape) else (ValueError,)
 
@@ -417,6 +418,7 @@ RUN_TIME_ERRORS: dict[str, tuple | Callable] = {
     "Max": _empty_reduction,
     "Min": _empty_reduction,
     "ArgMax": _empty_reduction,
+    "ArgMin": _empty_reduction,
 }
 
 

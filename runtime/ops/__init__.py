@@ -2,7 +2,7 @@
 
 * ``basic``: ``Placeholder``, ``Const``, ``Identity``, ``Cast``;
 * ``math``: elementwise arithmetic, comparison and logic, ``MatMul``;
-* ``reduction``: ``Sum`` ... ``All``, ``ArgMax``;
+* ``reduction``: ``Sum`` ... ``All``, ``ArgMax``, ``ArgMin``;
 * ``array``: ``Reshape``, ``Shape``, ``Size``, ``Pack``, ``ConcatV2``,
   ``Select``, ``Range``, ``Fill``, ``ZerosLike``/``OnesLike``, ``GatherV2``,
   ``ListAppend`` (the append of a staged list, ``tracing/staged_list.py``);
@@ -72,6 +72,7 @@ from autograph.runtime.ops.math import (
 )
 from autograph.runtime.ops.reduction import (
     argmax,
+    argmin,
     reduce_all,
     reduce_any,
     reduce_max,
@@ -84,7 +85,7 @@ from autograph.runtime.ops import effects, functional_control_flow, random_ops, 
 
 # The op functions ``autograph.runtime`` exports (``rt.add``, ...); ``getitem`` is ``t[...]``'s.
 __all__ = [
-    "abs", "add", "argmax", "cast", "concat", "constant", "cos", "divide", "equal", "exp", "fill",
+    "abs", "add", "argmax", "argmin", "cast", "concat", "constant", "cos", "divide", "equal", "exp", "fill",
     "floordiv", "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log",
     "logical_and", "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "minimum", "mod",
     "multiply", "negative", "not_equal", "ones", "ones_like", "pow", "range", "reduce_all", "reduce_any",

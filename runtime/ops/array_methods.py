@@ -5,7 +5,10 @@
 result dtypes (``t.sum()`` of int32 is int64, ``t.mean()`` of ints float64)::
 
     t.sum() .mean() .max() .min() .prod() .any() .all()   (axis=None, keepdims=False; sum/mean/prod: dtype=)
-    t.argmax(axis=None)   t.astype(dtype)   t.reshape(*shape)   t.transpose(*axes)   t.T
+    t.var() .std()   (axis=None, ddof=0, keepdims=False: numpy's value to the bit)
+    t.argmax(axis=None) .argmin(axis=None)   t.astype(dtype)   t.reshape(*shape)   t.transpose(*axes)   t.T
+    t.ravel() .flatten()   t.squeeze(axis=None)   t.clip(min, max)   t.cumsum(axis=None)   t.round(decimals=0)
+    t.dot(u)   (vectors and matrices: ``@``; a scalar: ``*``)
     t.size   t.item()   t.copy()   round(t), round(t, n)   divmod(t, u)
 
 ``t.size`` is a Python int when the shape is static, else a weakly typed
@@ -27,7 +30,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.ops import array, conversions, math, reduction
+from autograph.runtime.ops import array, conversions, math, nn, reduction
 from autograph.runtime.ops.basic import cast
 from autograph.runtime.ops.list_operators import StagedList
 
@@ -51,15 +54,104 @@ def _reduction(name, fn, with_dtype):
             raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
                                f"use the result's value, or rt.{fn.__name__}(...).")
         x = self if dtype is None else cast(self, dtype)
-        result = fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+        result = fn(x, axis=_axis(axis), keepdims=keepdims)
         return result if dtype is None else cast(result, dtype)  # numpy accumulates in ``dtype``
 
     method.__name__ = name
     return method
 
 
+def _axis(axis):
+    """numpy's ``axis`` argument of a method: None, an int or a tuple (a list is numpy's TypeError)."""
+    if isinstance(axis, list):
+        raise TypeError(f"'list' object cannot be interpreted as an integer (axis at {user_location_text()}: "
+                        "numpy takes a tuple of axes)")
+    return axis
+
+
 def _argmax(self, axis=None):
     return reduction.argmax(_receiver(self, "argmax"), axis=axis)
+
+
+def _argmin(self, axis=None):
+    return reduction.argmin(_receiver(self, "argmin"), axis=axis)
+
+
+def _spread(name, fn):
+    """``.var()`` / ``.std()``: numpy's, with ``ddof``."""
+    def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **unsupported):
+        _receiver(self, name)
+        if dtype is not None or out is not None or unsupported:
+            given = ", ".join(sorted(unsupported) + [k for k, v in (("dtype", dtype), ("out", out)) if v is not None])
+            raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
+                               f"cast the tensor first, or use rt.{fn.__name__}(...).")
+        return fn(self, axis=_axis(axis), keepdims=keepdims, ddof=ddof)
+
+    method.__name__ = name
+    return method
+
+
+def _flattened(name):
+    """``.ravel()`` / ``.flatten()``: the elements in one dimension (a value: copy or view alike)."""
+    def method(self, order="C"):
+        _receiver(self, name)
+        if order not in ("C", "A", "K"):
+            raise TracingError(f".{name}(order={order!r}) at {user_location_text()} is not supported; "
+                               "only C order is (transpose the tensor first).")
+        return array.reshape(self, [-1])
+
+    method.__name__ = name
+    return method
+
+
+def _squeeze(self, axis=None):
+    return nn.squeeze(_receiver(self, "squeeze"), axis=axis)
+
+
+def _clip(self, min=None, max=None, out=None, **unsupported):  # noqa: A002 - numpy's names
+    _receiver(self, "clip")
+    if out is not None or unsupported:
+        raise TracingError(f".clip() of a tensor at {user_location_text()} takes min and max only.")
+    if min is None and max is None:
+        raise ValueError(f"One of max or min must be given (at {user_location_text()})")
+    if self.dtype.kind in "iu":  # numpy ignores a Python int bound beyond the dtype's range on its side
+        bounds = np.iinfo(self.dtype)
+        min = None if type(min) is int and min < bounds.min else min  # noqa: A001
+        max = None if type(max) is int and max > bounds.max else max  # noqa: A001
+    low = self if min is None else math.maximum(self, min)
+    return low if max is None else math.minimum(low, max)
+
+
+def _dot(self, other):
+    """``a.dot(b)``: ``a @ b`` for vectors and matrices, ``a * b`` when one is a scalar."""
+    _receiver(self, "dot")
+    ranks = [(None if t.shape is None else len(t.shape)) if isinstance(t, Tensor) else np.ndim(t) for t in (self, other)]
+    if 0 in ranks:
+        return math.multiply(self, other)
+    if None in ranks or max(ranks) > 2:
+        raise TracingError(f".dot() of tensors of rank {ranks[0]} and {ranks[1]} at {user_location_text()}: "
+                           "only vectors and matrices are supported (np.dot sums over other axes than @); "
+                           "use @ or reshape.")
+    return math.matmul(self, other)
+
+
+def _cumsum(self, axis=None, dtype=None, out=None):
+    _receiver(self, "cumsum")
+    if dtype is not None or out is not None:
+        raise TracingError(f".cumsum() of a tensor at {user_location_text()} does not take dtype or out; "
+                           "cast the tensor first.")
+    return nn.cumsum(array.reshape(self, [-1]) if axis is None else self, axis=0 if axis is None else axis)
+
+
+def _round_method(self, decimals=0, out=None):
+    """``a.round(decimals)``: ``np.round``, the tensor's dtype."""
+    _receiver(self, "round")
+    if out is not None:
+        raise TracingError(f".round() of a tensor at {user_location_text()} does not take out.")
+    if isinstance(decimals, Tensor):
+        raise TracingError(f".round() at {user_location_text()}: a tensor number of decimals is not supported; "
+                           "pass a Python int.")
+    return conversions.round_(self, decimals, python=False)
 
 
 def _astype(self, dtype):
@@ -140,7 +232,10 @@ _METHODS = {
         ("sum", reduction.reduce_sum), ("mean", reduction.reduce_mean), ("max", reduction.reduce_max),
         ("min", reduction.reduce_min), ("prod", reduction.reduce_prod), ("any", reduction.reduce_any),
         ("all", reduction.reduce_all))},
-    "argmax": _argmax, "astype": _astype, "reshape": _reshape, "transpose": _transpose, "item": _item,
+    "argmax": _argmax, "argmin": _argmin, "var": _spread("var", nn.reduce_variance),
+    "std": _spread("std", nn.reduce_std), "ravel": _flattened("ravel"), "flatten": _flattened("flatten"),
+    "squeeze": _squeeze, "clip": _clip, "dot": _dot, "cumsum": _cumsum, "round": _round_method,
+    "astype": _astype, "reshape": _reshape, "transpose": _transpose, "item": _item,
     "copy": _copy, "tolist": _tolist, "__round__": _round, "__divmod__": _divmod, "__rdivmod__": _rdivmod,
 }
 _PROPERTIES = {"T": lambda self: _transpose(self), "size": _size}

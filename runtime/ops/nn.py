@@ -5,8 +5,8 @@ rule (``autodiff/nn_grads.py``): ``Sigmoid``, ``Softmax`` / ``LogSoftmax``
 (attr ``axis``; computed stably, from ``x - max``), ``LogSumExp`` (a
 reduction: ``axis``, ``keepdims``), ``Cumsum`` (``axis``), ``Tile``
 (``multiples``, as ``np.tile``).  ``expand_dims``, ``squeeze``,
-``one_hot``, ``clip_by_value`` and ``broadcast_to`` are compositions of
-other ops (and differentiate through them).
+``one_hot``, ``clip_by_value``, ``broadcast_to``, ``reduce_variance`` and
+``reduce_std`` are compositions of other ops (and differentiate through them).
 
 Ops of the gradients themselves: ``SumToShape`` (the adjoint of
 broadcasting), ``ScatterAdd`` (the adjoint of ``GatherV2``) and
@@ -47,7 +47,7 @@ from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, math, reduction
 from autograph.runtime.ops.common import check_int_attr, normalize_axis
 from autograph.runtime.ops.static_values import partial_value
-from autograph.runtime.ops.basic import cast
+from autograph.runtime.ops.basic import cast, identity
 
 
 def _check_dims(t, what):
@@ -200,6 +200,46 @@ def log_softmax(x, axis=-1, name=None):
 def reduce_logsumexp(x, axis=None, keepdims=False, name=None):
     """``log(sum(exp(x)))`` over ``axis``, without overflow."""
     return reduction.reduce("LogSumExp", x, axis, keepdims, name)
+
+
+def reduce_variance(x, axis=None, keepdims=False, ddof=0, name=None):
+    """``np.var``: the squared deviations from the mean, summed over ``axis`` and divided by
+    ``n - ddof`` (``n`` the count of reduced elements, ``ddof`` a Python int), step by step as numpy
+    computes it, so the value is numpy's to the bit: the mean and the final quotient divided in
+    float64 and cast back to ``x``'s float dtype; bools and integers in float64 throughout."""
+    ddof = check_int_attr(ddof, "ddof")
+    dtype = dtypes.as_dtype(x.dtype if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.asarray(x).dtype)
+    if dtype.kind not in "biuf":
+        raise TypeError(f"reduce_variance of a {dtype.name} tensor; cast it to a float or integer dtype")
+    if dtype.kind == "f":
+        total = reduction.reduce_sum(x, axis, keepdims=True)
+        count = _reduced_count(x, total)
+        mean = cast(math.divide(cast(total, dtypes.float64), count), dtype)
+        deviations = math.subtract(x, mean)
+    else:  # numpy sums the integers in float64 (np.mean) and subtracts in float64
+        mean = reduction.reduce_mean(x, axis, keepdims=True)
+        count = _reduced_count(x, mean)
+        deviations = math.subtract(cast(x, dtypes.float64), mean)
+    squares = reduction.reduce_sum(math.square(deviations), axis, keepdims=keepdims)
+    kept = max(count - ddof, 0) if isinstance(count, int) else math.maximum(math.subtract(count, ddof), 0)
+    variance = math.divide(cast(squares, dtypes.float64), kept)
+    return cast(variance, dtype, name=name) if dtype.kind == "f" else identity(variance, name=name)
+
+
+def reduce_std(x, axis=None, keepdims=False, ddof=0, name=None):
+    """``np.std``: the square root of ``reduce_variance``."""
+    return math.sqrt(reduce_variance(x, axis, keepdims, ddof), name=name)
+
+
+def _reduced_count(x, reduced):
+    """How many elements of ``x`` each element of ``reduced`` (``x`` reduced with ``keepdims``)
+    stands for: a Python int when the shapes are static, else an int64 tensor."""
+    have = x.shape if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.shape(x)
+    if have is not None and None not in have:
+        kept = reduced.shape
+        return int(np.prod([d for d, k in zip(have, kept) if k == 1 and d != 1], dtype=np.int64))
+    whole = array.size(x, out_type="int64")
+    return math.floordiv(whole, math.maximum(array.size(reduced, out_type="int64"), 1))
 
 
 def cumsum(x, axis=0, name=None):

@@ -1,4 +1,4 @@
-"""Reductions (``Sum``, ``Mean``, ``Max``, ``Min``, ``Prod``, ``Any``, ``All``) and ``ArgMax``.
+"""Reductions (``Sum``, ``Mean``, ``Max``, ``Min``, ``Prod``, ``Any``, ``All``) and ``ArgMax``/``ArgMin``.
 
 Attributes: ``axis`` (None for all axes, an int, or a tuple of ints) and
 ``keepdims``.  Result dtypes follow numpy (``reduce_sum`` of int32 gives
@@ -130,20 +130,29 @@ def reduce_all(x, axis=None, keepdims=False, name=None):
     return reduce("All", x, axis, keepdims, name)
 
 
-def _argmax_infer(inputs, attrs):
-    (x,) = inputs
-    axis = attrs["axis"]
-    dtype = np.dtype(np.intp)
-    if x.shape is not None and axis is not None and len(x.shape) == 0:
-        raise ValueError(f"argmax over axis {axis} of the scalar {x.name}: a scalar has no axes")
-    if x.shape is not None and 0 in (x.shape if axis is None else (x.shape[normalize_axis(axis, len(x.shape))],)):
-        raise ValueError(f"argmax of an empty dimension of {x.name} (shape {x.shape}) has no result")
-    return [(dtype, reduced_shape(x.shape, axis, False))]
+def _index_infer(what):
+    """``ArgMax``/``ArgMin``: an index (``intp``) per reduced position; no result over nothing."""
+    def infer(inputs, attrs):
+        (x,) = inputs
+        axis = attrs["axis"]
+        if x.shape is not None and axis is not None and len(x.shape) == 0:
+            raise ValueError(f"{what} over axis {axis} of the scalar {x.name}: a scalar has no axes")
+        if x.shape is not None and 0 in (x.shape if axis is None else (x.shape[normalize_axis(axis, len(x.shape))],)):
+            raise ValueError(f"{what} of an empty dimension of {x.name} (shape {x.shape}) has no result")
+        return [(np.dtype(np.intp), reduced_shape(x.shape, axis, False))]
+
+    return infer
 
 
-opdef.register("ArgMax", infer=_argmax_infer, inputs=1, attrs={"axis": "axis"})
+opdef.register("ArgMax", infer=_index_infer("argmax"), inputs=1, attrs={"axis": "axis"})
+opdef.register("ArgMin", infer=_index_infer("argmin"), inputs=1, attrs={"axis": "axis"})
 
 
 def argmax(x, axis=None, name=None):
     """Index of the largest element (``np.argmax``: ``axis=None`` means the flattened tensor)."""
     return apply.apply_op("ArgMax", [x], {"axis": check_int_attr(axis, "axis")}, name=name)
+
+
+def argmin(x, axis=None, name=None):
+    """Index of the smallest element (``np.argmin``: ``axis=None`` means the flattened tensor)."""
+    return apply.apply_op("ArgMin", [x], {"axis": check_int_attr(axis, "axis")}, name=name)

@@ -180,6 +180,10 @@ def _argmax(x, *, axis):
     return jnp.argmax(x, axis=axis)
 
 
+def _argmin(x, *, axis):
+    return jnp.argmin(x, axis=axis)
+
+
 def _reshape(x, shape):
     return jnp.reshape(x, static_ints(shape, "the shape of a reshape"))
 
@@ -245,6 +249,7 @@ KERNELS: dict = {
     **UNARY,
     **REDUCTIONS,
     "ArgMax": _argmax,
+    "ArgMin": _argmin,
     "Identity": lambda x: x,
     "Cast": lambda x, *, dtype, weak=False: jnp.asarray(x).astype(dtype),
     "Reshape": _reshape,

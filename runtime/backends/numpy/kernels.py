@@ -245,7 +245,7 @@ def _ensure(x, ok, *, error, message):
 
 # -- reductions (runtime/ops/reduction.py) --------------------------------------------
 
-REDUCTIONS = {**reduction.REDUCTIONS, "ArgMax": np.argmax}
+REDUCTIONS = {**reduction.REDUCTIONS, "ArgMax": np.argmax, "ArgMin": np.argmin}
 
 # -- random ops (runtime/ops/random_ops.py) -------------------------------------------
 
