@@ -71,6 +71,13 @@ def while_list(x, n):
     return out
 
 
+def dict_list(x):
+    d = {"a": []}
+    for v in x:
+        d["a"].append(v)
+    return d
+
+
 def branch_python(x):
     if x > 0:
         mode = "up"
@@ -90,6 +97,7 @@ def asserting(x):
     (growing, (1.0, 3), ["'v'", "shape"], "while i < n"),
     (dtype_change, (1.0, 3), ["'i'", "dtype"], "while i < n"),
     (while_list, (1.0, 3), ["'out'", "trip count"], "while i < n"),
+    (dict_list, (jnp.arange(3.0),), ["'d['a']'", "held in a local variable", "d['a'] = items"], "for v in x"),
     (branch_python, (1.0,), ["'mode'", "'up'", "'down'"], "if x > 0"),
     (asserting, (1.0,), ["assert", "checkify"], "assert x > 0"),
 ])

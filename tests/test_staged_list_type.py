@@ -31,7 +31,7 @@ class Seen:
         self.own = isinstance(value, Tensor) and value.op.outputs[value.value_index] is value
         self.op_type = value.op.type if isinstance(value, Tensor) else None
         self.missing = {}
-        for name in ("sort", "ravel", "label"):
+        for name in ("sort", "cumprod", "label"):
             try:
                 getattr(value, name)
             except AttributeError as e:
@@ -143,3 +143,26 @@ def test_mark_keeps_the_tensor_and_sets_its_label():
         assert same is t and type(t) is StagedList and t.label == "the staged list 'rows' of the test"
         unnamed = StagedList.mark(rt.constant(np.zeros((0,), np.int32)))
         assert unnamed.label == f"the staged list {unnamed.name}"
+
+
+def _grows_a_dicts_list(n):
+    d = {"a": []}
+    for i in range(n):
+        if i % 2 == 0:
+            d["a"].append(i)
+    return d
+
+
+def _grows_a_nested_list(n):
+    rows = [[], []]
+    for i in range(n):
+        rows[0].append(i)
+    return rows
+
+
+@pytest.mark.parametrize("f, label", [(_grows_a_dicts_list, r"d\['a'\]"), (_grows_a_nested_list, r"rows\[0\]")])
+def test_a_list_held_in_a_dict_or_list_that_a_loop_grows_is_named_with_advice(f, label):
+    for g in (ag.function(f), ag.function(f, jit_compile=True)):
+        with pytest.raises(ag.TracingError, match=rf"the list '{label}' changes length in the body of the for loop "
+                                                  rf"at .*:\d+.*`items = \[\]` before the loop.*`{label} = items`"):
+            g(np.int32(5))

@@ -167,6 +167,22 @@ def key_order_mismatch(a, b, path: str = ""):
     return None
 
 
+def grown_list(a, b, path: str = ""):
+    """The path of the first list of ``a`` that ``b`` holds with another length, or as something
+    else (a staged list), where the rest of ``a``'s structure is ``b``'s; else None."""
+    if type(a) is list and (type(b) is not list or len(a) != len(b)):
+        return path
+    if type(a) is not type(b) or not is_nested(a):
+        return None
+    if isinstance(a, dict) and _keys(a) != _keys(b) or not isinstance(a, dict) and len(a) != len(b):
+        return None
+    for step, (x, y) in zip(leaf_steps(a), zip(children(a), children(b))):
+        found = grown_list(x, y, path + step)
+        if found is not None:
+            return found
+    return None
+
+
 def missing_key(a, b, path: str = ""):
     """``(path, in_a)`` of the first dict key that only one of ``a`` and ``b`` has, else None.
 

@@ -144,6 +144,11 @@ def _entry_outputs(name, entry, entry_plan, after, where, carry):
                            "assign them to variables and return after the loop.")
     if not unset:
         diff = nest.mismatch(entry, after)
+        grown = nest.grown_list(entry, after) if diff is not None else None
+        if grown is not None:
+            raise TracingError(f"the list '{name}{grown}' changes length in the body of {where}; a loop stacks "
+                               "only a list held in a local variable. Build it in a local (`items = []` before "
+                               f"the loop, `items.append(...)` in it) and set `{name}{grown} = items` after it.")
         if diff is not None:
             raise TracingError(f"'{name}' changes structure in the body of {where}: {diff} (before vs after "
                                "an iteration). Give it the same structure in every iteration.")

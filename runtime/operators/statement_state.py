@@ -120,11 +120,7 @@ def flatten_like(init, new, names, where, staged):
                 # Only a local list is staged: converted code rebinds it at every append
                 # (l = ag__.list_append(l, x)); an attribute's list keeps its own methods.
                 # (The return value is a local of the generated code, only ever assigned.)
-                raise TracingError(
-                    f"the list '{name}' changes length in the body of {where}; a tensor loop can stage (grow) "
-                    f"only a list held in a local variable. Build it in a local, e.g. `items = []` before "
-                    f"the loop, `items.append(...)` in it, and `{name} = items` after it."
-                )
+                _refuse_held_list(name, where)
             raise Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
         _refuse_structure_change(name, before, after, where)
         flat.extend(nest.flatten(after))
@@ -142,6 +138,9 @@ def _refuse_structure_change(name, before, after, where):
             f"the body of {where} {change} '{name}{path}'; a tensor loop must keep a dict's keys. Set "
             f"{name}{path} before the loop (with the dtype the loop gives it)."
         )
+    grown = nest.grown_list(before, after) if diff is not None else None
+    if grown is not None:
+        _refuse_held_list(f"{name}{grown}", where)
     if diff is not None:
         raise TracingError(
             f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
@@ -156,6 +155,15 @@ def _refuse_structure_change(name, before, after, where):
             "loop the order would depend on whether it ran. Keep the keys in place: assign d[k] = v "
             "instead of deleting and inserting k."
         )
+
+
+def _refuse_held_list(label, where):
+    """A list held in an attribute, a dict or another list (``label``) that a loop grows."""
+    raise TracingError(
+        f"the list '{label}' changes length in the body of {where}; a tensor loop can stage (grow) "
+        f"only a list held in a local variable. Build it in a local, e.g. `items = []` before "
+        f"the loop, `items.append(...)` in it, and `{label} = items` after it."
+    )
 
 
 def _lists_as_leaves(before, after, label, where):
