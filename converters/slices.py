@@ -130,9 +130,11 @@ def _lower_unpacking(statement, local, namer):
     """``x[0], x[1] = v, w`` and ``x[0] = y[0] = v``: the value unpacked (or evaluated once) into
     fresh names, then each target assigned from its name in Python's order, the items lowered::
 
-        item_, item__1 = (v, w)
+        item_, item__1 = ag__.unpacked((v, w), (x, x))
         x = ag__.aug_setitem(x, 0, '=', item_)
         x = ag__.aug_setitem(x, 1, '=', item__1)
+
+    (``ag__.unpacked`` when values are written out and a store precedes one of them.)
     """
     pairs = []
     if len(statement.targets) > 1:
@@ -141,13 +143,36 @@ def _lower_unpacking(statement, local, namer):
         unpack = templates.replace("name = value", origin=statement, name=first, value=statement.value)
     else:
         (target,) = statement.targets
+        value = statement.value
+        stored = _stored_containers(target, value, local)
+        if stored is not None:  # each value read before the stores: one a store changes is refused
+            value = templates.replace("ag__.unpacked(value, containers)", origin=statement, value=value,
+                                      containers=stored)[0].value
         temporaries = _temporaries(target, namer, pairs)
-        unpack = templates.replace("target = value", origin=statement, target=temporaries, value=statement.value)
+        unpack = templates.replace("target = value", origin=statement, target=temporaries, value=value)
     lowered = list(unpack)
     for target, name in pairs:
         (assign,) = templates.replace("target = name", origin=statement, target=target, name=templates.name(name))
         lowered.append(_lower(assign, local, namer))
     return lowered
+
+
+def _stored_containers(target, value, local):
+    """For ``m[0], m[1] = m[1], m[0]`` (as many values as targets, written out): the tuple of the
+    local name each target stores into (``None`` for another target), when a store precedes a value's
+    own; else None.  ``ag__.unpacked`` checks that no value is a numpy view of an array an earlier
+    store changes (Python would read the changed items)."""
+    if type(target) not in (gast.Tuple, gast.List) or type(value) not in (gast.Tuple, gast.List) or (
+            len(target.elts) != len(value.elts)) or any(type(e) is gast.Starred for e in target.elts + value.elts):
+        return None
+    roots = []
+    for element in target.elts:
+        chain = _item_chain(element) if type(element) is gast.Subscript else None
+        roots.append(chain[0] if chain is not None and chain[0] in local else None)
+    if all(root is None for root in roots[:-1]):
+        return None
+    return gast.Tuple(elts=[templates.name(r) if r is not None else gast.Constant(value=None, kind=None)
+                            for r in roots], ctx=gast.Load())
 
 
 def _lower_for_target(statement, local, namer):

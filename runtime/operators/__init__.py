@@ -148,7 +148,9 @@ Operators (signatures are fixed; generated code calls them positionally):
   ``del_item(x, i) -> x`` (``del x[i]``; a staged list loses the item),
   ``aug_setitem(x, i, op, v) -> x`` (``op`` is the operator as written,
   ``'+='``, or ``'='`` to store ``v``; ``m[i][j] += v`` nests two calls):
-  generated code rebinds the receiver with the result.  Their
+  generated code rebinds the receiver with the result.  ``unpacked(values,
+  containers) -> values`` (``m[0], m[1] = ag__.unpacked((m[1], m[0]), (m, m))``)
+  refuses a value that is a numpy view of an array an earlier target stores into.  Their
   handlers get the same arguments (the numpy runtime's, for a ``Tensor``:
   ``data_structures.staged_append``, ..., ``staged_setitem``, which is
   ``ops.indexing.setitem``, and ``staged_del_item``).
@@ -183,7 +185,7 @@ from autograph.runtime.operators.calls import (
     set_conversion_hook,
 )
 from autograph.runtime.operators.data_structures import (
-    aug_setitem, del_item, getattr_, list_append, list_extend, list_pop, setattr_,
+    aug_setitem, del_item, getattr_, list_append, list_extend, list_pop, setattr_, unpacked,
 )
 from autograph.runtime.operators.exceptions import assert_
 from autograph.runtime.operators.logical import and_, compare_chain, if_exp, not_, or_, python_condition
@@ -225,5 +227,5 @@ __all__ = [
     "len", "list_append", "list_extend", "list_pop", "max", "min", "no_op", "no_state", "not_", "or_", "print",
     "python_condition", "python_try", "python_with", "caught", "raise_", "range", "all", "any", "sum", "list_comp", "generator_exp",
     "comprehension_iterable",
-    "register_converted_code", "set_conversion_hook", "setattr_", "shape_of", "while_stmt", "zip",
+    "register_converted_code", "set_conversion_hook", "setattr_", "shape_of", "unpacked", "while_stmt", "zip",
 ]

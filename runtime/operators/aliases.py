@@ -28,6 +28,7 @@ import numpy as np
 
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
+from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module
 from autograph.runtime.tracing import escapes
 
@@ -75,6 +76,55 @@ def array_alias(array):
         for name, value in frame.f_locals.items():
             if isinstance(value, np.ndarray) and value.base is array:
                 return name
+    return None
+
+
+# op types whose result numpy makes a view of their first input (a basic slice, a reshape, a transpose)
+_VIEWS = frozenset({"StridedSlice", "Reshape", "Transpose"})
+
+
+def tensor_alias(tensor):
+    """How another name would see, in Python, a store into the array ``tensor`` stands for (an item
+    assignment, an in-place operator): ``"'a' and 'b' hold the same array"`` for two names holding it,
+    ``"it is a view of the array 'a' holds"`` for a numpy view (a slice, reshape, transpose or row of
+    another tensor, also through the captures of a body) of one a name holds; else None.  A staged
+    list is a Python list: only a second name for it counts (a slice of a list is a new list)."""
+    what = "list" if isinstance(tensor, StagedList) else "array"
+    first = held_elsewhere(tensor, "\0")
+    second = held_elsewhere(tensor, first) if first is not None else None
+    if second is not None:
+        return f"'{first}' and '{second}' hold the same {what}"
+    if isinstance(tensor, StagedList):
+        return None
+    base = _viewed(tensor)
+    while base is not None:
+        holder = held_elsewhere(base, "\0")
+        if holder is not None:
+            return f"it is a view (a slice, reshape, transpose or row) of the array '{holder}' holds"
+        base = _viewed(base)
+    return None
+
+
+def is_view_of(tensor, array) -> bool:
+    """True if ``tensor`` is ``array`` or a numpy view of it (through slices, reshapes, transposes,
+    rows and captures)."""
+    while tensor is not None:
+        if tensor is array:
+            return True
+        tensor = _viewed(tensor)
+    return False
+
+
+def _viewed(tensor):
+    """The tensor that ``tensor`` is a numpy view of (for a capture's placeholder: the captured
+    tensor itself), else None.  A scalar (an element) is a copy."""
+    op = tensor.op
+    if op.type == "Placeholder":
+        return next((outer for outer, inner in op.graph.captures if inner is tensor), None)
+    if tensor.shape == ():
+        return None
+    if op.type in _VIEWS or op.type == "GatherV2" and op.inputs[1].shape == ():  # x[i]: a row
+        return op.inputs[0]
     return None
 
 

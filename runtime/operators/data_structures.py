@@ -24,13 +24,14 @@ import operator
 
 import numpy as np
 
+from autograph.runtime.core import location
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import Undefined
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases, dispatch
 from autograph.runtime.operators.iterables import is_tensor
-from autograph.runtime.ops import indexing
+from autograph.runtime.ops import indexing, tensor_operators
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing import staged_list
 
@@ -166,8 +167,44 @@ def del_item(target, index):
 
 def staged_setitem(target, index, op, value):
     """``t[index] op value`` on a tensor: a new tensor, as tensors are immutable (``indexing.setitem``:
-    numpy's semantics, bounds checked when the graph runs)."""
+    numpy's semantics, bounds checked when the graph runs), bound to the name stored through; refused
+    where another name would see the store in Python (``refuse_store_alias``)."""
+    if isinstance(target, Tensor):  # (a numpy array given a tensor: its own check, _refuse_array_alias)
+        refuse_store_alias(target)
     return indexing.setitem(target, index, op, value)
+
+
+def unpacked(values, containers):
+    """``values`` (a tuple written out: ``m[1], m[0]``) for targets storing, in order, into
+    ``containers`` (a target's local container, or None): a tensor value that is a numpy view of an
+    earlier target's container is refused, since Python reads it after that store changed it (swapping
+    two rows of an array this way copies one row into both)."""
+    for j, value in enumerate(values):
+        if not isinstance(value, Tensor):
+            continue
+        for k, container in enumerate(containers[:j]):
+            if isinstance(container, Tensor) and aliases.is_view_of(value, container):
+                raise TracingError(
+                    f"{location.quoted_user_line() or 'the assignment'} at {location.user_location_text()}: value "
+                    f"{j + 1} is a numpy view of the array that target {k + 1} stores into first, so Python reads "
+                    "it changed (swapping two rows this way copies one row into both), where the graph reads the "
+                    "old values. Copy the values first (`m[0], m[1] = m[1].copy(), m[0].copy()` swaps the rows)."
+                )
+    return values
+
+
+def refuse_store_alias(target):
+    """A store into the array the tensor ``target`` stands for (``t[i] = v``, ``t += v``) changes it in
+    place in numpy, which every other name for the array, or for the array it is a view of, shows; the
+    tensor the store makes is bound to one name only."""
+    alias = aliases.tensor_alias(target)
+    if alias is not None:
+        raise TracingError(
+            f"{location.quoted_user_line() or 'the store'} at {location.user_location_text()}: this store changes "
+            f"its target in place in Python, and {alias}, so Python shows the change through both names; the "
+            "graph gives the new value to the name stored through only. Store through one name (assign the "
+            "other from it afterwards), or copy first (`y = x.copy()`) where the other must keep the old values."
+        )
 
 
 def staged_del_item(target, index):
@@ -202,3 +239,4 @@ dispatch.register("list_extend", is_tensor, staged_extend, backend="numpy")
 dispatch.register("list_pop", is_tensor, staged_pop, backend="numpy")
 dispatch.register("aug_setitem", is_tensor, staged_setitem, backend="numpy")
 dispatch.register("del_item", is_tensor, staged_del_item, backend="numpy")
+tensor_operators.register_store_check(refuse_store_alias)

@@ -14,7 +14,7 @@ result dtypes (``t.sum()`` of int32 is int64, ``t.mean()`` of ints float64)::
 ``t.size`` is a Python int when the shape is static, else a weakly typed
 scalar (a Python int); ``t.item()`` is the weakly typed number of a
 one-element tensor, as Python's ``int``/``float``/``bool`` it stands for;
-``t.copy()`` is ``t`` itself (arrays passed to a graph are values);
+``t.copy()`` is a new tensor of the same value (an ``Identity`` op);
 ``t.tolist()`` is an ``ag.TracingError`` saying what to do instead.
 
 A tensor standing for a Python number (weakly typed scalar) or a list
@@ -28,10 +28,10 @@ import numpy as np
 
 from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.location import user_location_text
-from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.tensor import Tensor, is_weak
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import array, conversions, math, nn, reduction
-from autograph.runtime.ops.basic import cast
+from autograph.runtime.ops.basic import cast, identity
 from autograph.runtime.ops.list_operators import StagedList
 
 # dtype kind of a weakly typed scalar -> the Python type it stands for
@@ -123,8 +123,12 @@ def _clip(self, min=None, max=None, out=None, **unsupported):  # noqa: A002 - nu
 
 
 def _dot(self, other):
-    """``a.dot(b)``: ``a @ b`` for vectors and matrices, ``a * b`` when one is a scalar."""
+    """``a.dot(b)``: ``a @ b`` for vectors and matrices, ``a * b`` when one is a scalar (np.dot makes
+    a Python number an array first: ``x.dot(2.0)`` of float32 is float64)."""
     _receiver(self, "dot")
+    if is_weak(other):  # a Python number, or a tensor standing for one
+        kind = other.dtype.kind if isinstance(other, Tensor) else np.asarray(other).dtype.kind
+        other = cast(other, dtypes.LIST_DTYPES[kind])
     ranks = [(None if t.shape is None else len(t.shape)) if isinstance(t, Tensor) else np.ndim(t) for t in (self, other)]
     if 0 in ranks:
         return math.multiply(self, other)
@@ -192,7 +196,10 @@ def _item(self, *args):
 
 
 def _copy(self, order="K"):
-    return self  # arrays passed to a graph are values: nothing can change a tensor
+    """A new tensor of the same value: another name for the copy is no alias (``refuse_store_alias``)."""
+    if isinstance(self, StagedList):  # list.copy(): a new list of the same items
+        return StagedList.mark(identity(self), self.label, self.numbers)
+    return identity(_receiver(self, "copy"))
 
 
 def _tolist(self):

@@ -7,7 +7,16 @@ table's dunders on ``Tensor``: ``t + 1``, ``2 ** t``, ``a @ b``, ``-t``,
 (``runtime/ops/indexing.py``).  Nothing is patched at import time.
 
 Binary dunders return ``NotImplemented`` for operands that are not numeric
-(``t == None`` is then plain Python ``False``).
+(``t == None`` is then plain Python ``False``); an instance of a subclass of
+``int`` or ``float`` (an ``IntEnum``) is, as numpy takes it, an int64 or
+float64 (strongly typed: only Python's own number types are weak).
+
+In-place operators (``t += v``) on an array (a tensor of rank >= 1) follow
+numpy's: the result keeps ``t``'s dtype (cast as ``same_kind`` casting
+allows, else numpy's ``UFuncTypeError``) and shape (else numpy's
+``ValueError``), and the store check the operators layer registers
+(``register_store_check``) refuses one that another name would see.  On a
+number or numpy scalar they rebind, as Python's immutable numbers do.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.spellings import SPELLINGS, Spelling
 from autograph.runtime.ops import indexing, list_operators, math
 from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.ops.basic import cast
 from autograph.runtime.ops.common import dtype_of
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor, is_python_number
@@ -69,6 +79,8 @@ def _binary_method(candidates, reflected: bool):
     name = candidates[0].dunder.strip("_")
 
     def method(self, other):
+        if type(other) not in _PYTHON_TYPES and isinstance(other, (int, float)):
+            other = np.int64(other) if isinstance(other, int) else np.float64(other)  # an IntEnum: as numpy takes it
         operands = (other, self) if reflected else (self, other)
         if isinstance(self, StagedList) or isinstance(other, StagedList):
             result = list_operators.binary(name, *operands)
@@ -85,6 +97,63 @@ def _binary_method(candidates, reflected: bool):
 
     method.__name__ = candidates[0].reflected if reflected else candidates[0].dunder
     return method
+
+
+_PYTHON_TYPES = (int, float, bool)
+
+# the dunder's name -> the ufunc numpy's in-place operator runs
+_IN_PLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.divide, "floordiv": np.floor_divide,
+             "mod": np.remainder, "pow": np.power, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+             "lshift": np.left_shift, "rshift": np.right_shift, "matmul": np.matmul}
+
+_store_check = None  # check(tensor): refuses a store another name would see (operators/data_structures.py)
+
+
+def register_store_check(check) -> None:
+    """Tells the in-place operators how to refuse a store through an alias (a registration: this
+    module imports nothing above the ops layer)."""
+    global _store_check
+    _store_check = check
+
+
+def _in_place_method(name):
+    ufunc = _IN_PLACE[name]
+
+    def method(self, other):
+        if isinstance(self, StagedList) or self.weak or self.shape is None or self.shape == ():
+            return NotImplemented  # a list's own rules; a number or numpy scalar rebinds
+        result = getattr(self, f"__{name}__")(other)
+        if result is NotImplemented:
+            return result
+        if _store_check is not None:
+            _store_check(self)
+        if result.dtype != self.dtype:
+            if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+                raise _casting_error(ufunc, result.dtype, self.dtype)
+            result = cast(result, self.dtype)
+        if result.shape is not None and None not in result.shape and None not in self.shape and (
+                tuple(result.shape) != tuple(self.shape)):
+            raise ValueError(f"non-broadcastable output operand with shape {tuple(self.shape)} doesn't match the "
+                             f"broadcast shape {tuple(result.shape)} (at {construct_at('the in-place operator')})")
+        return result
+
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+def _casting_error(ufunc, computed, target) -> TypeError:
+    """numpy's own error for an in-place ``ufunc`` whose result (``computed``) ``same_kind``
+    casting cannot store into an array of ``target`` (``int32 += 1.5``), with the user's line."""
+    shape = (1, 1) if ufunc is np.matmul else (1,)
+    try:
+        ufunc(np.ones(shape, computed), np.ones(shape, computed), out=np.zeros(shape, target))
+        error = TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from {computed!r} to {target!r} with "
+                          "casting rule 'same_kind'")
+    except TypeError as raised:  # numpy's UFuncTypeError
+        error = raised
+    error.add_note(f"(at {construct_at('the in-place operator')}: numpy's in-place operators keep the "
+                   "array's dtype; write `x = x + v` for a new array of the promoted dtype)")
+    return error
 
 
 def _unary_method(candidates):
@@ -126,4 +195,6 @@ def install() -> None:
                 setattr(Tensor, candidates[0].reflected, _binary_method(candidates, reflected=True))
         else:
             setattr(Tensor, dunder, _unary_method(candidates))
+    for name in _IN_PLACE:
+        setattr(Tensor, f"__i{name}__", _in_place_method(name))
     Tensor.__getitem__ = _getitem
