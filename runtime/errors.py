@@ -10,6 +10,8 @@ the user's ``file:line``, and says how to fix the problem.  Use
 
 from __future__ import annotations
 
+import types
+
 
 class AutoGraphError(Exception):
     """Base class of every error autograph raises on purpose."""
@@ -179,7 +181,34 @@ def rebuilt(error: BaseException, args, state: dict) -> BaseException:
     fresh.__dict__.update(state)
     if "__notes__" in state:
         fresh.__notes__ = list(state["__notes__"])
+    for name in _builtin_fields(cls):  # what the builtin __init__ set (SystemExit.code, OSError.filename)
+        try:
+            value = getattr(error, name)
+        except AttributeError:  # not set (OSError.characters_written)
+            continue
+        value = next((new for old, new in zip(error.args, args) if value is old), value)  # an argument's new value
+        try:
+            setattr(fresh, name, value)
+        except (AttributeError, TypeError):
+            pass
     return fresh
+
+
+_FIELDS: dict = {}  # exception class -> the fields its builtin classes declare
+
+
+def _builtin_fields(cls) -> tuple:
+    """The fields that ``cls``'s builtin exception classes (below ``BaseException``) declare: set by
+    their ``__init__`` from its arguments, not kept in the instance dict."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = tuple(
+            name for klass in cls.__mro__
+            if klass.__module__ == "builtins" and issubclass(klass, BaseException) and klass is not BaseException
+            for name, attr in vars(klass).items()
+            if isinstance(attr, (types.MemberDescriptorType, types.GetSetDescriptorType)) and not name.startswith("__")
+        )
+    return found
 
 
 def at(filename: str | None, lineno: int | None) -> str:

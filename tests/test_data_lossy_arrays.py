@@ -73,3 +73,26 @@ def test_harmless_ndarray_subclasses_are_taken_as_their_values(tmp_path):
     assert [float(x) for x in Dataset.from_tensor_slices(mapped)] == [1.0, 2.0, 3.0, 4.0]
     rows = list(Dataset.from_tensor_slices(tagged))
     assert [int(x) for x in rows] == [0, 1, 2] and all(type(x) is np.int64 for x in rows)
+
+
+@pytest.mark.parametrize("start", [2**40, -1])
+def test_a_python_int_initial_state_out_of_the_elements_range_is_numpys_overflow_error(start):
+    # functools.reduce(f, ds, 2**40) over uint8 elements raises it too (NEP 50), never a wrapped value
+    ds = Dataset.from_tensor_slices(np.arange(4, dtype=np.uint8))
+    with pytest.raises(OverflowError, match=r"the initial state of the reduce function: Python integer"):
+        ds.reduce(start, lambda s, v: s + v)
+    with pytest.raises(OverflowError, match=r"initial state.*Python integer"):
+        list(ds.scan(start, lambda s, v: (s + v, s)))
+    assert ds.reduce(3, lambda s, v: s + v) == np.uint8(9)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_a_generators_python_int_out_of_the_signatures_range_is_numpys_overflow_error(dtype):
+    def gen():
+        yield 5
+        yield 300
+
+    ds = Dataset.from_generator(gen, output_signature=rt.TensorSpec((), dtype))
+    with pytest.raises(OverflowError, match=r"from_generator: value 1 of '.*gen': Python integer 300 out of bounds"):
+        list(ds)
+    assert list(ds.take(1)) == [np.dtype(dtype).type(5)]

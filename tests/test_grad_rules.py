@@ -279,3 +279,13 @@ def test_random_ops_by_reparameterization(mode):
         fixed = lambda p, q: reparameterized(p, q, unit)  # noqa: E731
         np.testing.assert_allclose(ga, numeric_grad(fixed, [a, b], 0), rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(gb, numeric_grad(fixed, [a, b], 1), rtol=1e-5, atol=1e-7)
+
+
+def test_a_zero_power_has_a_zero_gradient_at_zero():
+    # d/dx x**0 is 0 everywhere (jax's rule too), not 0 * 0**-1 = nan: polynomials evaluated at 0
+    def poly(x, c):
+        return sum(c[i] * x ** i for i in range(3))
+
+    assert ag.grad(poly)(np.float64(0.0), [1.0, 2.0, 3.0]) == 2.0
+    assert ag.grad(poly)(np.float64(2.0), [1.0, 2.0, 3.0]) == 14.0
+    np.testing.assert_allclose(ag.grad(lambda x: (x ** 2.5).sum())(np.array([0.0, 1.0, 4.0])), [0.0, 2.5, 20.0])

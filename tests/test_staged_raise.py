@@ -274,3 +274,24 @@ def test_a_python_condition_raise_in_a_tensor_loop_body():
     check(raise_in_loop_body, 3, np.zeros(0, dtype=np.int32))
     check(raise_in_loop_body, 0, np.arange(3, dtype=np.int32))
     _raises_in_every_mode(raise_in_loop_body, (3, np.arange(3, dtype=np.int32)), KeyError, ("body", 3))
+
+
+def _exits(x):
+    if x > 0:
+        raise SystemExit(x * 2)
+    return x
+
+
+def _file_missing(x):
+    if x > 0:
+        raise OSError(2, "No such file", "a.txt")
+    return x
+
+
+@pytest.mark.parametrize("f, fields", [(_exits, {"code": 4}), (_file_missing, {"errno": 2, "filename": "a.txt"})])
+def test_a_staged_raise_keeps_what_the_builtin_exception_sets(f, fields):
+    # SystemExit.code, OSError.filename: set by the builtin __init__, not kept in the instance dict
+    for g in (f, ag.function(f), ag.function(f, jit_compile=True)):
+        with pytest.raises((SystemExit, OSError)) as info:
+            g(np.int32(2))
+        assert {k: getattr(info.value, k) for k in fields} == fields

@@ -51,8 +51,13 @@ def _pow(fwd, grads):
         safe = ops.where(positive, x, ops.ones_like(x))
         return ops.multiply(g, ops.where(positive, ops.multiply(fwd.y(0), ops.log(safe)), ops.zeros_like(x)))
 
-    return _pair(fwd, lambda: ops.multiply(g, ops.multiply(fwd.x(1), ops.pow(fwd.x(0), ops.subtract(fwd.x(1), 1)))),
-                 dy)
+    def dx():  # z * x ** (z - 1), with 0 where z is 0 (x ** 0 is 1 for every x, 0 included)
+        x, z = fwd.x(0), fwd.x(1)
+        zero = ops.equal(z, 0)
+        slope = ops.multiply(z, ops.pow(x, ops.where(zero, ops.ones_like(z), ops.subtract(z, 1))))
+        return ops.multiply(g, ops.where(zero, ops.zeros_like(slope), slope))
+
+    return _pair(fwd, dx, dy)
 
 
 def _select_by(compare):

@@ -113,16 +113,29 @@ def generated_leaves(value, spec, generator, index):
             checks.plain_array(leaf, f"from_generator: value {index}{path} of {_name(generator)}")
         array = np.asarray(leaf)
         if array.dtype != s.dtype:
-            if array.dtype == object or not np.can_cast(array.dtype, s.dtype, "same_kind"):
+            python = _python_numbers(leaf)
+            same_kind = np.can_cast(array.dtype, s.dtype, "same_kind") or python and array.dtype.kind + s.dtype.kind in (
+                "iu", "ui")
+            if array.dtype == object or not same_kind:
                 raise TypeError(f"from_generator: value {index}{path} of {_name(generator)} has dtype "
                                 f"{array.dtype}, but output_signature says {s.dtype.name}")
-            array = array.astype(s.dtype)
+            try:  # Python numbers as numpy holds them in that dtype: out of its range, numpy's OverflowError
+                array = np.asarray(leaf, dtype=s.dtype) if python else array.astype(s.dtype)
+            except OverflowError as error:
+                raise OverflowError(f"from_generator: value {index}{path} of {_name(generator)}: {error}") from None
         if not shapes.is_subshape(array.shape, s.shape):
             raise ValueError(f"from_generator: value {index}{path} of {_name(generator)} has shape "
                              f"{shapes.format_shape(array.shape)}, but output_signature says "
                              f"{shapes.format_shape(s.shape)}")
         out.append(array)
     return tuple(out)
+
+
+def _python_numbers(value) -> bool:
+    """A Python number, or a list or tuple of them (nested)."""
+    if type(value) in (int, float, bool):
+        return True
+    return type(value) in (list, tuple) and all(map(_python_numbers, value))
 
 
 def _leaves_up_to(spec, value, path, found):

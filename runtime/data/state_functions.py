@@ -90,10 +90,23 @@ def _traced(fn, initial_state, element_spec, role, has_output) -> StateFunction:
                 specs[i] = TensorSpec(shapes.relax(old.shape, new.shape), old.dtype)
                 changed = True
         if not changed:
-            initial = [a.astype(s.dtype) for a, s in zip(arrays, specs)]
+            initial = [_as_state(a, s.dtype, i in weak, role, path)
+                       for i, (a, s, path) in enumerate(zip(arrays, specs, nest.leaf_paths(state_spec)))]
             return StateFunction(function, state_spec, initial, has_output)
     raise TracingError(f"the state of {role} {function.label} did not settle on fixed dtypes and shapes after "
                        f"{_MAX_TRACES} traces; give the initial state the dtypes and shapes it keeps")
+
+
+def _as_state(array, dtype, python, role, path):
+    """The initial state leaf ``array`` in the state's ``dtype``: a Python number (``python``) as numpy
+    would hold it beside that dtype, so one out of its range is numpy's ``OverflowError`` (as
+    ``functools.reduce(f, ds, 2**40)`` over int32 elements raises), never a wrapped value."""
+    if not python:
+        return array.astype(dtype)
+    try:
+        return np.asarray(array.item(), dtype=dtype)
+    except OverflowError as error:
+        raise OverflowError(f"the initial state{path} of {role}: {error}") from None
 
 
 def _new_state_spec(function, state_spec, has_output):
