@@ -182,3 +182,19 @@ def test_retracing_warning_names_an_object_argument():
                                                  r"each time, or give its type a __autograph_trace_key__"):
         for _ in range(7):
             g(np.float32(1), Box())
+
+
+def test_a_frozen_dataclass_is_keyed_by_its_fields_signs_and_types():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Cfg:
+        eps: float
+
+    def f(x, cfg):
+        return x / cfg.eps, cfg.eps * 2
+
+    g = ag.function(f)
+    # Cfg(0.0) == Cfg(-0.0) and Cfg(1) == Cfg(1.0) in Python, but the traced code tells them apart
+    assert g(np.float64(1), Cfg(0.0))[0] == np.inf and g(np.float64(1), Cfg(-0.0))[0] == -np.inf
+    assert type(g(np.float64(1), Cfg(1))[1]) is int and type(g(np.float64(1), Cfg(1.0))[1]) is float

@@ -27,12 +27,21 @@ def is_skipped_module(module_name) -> bool:
 
 
 def is_user_namespace(value) -> bool:
-    """A class or function of the user's code, whose attributes are state a call may change
-    (``Counter.count += 1``, ``helper.calls += 1``)."""
+    """A class, function or module of the user's code, whose attributes are state a call may change
+    (``Counter.count += 1``, ``helper.calls += 1``, ``settings.total += x``)."""
+    if isinstance(value, types.ModuleType):
+        return not is_skipped_module(value.__name__)
     return isinstance(value, (type, types.FunctionType)) and not is_skipped_module(getattr(value, "__module__", None))
+
+
+_DEFINITIONS = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
 
 
 def namespace_attributes(value) -> dict:
     """The attributes of such a class or function: its own, not the dunders Python (or autograph:
-    ``__ag_converted__``) keeps there."""
-    return {k: v for k, v in vars(value).items() if not k.startswith("__")}
+    ``__ag_converted__``) keeps there; of a module, its variables (not the functions, classes and
+    modules it defines or imports)."""
+    attributes = {k: v for k, v in vars(value).items() if not k.startswith("__")}
+    if isinstance(value, types.ModuleType):
+        attributes = {k: v for k, v in attributes.items() if not isinstance(v, _DEFINITIONS)}
+    return attributes

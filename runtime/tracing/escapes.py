@@ -68,21 +68,46 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
     def write(*values):
         values = iter(values)
         for owner, key, value in targets:
-            value = _rebuilt(value, values)
-            if type(key) is _Attribute:
-                setattr(owner, key.name, value)
-            else:
-                owner[key] = value
+            _write(owner, key, _rebuilt(value, values))
 
     with graph.as_default():
         effects.py_function(write, tensors, None, name="write_back_to_python_objects")
     before = before or {}
     guards = []
     for path, owner, key, _ in places:
-        owner_then, _, value = before.get(_place(owner, key), (None, None, None))
-        if owner_then is owner:
+        owner_then, _, value = before.get(_place(owner, key), (None, None, _MISSING))
+        if owner_then is owner or before.get(("owner", id(owner))) is owner:  # (searched before: it was unset)
             guards.append((path, owner, key, value))
     return tuple(guards)
+
+
+def restore(places, before) -> None:
+    """Puts back, at each of ``places`` (``(path, owner, key, value)``), the value it held before the
+    trace (``values_before``), or removes what the trace created there."""
+    for _, owner, key, _ in places:
+        _, _, value = before.get(_place(owner, key), (None, None, _MISSING))
+        try:
+            if value is _MISSING:
+                delattr(owner, key.name) if type(key) is _Attribute else owner.pop(key, None)
+            else:
+                _write(owner, key, value)
+        except (AttributeError, TypeError, LookupError):
+            pass
+
+
+def restore_after_refusal(python_function, arguments, before) -> None:
+    """After a trace refused (an ``ag.TracingError``: the call did not run, in Python's terms), the
+    places holding its tensors put back as they were (``restore``).  (After a Python error raised
+    while tracing, Python made the changes before it: the tensors stay, and the next call, finding
+    them, refuses loudly rather than start from values Python would not have.)"""
+    restore(_places(python_function, arguments, _leaks), before)
+    for key, entry in before.items():
+        if key[0] == "contents":
+            owner, contents = entry
+            values = owner.values() if type(owner) is dict else owner
+            if any(isinstance(v, Tensor) for v in values):  # a list or dict the trace grew in place
+                owner.clear()
+                owner.update(contents) if type(owner) is dict else owner.extend(contents)
 
 
 # -- guards: a place the graph writes back, read as a constant by the trace ---------------------
@@ -92,40 +117,63 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
 # next call would start again from the constant: the concrete function is valid only while each
 # such place still holds the value it had when traced (else the function is traced again).
 
-_NUMBERS = (int, float, complex, np.generic, np.ndarray)
+_MISSING = object()  # a place that did not exist before the trace (an attribute it created)
 
 
-def numbers_before(python_function, arguments) -> dict:
-    """``(id(owner), key) -> (owner, key, value)``: the numbers and arrays held by the objects the
-    traced function reaches from outside (as ``write_back_escapes`` searches them), before a trace."""
-    places = _places(python_function, arguments, lambda child: isinstance(child, _NUMBERS))
-    return {_place(owner, key): (owner, key, value) for _, owner, key, value in places}
+def values_before(python_function, arguments) -> dict:
+    """``(id(owner), key) -> (owner, key, value)``: what the objects the traced function reaches from
+    outside (as ``write_back_escapes`` searches them) hold, before a trace; and ``("owner", id) ->
+    owner`` for each object searched (a place missing there was created by the trace)."""
+    places = _places(python_function, arguments, lambda child: True, deep=True)
+    found = {_place(owner, key): (owner, key, value) for _, owner, key, value in places}
+    for _, owner, _, value in places:
+        found[("owner", id(owner))] = owner
+        for held in (owner, value):
+            if type(held) is list or type(held) is dict:  # its contents, to put back after a refusal
+                found.setdefault(("contents", id(held)), (held, held.copy()))
+    return found
 
 
 def _place(owner, key):
-    return id(owner), ("attr", key.name) if type(key) is _Attribute else ("item", key)
+    kind = type(key)
+    return id(owner), ("attr", key.name) if kind is _Attribute else ("cell",) if kind is _Cell else ("item", key)
 
 
 def stale_guard(guards):
     """The path of the first guarded place that no longer holds its traced value, or None."""
     for path, owner, key, value in guards:
         try:
-            now = getattr(owner, key.name) if type(key) is _Attribute else owner[key]
-        except (AttributeError, LookupError):
-            return path
+            kind = type(key)
+            now = getattr(owner, key.name) if kind is _Attribute else owner.cell_contents if kind is _Cell else owner[key]
+        except (AttributeError, LookupError, ValueError):
+            now = _MISSING
         if not _same(now, value):
             return path
     return None
 
 
+_NUMBERS = (int, float, complex, np.generic, np.ndarray)
+
+
 def _same(now, value) -> bool:
+    """The value a guard saw (numbers and arrays by value, anything else by identity: a list the
+    graph wrote back is a new list)."""
     if now is value:
         return True
-    if type(now) is not type(value):
+    if type(now) is not type(value) or not isinstance(value, _NUMBERS):
         return False
     if isinstance(value, (np.ndarray, np.generic)):
         return now.dtype == value.dtype and np.shape(now) == np.shape(value) and bool(np.array_equal(now, value))
     return bool(now == value)
+
+
+def _write(owner, key, value) -> None:
+    if type(key) is _Attribute:
+        setattr(owner, key.name, value)
+    elif type(key) is _Cell:
+        owner.cell_contents = value
+    else:
+        owner[key] = value
 
 
 def _tensors_in(value) -> list:
@@ -137,10 +185,15 @@ def _tensors_in(value) -> list:
 
 def _rebuilt(value, arrays):
     """``value`` with each tensor replaced by the next of ``arrays`` (a staged list by a list of its
-    elements, a 0-d array by a numpy scalar)."""
+    elements, a 0-d array by a numpy scalar; a weakly typed tensor, standing for Python numbers, by
+    them: ``o.n = o.n + 1`` from an int leaves an int, as Python does)."""
     if isinstance(value, Tensor):
         array = next(arrays)
-        return list(array) if isinstance(value, StagedList) else array[()] if array.ndim == 0 else array
+        if isinstance(value, StagedList):
+            return array.tolist() if value.weak else list(array)
+        if value.weak and array.ndim == 0:
+            return array.item()
+        return array[()] if array.ndim == 0 else array
     if isinstance(value, (tuple, list)):
         items = [_rebuilt(v, arrays) if isinstance(v, (Tensor, tuple, list)) else v for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
@@ -156,33 +209,57 @@ class _Attribute:
         self.name = name
 
 
+class _Cell:
+    """The key of a closure cell's contents (its owner is the cell): a ``nonlocal`` variable."""
+
+    __slots__ = ()
+
+
+_CELL = _Cell()
+
+
 def _graph_role(graph) -> str:
     return f"the sub-graph {graph.name} (the body of a tensor loop or branch)" if graph.outer is not None else (
         f"the graph {graph.name}, traced before")
 
 
 def _roots(python_function, arguments):
-    """``(name, object)`` pairs the traced function reaches from outside."""
+    """``(name, object, owner, key)`` of what the traced function reaches from outside: its instance,
+    the objects among its arguments (in their lists, tuples and dicts too), its closure's variables
+    (owner: the cell) and the globals its code names (owner: the module's dict)."""
     roots = []
     function = python_function
     if isinstance(function, types.MethodType):
-        roots.append(("self", function.__self__))
+        roots.append(("self", function.__self__, None, None))
         function = function.__func__
     while hasattr(function, "__wrapped__"):
         function = function.__wrapped__
     for name, value in arguments:
-        if not isinstance(value, (Tensor, list, tuple, dict)) and not isinstance(value, _OPAQUE):
-            roots.append((name, value))
+        _argument_objects(value, name, _DEPTH, roots)
     code = getattr(function, "__code__", None)
     if code is None:
         return roots
     for name, cell in zip(code.co_freevars, function.__closure__ or ()):
         try:
-            roots.append((name, cell.cell_contents))
+            roots.append((name, cell.cell_contents, cell, _CELL))
         except ValueError:  # not bound yet
             continue
-    roots.extend(globals_named(code, function.__globals__))
+    module = function.__globals__
+    roots.extend((name, value, module, name) for name, value in globals_named(code, module))
     return roots
+
+
+def _argument_objects(value, path, depth, roots):
+    """Appends the objects of an argument (``objs[0]`` of a list argument): its data (arrays,
+    numbers, the lists, tuples and dicts holding them) is the graph's input, its objects are the
+    caller's."""
+    if isinstance(value, (list, tuple, dict)):
+        if depth > 0 and len(value) <= _WIDTH:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                _argument_objects(item, f"{path}[{key!r}]", depth - 1, roots)
+    elif not isinstance(value, Tensor) and not isinstance(value, _OPAQUE):
+        roots.append((path, value, None, None))
 
 
 def globals_named(code, module) -> list:
@@ -215,22 +292,34 @@ def names_used(code) -> tuple:
     return tuple(sorted(names))
 
 
-def _places(python_function, arguments, wanted) -> list:
+def _places(python_function, arguments, wanted, deep=False) -> list:
     """``(path, owner, key, value)`` of each value ``wanted`` says yes to, held (``_DEPTH`` levels
-    down) by what the traced function reaches from outside (``_roots``)."""
+    down) by what the traced function reaches from outside (``_roots``); ``deep``: below those too."""
     places, seen = [], set()
-    for name, root in _roots(python_function, arguments):
-        _collect(root, name, _DEPTH, wanted, places, seen)
+    for name, root, owner, key in _roots(python_function, arguments):
+        if owner is not None and wanted(root):
+            places.append((name, owner, key, root))
+            if not deep:
+                continue
+        _collect(root, name, _DEPTH, wanted, places, seen, deep)
     return places
+
+
+def _leaks(value) -> bool:
+    """A tensor, or a tuple, list or dict holding one (the statement state's copy a trace bound)."""
+    if type(value) is list or type(value) is dict:
+        return any(isinstance(v, Tensor) for v in (value.values() if type(value) is dict else value))
+    return _holds_tensors(value)
 
 
 def _holds_tensors(value) -> bool:
     return isinstance(value, Tensor) or (type(value) is tuple or nest.is_namedtuple(value)) and bool(_tensors_in(value))
 
 
-def _collect(value, path, depth, wanted, places, seen):
+def _collect(value, path, depth, wanted, places, seen, deep=False):
     """Appends ``(path, owner, key, child)`` for each child ``wanted`` says yes to below ``value``
-    (a class or function of the user's: its own attributes, ``Counter.count``)."""
+    (a class, function or module of the user's: its own attributes, ``Counter.count``); ``deep``:
+    below those too."""
     if is_user_namespace(value):
         depth = 0
     elif isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value):
@@ -241,10 +330,11 @@ def _collect(value, path, depth, wanted, places, seen):
         return
     seen.add(id(value))
     for step, key, child in _children(value):
-        if wanted(child):
+        found = wanted(child)
+        if found:
             places.append((path + step, value, key, child))
-        elif depth > 0:
-            _collect(child, path + step, depth - 1, wanted, places, seen)
+        if depth > 0 and (deep or not found):
+            _collect(child, path + step, depth - 1, wanted, places, seen, deep)
 
 
 def _children(value):
@@ -256,16 +346,31 @@ def _children(value):
         return [(f"[{k!r}]", k, v) for k, v in value.items()] if len(value) <= _WIDTH else ()
     if isinstance(value, tuple):
         return ()  # immutable: its holder's place is written (a new tuple)
-    if isinstance(value, (type, types.FunctionType)):
+    if isinstance(value, (type, types.FunctionType, types.ModuleType)):
         attributes = namespace_attributes(value)
         return [(f".{name}", _Attribute(name), v) for name, v in attributes.items()] if len(attributes) <= _WIDTH else ()
     try:
         attributes = object.__getattribute__(value, "__dict__")
     except AttributeError:
-        return ()
+        attributes = {}
     if type(attributes) is not dict or len(attributes) > _WIDTH:
         return ()
-    return [(f".{name}", _Attribute(name), v) for name, v in attributes.items()]
+    return [(f".{name}", _Attribute(name), v) for name, v in {**attributes, **_slot_values(value)}.items()]
+
+
+def _slot_values(value) -> dict:
+    """The ``__slots__`` attributes set on ``value`` (an object without a ``__dict__`` keeps its
+    state there)."""
+    found = {}
+    for klass in type(value).__mro__[:-1]:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and name not in found:
+                try:
+                    found[name] = object.__getattribute__(value, name)
+                except AttributeError:  # not set
+                    continue
+    return found
 
 
 # -- list and dict arguments: values, whose changes the caller would not see -------------------

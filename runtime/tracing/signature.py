@@ -93,6 +93,16 @@ def _structural_token(value):
     return kind, (tuple(items) if kind is tuple else frozenset(items))
 
 
+def _dataclass_token(value):
+    """The ``_structural_token`` of each field of a dataclass instance (a frozen config), when each
+    field has one; else None."""
+    fields = getattr(type(value), "__dataclass_fields__", None)
+    if fields is None:
+        return None
+    tokens = tuple(_structural_token(getattr(value, name, None)) for name in fields)
+    return None if None in tokens else tokens
+
+
 def subclass_problem(value):
     """Why ``value``, an ndarray of a subclass whose operations differ from an array's
     (``np.matrix``: ``*`` is a matrix product; a masked array skips masked items), cannot be a
@@ -231,6 +241,9 @@ class Encoder:
                 return value, token
         if isinstance(value, types.MethodType):
             return _weakly(value.__func__, value.__self__) or value
+        fields = _dataclass_token(value)
+        if fields is not None:  # Cfg(0.0) == Cfg(-0.0): keyed by its fields' types and signs too
+            return value, fields
         try:
             hash(value)
         except TypeError:  # unhashable: by identity

@@ -27,7 +27,7 @@ from autograph.runtime.core import nest
 from autograph.runtime.core.graph import Graph
 from autograph.runtime.core.location import source_at
 from autograph.runtime.core.tensor import Tensor, TensorSpec
-from autograph.runtime.errors import TracingError
+from autograph.runtime.errors import AutoGraphError, TracingError
 from autograph.runtime.ops import apply, variables
 from autograph.runtime.tracing import deferred_raise, escapes, signature
 from autograph.runtime.tracing.concrete import ConcreteFunction, OutputSlot
@@ -91,13 +91,15 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
             traced_values = {name: signature.rebuild(value, make_leaf, name, stand_in) for name, value in values}
         for name, value in traced_values.items():
             bound.arguments[name] = value
-        before = escapes.numbers_before(function.python_function, bound.arguments.items())
+        before = escapes.values_before(function.python_function, bound.arguments.items())
         containers = escapes.argument_containers(traced_values)
         try:
             with escapes.traced_arguments(containers):
                 result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
+                if isinstance(error, AutoGraphError):
+                    escapes.restore_after_refusal(function.python_function, bound.arguments.items(), before)
                 raise
             result = None
         escapes.refuse_changed_arguments(containers, binding.label)
