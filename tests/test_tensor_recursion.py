@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import traceback
 
+import numpy as np
 import pytest
 
 import autograph as ag
@@ -37,3 +38,13 @@ def scaled(x, depth):
 @pytest.mark.parametrize("x", [-1, 2, 5])
 def test_recursion_bounded_by_a_python_value_still_traces(x):
     check(scaled, i32(x), 3)
+
+
+def _fib_expression(k):
+    return k if k < 2 else _fib_expression(k - 1) + _fib_expression(k - 2)
+
+
+def test_a_base_case_in_a_conditional_expression_is_refused_naming_the_function():
+    with pytest.raises(ag.TracingError, match=r"the function '_fib_expression' recursed until Python's recursion "
+                                              r"limit while tracing the conditional expression `\.\.\. if k < 2"):
+        ag.function(lambda x: _fib_expression(x))(np.int32(5))

@@ -30,7 +30,7 @@ from autograph.runtime.core import dtypes
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
-from autograph.runtime.operators import container_identity, dispatch, iterables, tensor_builtins
+from autograph.runtime.operators import container_identity, dispatch, iterables, recursion, tensor_builtins
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.tracing.branches import build_cond
@@ -140,7 +140,8 @@ def staged_if_exp(cond, if_true, if_false, expr_repr):
     where = construct_at(f"the conditional expression `... if {expr_repr} else ...`")
     true_branch, true_seen = _recording(if_true)
     false_branch, false_seen = _recording(if_false)
-    (value,) = build_cond(cond, true_branch, false_branch, labels=["value"], where=where)
+    with recursion.guard(if_true, where):  # (``k if k < 2 else fib(k - 1) + fib(k - 2)``)
+        (value,) = build_cond(cond, true_branch, false_branch, labels=["value"], where=where)
     return container_identity.picked(true_seen + false_seen, value, where)
 
 
