@@ -168,10 +168,10 @@ def key_order_mismatch(a, b, path: str = ""):
 
 
 def grown_list(a, b, path: str = ""):
-    """The path of the first list of ``a`` that ``b`` holds with another length, or as something
-    else (a staged list), where the rest of ``a``'s structure is ``b``'s; else None."""
+    """``(path, list)`` of the first list of ``a`` that ``b`` holds with another length, or as
+    something else (a staged list), where the rest of ``a``'s structure is ``b``'s; else None."""
     if type(a) is list and (type(b) is not list or len(a) != len(b)):
-        return path
+        return path, a
     if type(a) is not type(b) or not is_nested(a):
         return None
     if isinstance(a, dict) and _keys(a) != _keys(b) or not isinstance(a, dict) and len(a) != len(b):

@@ -146,6 +146,7 @@ def _entry_outputs(name, entry, entry_plan, after, where, carry):
         diff = nest.mismatch(entry, after)
         grown = nest.grown_list(entry, after) if diff is not None else None
         if grown is not None:
+            grown = grown[0]
             raise TracingError(f"the list '{name}{grown}' changes length in the body of {where}; a loop stacks "
                                "only a list held in a local variable. Build it in a local (`items = []` before "
                                f"the loop, `items.append(...)` in it) and set `{name}{grown} = items` after it.")

@@ -56,10 +56,11 @@ def refuse_stale(replaced, where):
         raise TracingError(stale_message(label, alias, where))
 
 
-def held_elsewhere(value, label):
+def held_elsewhere(value, label, converted_only=False):
     """The name or path (``'b'``, ``'self.items'``) under which the code being traced holds
-    ``value``, other than ``label``; else None."""
-    found = _held({id(value): label})
+    ``value``, other than ``label``; else None.  ``converted_only``: in the frames of converted code
+    only (the code whose names the graph binds; a harness calling the operators holds its own)."""
+    found = _held({id(value): label}, converted_only)
     return None if found is None else found[1]
 
 
@@ -90,15 +91,15 @@ def tensor_alias(tensor):
     another tensor, also through the captures of a body) of one a name holds; else None.  A staged
     list is a Python list: only a second name for it counts (a slice of a list is a new list)."""
     what = "list" if isinstance(tensor, StagedList) else "array"
-    first = held_elsewhere(tensor, "\0")
-    second = held_elsewhere(tensor, first) if first is not None else None
+    first = held_elsewhere(tensor, "\0", True)
+    second = held_elsewhere(tensor, first, True) if first is not None else None
     if second is not None:
         return f"'{first}' and '{second}' hold the same {what}"
     if isinstance(tensor, StagedList):
         return None
     base = _viewed(tensor)
     while base is not None:
-        holder = held_elsewhere(base, "\0")
+        holder = held_elsewhere(base, "\0", True)
         if holder is not None:
             return f"it is a view (a slice, reshape, transpose or row) of the array '{holder}' holds"
         base = _viewed(base)
@@ -137,12 +138,14 @@ def _user_frames():
         frame = frame.f_back
 
 
-def _held(targets):
+def _held(targets, converted_only=False):
     """``(state label, path)`` of the first of ``targets`` (ids -> labels) that the frames of the
     code being traced hold under another name: locals and cells with two levels of attributes and
     items below them, module globals with one."""
     seen_globals = set()
     for frame in _user_frames():
+        if converted_only and id(frame.f_code) not in converted_codes:
+            continue
         found = _search(frame.f_locals.items(), targets, _DEPTH)
         if found is None and id(frame.f_globals) not in seen_globals:
             seen_globals.add(id(frame.f_globals))

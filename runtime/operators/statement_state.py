@@ -140,7 +140,8 @@ def _refuse_structure_change(name, before, after, where):
         )
     grown = nest.grown_list(before, after) if diff is not None else None
     if grown is not None:
-        _refuse_held_list(f"{name}{grown}", where)
+        path, held = grown
+        _refuse_held_list(f"{name}{path}", where, aliases.held_elsewhere(held, f"{name}{path}"))
     if diff is not None:
         raise TracingError(
             f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
@@ -157,10 +158,12 @@ def _refuse_structure_change(name, before, after, where):
         )
 
 
-def _refuse_held_list(label, where):
-    """A list held in an attribute, a dict or another list (``label``) that a loop grows."""
+def _refuse_held_list(label, where, alias=None):
+    """A list held in an attribute, a dict or another list (``label``; also held as ``alias``) that a
+    loop grows."""
+    also = f" (the same list as '{alias}')" if alias is not None else ""
     raise TracingError(
-        f"the list '{label}' changes length in the body of {where}; a tensor loop can stage (grow) "
+        f"the list '{label}'{also} changes length in the body of {where}; a tensor loop can stage (grow) "
         f"only a list held in a local variable. Build it in a local, e.g. `items = []` before "
         f"the loop, `items.append(...)` in it, and `{label} = items` after it."
     )
