@@ -2161,13 +2161,10 @@ def make_nonlocal_loop_counter():
 
 
 def test_nonlocal_tensor_counter_across_traces():
-    # The first trace leaves a symbolic tensor in `count`; a retrace that reads
-    # it must fail with a TracingError, not a crash in the runtime.
+    # The nonlocal counter is written back after each call (its cell), and read again by the next
+    # trace: Python's 2, 4, 6 (it was a symbolic tensor left in the cell, refused on a retrace).
     g = ag.function(make_nonlocal_loop_counter())
-    assert g(np.int32(2)) == 2
-    assert g(np.int32(2)) == 2
-    with pytest.raises(ag.TracingError):
-        g(np.int64(2))
+    assert [g(np.int32(2)), g(np.int32(2)), g(np.int64(2))] == [2, 4, 6]
 
 
 def chained_equal(a, b, c):

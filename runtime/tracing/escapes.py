@@ -22,6 +22,7 @@ tensors, and:
 from __future__ import annotations
 
 import collections
+import dis
 import threading
 import types
 
@@ -76,9 +77,45 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
     guards = []
     for path, owner, key, _ in places:
         owner_then, _, value = before.get(_place(owner, key), (None, None, _MISSING))
-        if owner_then is owner or before.get(("owner", id(owner))) is owner:  # (searched before: it was unset)
-            guards.append((path, owner, key, value))
+        if owner_then is not owner and before.get(("owner", id(owner))) is not owner:
+            continue  # not searched before (an object the trace made)
+        if isinstance(value, _NUMBERS) or _read_by(python_function, key, path):
+            guards.append((path, owner, key, value))  # (a place only written keeps one trace)
     return tuple(guards)
+
+
+def _read_by(python_function, key, path) -> bool:
+    """Whether the traced function's code may read the place (``o.hist is None``, ``hasattr(o,
+    'cache')``, ``nonlocal c; c += 1``): its name is loaded there (an attribute, a variable, a
+    string constant), the function's own code and the code nested in it."""
+    function = getattr(python_function, "__func__", python_function)
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return True
+    name = key.name if type(key) is _Attribute else path if type(key) is _Cell else key
+    return type(name) is not str or name in loaded_names(code)
+
+
+_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME",
+                    "LOAD_CONST"})
+
+
+@per_code
+def loaded_names(code) -> frozenset:
+    """The names ``code`` and the code nested in it load (attributes, variables) and its string
+    constants (``getattr(o, 'x')``, ``d['k']``)."""
+    names, todo = set(), [code]
+    while todo:
+        for instruction in dis.get_instructions(todo.pop()):
+            if instruction.opname in _LOADS:
+                value = instruction.argval
+                if type(value) is str:
+                    names.add(value)
+                elif type(value) is types.CodeType:
+                    todo.append(value)
+    return frozenset(names)
 
 
 def restore(places, before) -> None:

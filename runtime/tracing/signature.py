@@ -94,10 +94,10 @@ def _structural_token(value):
 
 
 def _dataclass_token(value):
-    """The ``_structural_token`` of each field of a dataclass instance (a frozen config), when each
-    field has one; else None."""
+    """The ``_structural_token`` of each field of a hashable dataclass instance (a frozen config,
+    keyed by equality), when each field has one; else None (an unhashable one is keyed by identity)."""
     fields = getattr(type(value), "__dataclass_fields__", None)
-    if fields is None:
+    if fields is None or type(value).__hash__ is None:
         return None
     tokens = tuple(_structural_token(getattr(value, name, None)) for name in fields)
     return None if None in tokens else tokens
