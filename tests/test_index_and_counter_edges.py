@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import autograph as ag
+from autograph import runtime as rt
 from modes import check, check_python_error, check_raises, check_value_or_error, i32, modes
 
 f32 = np.float32
@@ -271,3 +273,34 @@ def test_a_python_int_counter_beyond_int64_is_refused_naming_it(start):
 def test_python_ints_within_int32_keep_int32():
     for _, g in modes(big_counter):
         assert g(5, i32(3)).dtype == np.int32
+
+
+_LOGP = np.log(np.arange(1, 13, dtype=np.float32).reshape(4, 3))
+_LABELS = np.array([0, 2, 1, 2])
+
+
+@pytest.mark.parametrize("pick", [
+    lambda x, t: x[np.arange(4), t],  # the log-probability of each label
+    lambda x, t: x[t, t % 3],
+    lambda x, t: x[[0, -1], [-1, 0]],
+    lambda x, t: x[np.arange(4)[:, None], np.array([0, 2])],  # broadcast index arrays
+])
+def test_several_index_arrays_pick_numpys_points(pick):
+    check(pick, _LOGP, _LABELS)
+
+
+def test_several_index_arrays_raise_numpys_errors():
+    with pytest.raises(IndexError):
+        ag.function(lambda x, t: x[np.arange(4), t + 1])(_LOGP, _LABELS)  # 3 is out of bounds for axis 1
+    with pytest.raises(IndexError, match="shape mismatch: indexing arrays could not be broadcast together"):
+        ag.function(lambda x, t: x[np.arange(3), t])(_LOGP, _LABELS)
+    with pytest.raises(ag.TracingError, match="several index arrays beside slices"):
+        ag.function(lambda x, t: x[t, :, t])(np.zeros((4, 3, 4)), _LABELS)
+
+
+def test_several_index_arrays_have_a_gradient_and_unknown_dimensions():
+    grad = ag.grad(lambda x: x[np.arange(4), _LABELS].sum())(_LOGP.astype(np.float64))
+    assert grad.tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]]
+    g = ag.function(lambda x, t: x[np.arange(4), t],
+                    input_signature=[rt.TensorSpec((None, 3), "float32"), rt.TensorSpec((None,), "int64")])
+    np.testing.assert_array_equal(g(_LOGP, _LABELS), _LOGP[np.arange(4), _LABELS])

@@ -28,9 +28,10 @@ import numpy as np
 
 from autograph.runtime.core.undefined import is_undefined
 from autograph.runtime.errors import TracingError
+from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.ops.list_operators import StagedList
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module
-from autograph.runtime.tracing import escapes
+from autograph.runtime.tracing import argument_containers, loops
 
 _DEPTH = 2  # levels of attributes / items searched below a variable (``self.state['r']``)
 _WIDTH = 256  # containers longer than this are not searched (their items are rarely a list's alias)
@@ -42,7 +43,7 @@ def refuse_stale(replaced, where):
     statement staged) is still held under another name or path by the code being traced."""
     targets = {id(value): label for label, value in replaced}
     for label, value in replaced:
-        argument = escapes.argument_path(value)
+        argument = argument_containers.argument_path(value)
         if argument is not None:  # the trace's copy of a list argument: the caller holds the list
             raise TracingError(
                 f"the list '{label}' changes length in {where}, which stages it, but it is the list argument "
@@ -87,8 +88,9 @@ _VIEWS = frozenset({"StridedSlice", "Reshape", "Transpose"})
 def tensor_alias(tensor):
     """How another name would see, in Python, a store into the array ``tensor`` stands for (an item
     assignment, an in-place operator): ``"'a' and 'b' hold the same array"`` for two names holding it,
-    ``"it is a view of the array 'a' holds"`` for a numpy view (a slice, reshape, transpose or row of
-    another tensor, also through the captures of a body) of one a name holds; else None.  A staged
+    ``"'a' holds the array it is, or is a view of"`` for a numpy view (a slice, reshape, transpose or
+    row of another tensor, also through the captures of a body) of one a name holds, or a loop variable
+    whose initial array a name holds (``out = buf`` before ``buf += x`` in the loop); else None.  A staged
     list is a Python list: only a second name for it counts (a slice of a list is a new list)."""
     what = "list" if isinstance(tensor, StagedList) else "array"
     first = held_elsewhere(tensor, "\0", True)
@@ -101,7 +103,7 @@ def tensor_alias(tensor):
     while base is not None:
         holder = held_elsewhere(base, "\0", True)
         if holder is not None:
-            return f"it is a view (a slice, reshape, transpose or row) of the array '{holder}' holds"
+            return f"'{holder}' holds the array it is, or is a view of (a slice, reshape, transpose or row)"
         base = _viewed(base)
     return None
 
@@ -119,9 +121,12 @@ def is_view_of(tensor, array) -> bool:
 def _viewed(tensor):
     """The tensor that ``tensor`` is a numpy view of (for a capture's placeholder: the captured
     tensor itself), else None.  A scalar (an element) is a copy."""
+    if not isinstance(tensor, Tensor):
+        return None  # (a numpy array a loop started from)
     op = tensor.op
-    if op.type == "Placeholder":
-        return next((outer for outer, inner in op.graph.captures if inner is tensor), None)
+    if op.type == "Placeholder":  # a capture's tensor, or the initial value of a loop variable
+        captured = next((outer for outer, inner in op.graph.captures if inner is tensor), None)
+        return captured if captured is not None else loops.initial_value(tensor)
     if tensor.shape == ():
         return None
     if op.type in _VIEWS or op.type == "GatherV2" and op.inputs[1].shape == ():  # x[i]: a row

@@ -42,7 +42,7 @@ from __future__ import annotations
 from autograph.runtime.core import nest
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import aliases
-from autograph.runtime.tracing import escapes
+from autograph.runtime.tracing import argument_containers
 
 _CONTAINERS = (list, dict)
 
@@ -277,7 +277,7 @@ def _refuse_held(original, what, rebound):
     zero times) becomes a new object on both; only unobservable if nothing else holds the old one:
     else Python's later changes through one name would show through the other on the first path."""
     kind = type(original).__name__
-    argument = next((path for path in map(escapes.argument_path, _and_originals(original)) if path is not None), None)
+    argument = next((path for path in map(argument_containers.argument_path, _and_originals(original)) if path is not None), None)
     if argument is not None:
         raise TracingError(
             f"'{what}' is rebound to a new {kind} {rebound} but keeps the {kind} argument '{argument}' on "

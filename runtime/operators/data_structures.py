@@ -24,7 +24,6 @@ import operator
 
 import numpy as np
 
-from autograph.runtime.core import location
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import Undefined
@@ -185,7 +184,7 @@ def unpacked(values, containers):
         for k, container in enumerate(containers[:j]):
             if isinstance(container, Tensor) and aliases.is_view_of(value, container):
                 raise TracingError(
-                    f"{location.quoted_user_line() or 'the assignment'} at {location.user_location_text()}: value "
+                    f"{indexing.user_statement()}: value "
                     f"{j + 1} is a numpy view of the array that target {k + 1} stores into first, so Python reads "
                     "it changed (swapping two rows this way copies one row into both), where the graph reads the "
                     "old values. Copy the values first (`m[0], m[1] = m[1].copy(), m[0].copy()` swaps the rows)."
@@ -200,7 +199,7 @@ def refuse_store_alias(target):
     alias = aliases.tensor_alias(target)
     if alias is not None:
         raise TracingError(
-            f"{location.quoted_user_line() or 'the store'} at {location.user_location_text()}: this store changes "
+            f"{indexing.user_statement()}: this store changes "
             f"its target in place in Python, and {alias}, so Python shows the change through both names; the "
             "graph gives the new value to the name stored through only. Store through one name (assign the "
             "other from it afterwards), or copy first (`y = x.copy()`) where the other must keep the old values."

@@ -162,8 +162,11 @@ def _astype(self, dtype):
     return cast(_receiver(self, "astype"), dtype)
 
 
-def _reshape(self, *shape):
+def _reshape(self, *shape, order="C"):
     _receiver(self, "reshape")
+    if order not in ("C", "A"):
+        raise TracingError(f".reshape(order={order!r}) at {user_location_text()} is not supported; only C order "
+                           "is (transpose the tensor first).")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor)):
         (shape,) = shape
     return array.reshape(self, list(shape) if isinstance(shape, tuple) else shape)

@@ -41,7 +41,8 @@ from autograph.runtime.core import dtypes, opdef, shapes
 
 from autograph.runtime.ops import apply
 from autograph.runtime.ops.list_operators import StagedList, joined_numbers, python_numbers
-from autograph.runtime.ops.array import gather
+from autograph.runtime.ops.array import gather, reshape, tensor_range
+from autograph.runtime.ops.array import shape as array_shape
 from autograph.runtime.core.location import user_frame, user_location_text
 from autograph.runtime.core.tensor import Tensor, is_python_number
 from autograph.runtime.errors import TracingError
@@ -254,9 +255,7 @@ def getitem(tensor, key):
         spec, dynamic = _checked(tensor, spec, builder.dynamic)
         return apply.apply_op("StridedSlice", [tensor, *dynamic], {"spec": spec}, name="strided_slice")
     if len(advanced) > 1:
-        raise TypeError(
-            "indexing with more than one index array is not supported; gather one axis at a time (rt.gather)"
-        )
+        return _points(tensor, key)
     (position,) = advanced
     _check_advanced(key[position])
     ints = [i for i, e in enumerate(key) if not _is_advanced(e) and not isinstance(e, slice) and e is not None and e is not Ellipsis]
@@ -269,6 +268,39 @@ def getitem(tensor, key):
     axis = _gather_axis(tensor, key, position)
     rest = key[:position] + (slice(None),) + key[position + 1 :]
     return gather(getitem(tensor, rest), key[position], axis=axis)
+
+
+def _points(tensor, key):
+    """``x[a, b]`` with index arrays only (``logp[np.arange(n), y]``): numpy's elements at the points
+    of the broadcast arrays, one gather of ``x`` flattened over the indexed axes (each array first
+    checked against its own axis: numpy's ``IndexError``, negative indices counted from the end)."""
+    for entry in key:
+        if _is_advanced(entry):
+            _check_advanced(entry)
+    rest = None if tensor.shape is None else tuple(tensor.shape[len(key):])
+    if not all(_is_advanced(e) for e in key) or rest is None or len(key) > len(tensor.shape) or None in rest:
+        raise TracingError(
+            f"indexing with several index arrays beside slices, integers, '...' or new axes (or a tensor of "
+            f"unknown shape past them) at {user_location_text()} is not supported; index with the arrays alone "
+            "(x[a, b]), or in two steps"
+        )
+    arrays = [e if isinstance(e, Tensor) else np.asarray(e) for e in key]
+    try:
+        shapes.broadcast(*[a.shape for a in arrays])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(shapes.format_shape(a.shape) for a in arrays)) from None
+    flat = None
+    for axis, index in enumerate(arrays):
+        size = tensor.shape[axis]
+        if size is None:  # known when the graph runs
+            size = array_shape(tensor, out_type="int64")[axis]
+            positions = tensor_range(size, dtype="int64")
+        else:
+            positions = np.arange(size, dtype=np.int64)
+        checked = gather(positions, index)  # numpy's IndexError out of range; -1 is the last
+        flat = checked if flat is None else flat * size + checked
+    return gather(reshape(tensor, (-1, *rest)), flat, axis=0)
 
 
 def _gather_axis(tensor, key, position) -> int:

@@ -207,7 +207,8 @@ def reduce_variance(x, axis=None, keepdims=False, ddof=0, name=None):
     ``n - ddof`` (``n`` the count of reduced elements, ``ddof`` a Python int), step by step as numpy
     computes it, so the value is numpy's to the bit: the mean and the final quotient divided in
     float64 and cast back to ``x``'s float dtype; bools and integers in float64 throughout."""
-    ddof = check_int_attr(ddof, "ddof")
+    if type(ddof) is not float:
+        ddof = check_int_attr(ddof, "ddof")  # (numpy takes a Python float too)
     dtype = dtypes.as_dtype(x.dtype if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.asarray(x).dtype)
     if dtype.kind not in "biuf":
         raise TypeError(f"reduce_variance of a {dtype.name} tensor; cast it to a float or integer dtype")

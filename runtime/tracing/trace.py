@@ -29,7 +29,7 @@ from autograph.runtime.core.location import source_at
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import AutoGraphError, TracingError
 from autograph.runtime.ops import apply, variables
-from autograph.runtime.tracing import deferred_raise, escapes, signature
+from autograph.runtime.tracing import argument_containers, deferred_raise, escapes, signature
 from autograph.runtime.tracing.concrete import ConcreteFunction, OutputSlot
 
 
@@ -92,9 +92,9 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
         for name, value in traced_values.items():
             bound.arguments[name] = value
         before = escapes.values_before(function.python_function, bound.arguments.items())
-        containers = escapes.argument_containers(traced_values)
+        containers = argument_containers.argument_containers(traced_values)
         try:
-            with escapes.traced_arguments(containers):
+            with argument_containers.traced_arguments(containers):
                 result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
@@ -102,7 +102,7 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
                     escapes.restore_after_refusal(function.python_function, bound.arguments.items(), before)
                 raise
             result = None
-        escapes.refuse_changed_arguments(containers, binding.label)
+        argument_containers.refuse_changed_arguments(containers, binding.label)
         outputs = []
         template = _flatten_output(binding.label, result, outputs, graph, "result")
         guards = escapes.write_back_escapes(graph, function.python_function, bound.arguments.items(),
