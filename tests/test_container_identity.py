@@ -260,8 +260,16 @@ def ordered_dict_read_in_a_branch(x):
     return y
 
 
+def ordered_dict_of_a_tensor_updated_in_a_loop(n):
+    d = collections.OrderedDict(a=n * 1.0)  # its items hold tensors: compared by identity, never ==
+    for _ in range(n):
+        d["a"] = d["a"] + 1
+    return d["a"]
+
+
 @pytest.mark.parametrize("f, arg, kind, name", [
     (ordered_dict_set_in_branches, f32(1.0), "OrderedDict", "d"),
+    (ordered_dict_of_a_tensor_updated_in_a_loop, np.int32(3), "OrderedDict", "d"),
     (counter_bumped_on_one_path, f32(-1.0), "Counter", "c"),
     (subclass_list_grown_in_a_loop, np.int32(3), "Items", "items"),
 ])

@@ -125,8 +125,8 @@ def refuse_changed_subclasses(found, names, where):
     containers: its change would happen once, while tracing, not on the path Python takes."""
     for path, container, before in found:
         now = _items(container)
-        if len(now) == len(before) and all(a is b or a == b and type(a) is tuple and all(
-                x is y for x, y in zip(a, b)) for a, b in zip(now, before)):
+        if len(now) == len(before) and all(a is b or type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
+                x is y for x, y in zip(a, b)) for a, b in zip(now, before)):  # (a dict's items: by identity, never ==)
             continue
         container.clear()
         container.update(before) if isinstance(container, dict) else container.extend(before)
