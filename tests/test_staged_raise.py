@@ -295,3 +295,21 @@ def test_a_staged_raise_keeps_what_the_builtin_exception_sets(f, fields):
         with pytest.raises((SystemExit, OSError)) as info:
             g(np.int32(2))
         assert {k: getattr(info.value, k) for k in fields} == fields
+
+
+def _store_then_raise(a, n, v):
+    if 0 >= n - n:  # a tensor if the optimizer finds always true, and inlines
+        v[0] += a
+    raise ValueError("unlucky")
+
+
+def test_an_error_before_a_raise_in_an_inlined_branch_comes_first():
+    # fuzz seed 9211981: inlining the If dropped the raise's wait for the branch's failing store
+    from autograph import runtime as rt
+
+    sig = [rt.TensorSpec((), "float32"), rt.TensorSpec((), "int32"), rt.TensorSpec((None,), "float32")]
+    for options in ({}, {"optimize": False}, {"jit_compile": True}):
+        with pytest.raises(IndexError, match=r"index 0 is out of bounds"):
+            ag.function(_store_then_raise, input_signature=sig, **options)(np.float32(1), np.int32(0), np.zeros(0, np.float32))
+        with pytest.raises(ValueError, match="unlucky"):
+            ag.function(_store_then_raise, input_signature=sig, **options)(np.float32(1), np.int32(0), np.zeros(2, np.float32))

@@ -5,7 +5,9 @@ Used when an ``If`` has a constant predicate: the taken branch replaces the
 the arguments the ``If`` passed; its other operations move into the calling
 graph under fresh names, in order; functional ops among them keep their own
 sub-graphs, which now hang off the calling graph.  Stateful operations of the
-branch join the caller's chain where the ``If`` was.
+branch join the caller's chain where the ``If`` was; an op that waited for
+the ``If`` (a raise Python makes after it) waits for those and for each of
+the branch's ops that may raise.
 
 ``copy_in`` copies operations instead (their sub-graph stays as it is, for
 its other callers); ``substitute(graph, mapping)`` replaces uses of tensors
@@ -14,7 +16,7 @@ in one graph (op inputs, outputs, the captures of the sub-graphs it calls).
 
 from __future__ import annotations
 
-from autograph.runtime.optimizer import graph_util
+from autograph.runtime.optimizer import graph_util, hazards
 
 
 def _chain(graph) -> list:
@@ -50,7 +52,11 @@ def inline(rw, call_op, sub, args) -> list:
         for inner in graph_util.subgraphs(op):
             inner.outer = outer
             inner.set_captures((local.get(id(o), o), i) for o, i in inner.captures)
-    rw.replace_control(call_op, [chain[-1]] if chain else call_op.control_inputs)
+    # what waited for the If (a raise after it, staged by deferred_raise) waits for the branch's
+    # effects and for each of its ops that may raise, whose error would come first
+    fallible = [op for op in sub.operations if op.type != "Placeholder" and not hazards.never_raises(op)
+                and all(op is not c for c in chain)]
+    rw.replace_control(call_op, ([chain[-1]] if chain else list(call_op.control_inputs)) + fallible)
     return [local.get(id(t), t) for t in sub.outputs]
 
 
