@@ -286,3 +286,16 @@ def test_an_ag_function_called_first_inside_a_tensor_loop(make, inner):
         gradient = result[1] if isinstance(result, tuple) else result
         np.testing.assert_allclose(gradient, numeric_grad(lambda v, n: _numpy_loop(step, v, 3), [x, n], 0),
                                    rtol=1e-5, atol=1e-6)
+
+
+def test_an_ag_function_already_called_can_be_differentiated_through():
+    # its traces hold their graphs' tensors: autograph's own objects are not user state to write back
+    @ag.function
+    def loss(w, labels):
+        return -(w[np.arange(labels.shape[0]), labels]).mean()
+
+    labels = np.array([0, 2, 1])
+    w = np.ones((3, 3), np.float32)
+    assert loss(w, labels) == -1.0
+    grad = ag.grad(lambda v: loss(v, labels))(w)
+    np.testing.assert_allclose(grad, -np.eye(3, dtype=np.float32)[labels] / 3)

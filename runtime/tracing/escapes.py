@@ -359,6 +359,8 @@ def _collect(value, path, depth, wanted, places, seen, deep=False):
         depth = 0
     elif isinstance(value, _OPAQUE) or isinstance(value, Tensor) or is_undefined(value):
         return
+    elif type(value).__module__.startswith("autograph."):
+        return  # autograph's own (an ag.function the code calls: its traces hold their graphs' tensors)
     if id(value) in seen:
         return
     if len(seen) >= _BUDGET:
