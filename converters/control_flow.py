@@ -135,6 +135,7 @@ class _FunctionConverter(closures.ClosureBuilder):
                         setattr(owner, field, self.block(getattr(owner, field)))
                         frame.states = shared
                 out.append(statement)
+            frame.assigned |= self.summaries.bound([statement]) & frame.owned
         return out
 
     def _check_reads(self, statement):

@@ -55,17 +55,20 @@ class Frame:
 
     ``owned``: the names local to it; ``bound``: the names its own
     statements assign (so a ``nonlocal`` in a closure nested in it finds a
-    binding); ``states``: the get_state/set_state pairs (and extra loop
+    binding); ``assigned``: those bound by the statements converted so far
+    (an owned name not yet assigned has no value in the closure, whatever
+    reaches the statement from outside it); ``states``: the get_state/set_state pairs (and extra loop
     tests) already defined in it, by key; ``placeholders``: the names it
     gave an ``Undefined`` placeholder; ``preloop`` (loop bodies only): the
     closures of its statements hoisted before the loop.
     """
 
-    __slots__ = ("owned", "bound", "states", "placeholders", "is_loop", "preloop")
+    __slots__ = ("owned", "bound", "assigned", "states", "placeholders", "is_loop", "preloop")
 
-    def __init__(self, owned, bound, is_loop=False):
+    def __init__(self, owned, bound, is_loop=False, assigned=()):
         self.owned = frozenset(owned)
         self.bound = set(bound)
+        self.assigned = set(assigned)  # the owned names the statements converted so far bind
         self.states = {}
         self.placeholders = set()
         self.is_loop = is_loop
@@ -180,7 +183,8 @@ class ClosureBuilder:
         if referenced is None:  # before converting: conversion replaces nested blocks
             referenced = self.summaries.referenced(statements)
         direct = symbols.directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
-        frame = Frame(owned, direct, is_loop=base == "loop_body")
+        frame = Frame(owned, direct, is_loop=base == "loop_body",
+                      assigned=set(assigns) | ({param} if param is not None else set()))
         frame.placeholders = (self.frames[-1].placeholders | placeholders) - owned
         self.frames.append(frame)
         body = self.block(statements)
@@ -247,6 +251,14 @@ class ClosureBuilder:
                 return False
         return False
 
+    def _unassigned_in_closure(self, name) -> bool:
+        """True if ``name`` is local to a body closure that has not assigned it yet: a definition
+        reaching the statement from outside the closure is not its value there."""
+        for frame in reversed(self.frames):
+            if name in frame.owned:
+                return frame is not self.frames[0] and name not in frame.assigned
+        return False
+
     def _owned_by_loop_body(self, name) -> bool:
         """True if the innermost closure where ``name`` is local is a loop body."""
         for frame in reversed(self.frames):
@@ -270,7 +282,7 @@ class ClosureBuilder:
                 continue
             if name in defined and self._is_bound(name) and not (
                 self._owned_by_loop_body(name) and name not in anno.get(node, anno.MUST_DEFINED, defined)
-            ):
+            ) and not self._unassigned_in_closure(name):
                 # Bound here already -- unless it is local to a loop body and only a
                 # previous iteration may have defined it: each call of the body starts unbound.
                 continue

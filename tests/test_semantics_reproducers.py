@@ -373,3 +373,23 @@ def nested_returns(v, n):
 def test_12_nested_returns_from_loops_give_pythons_value():
     check(nested_returns, i32([1, 2, 3]), i32(2))
     check(nested_returns, i32([1, 2, 3]), i32(6))
+
+
+def _assigned_after_a_return_in_a_loop(a, n):
+    l = [a, 3]
+    d = {"y": n}
+    for _ in range(n):
+        if a < l[0]:
+            return l[0], l[1]
+    if (w := d["y"]) <= 9:  # both branches bind l, inside the guard that follows the return
+        l = [7, 1]
+    else:
+        l = [a, 2]
+    l[0] = (l[0] + w) % 97
+    return l[0], l[1]
+
+
+def test_a_name_both_branches_bind_after_a_return_in_a_loop_is_bound_there():
+    # fuzz seed 9218890: the guard's closure owned l, and the inner if read it before it was bound
+    check(_assigned_after_a_return_in_a_loop, np.int32(1), np.int32(3))
+    check(_assigned_after_a_return_in_a_loop, np.int32(1), np.int32(12))
