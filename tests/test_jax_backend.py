@@ -493,3 +493,20 @@ def test_without_jax_ag_jax_names_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "ag.jax needs JAX" in out.stdout and "pip install autograph[jax]" in out.stdout
+
+
+def _reads_in_its_condition(n, v):
+    c, s = 0, 0
+    while c < n and v[n % 4] != v[s % max(len(v), 1)]:
+        s = 1
+        c += 1
+    return s
+
+
+def test_an_index_out_of_range_in_a_loop_condition_raises_where_numpy_does():
+    # fuzz seed 9219900: the check's failure, recorded while the condition ran, was dropped
+    g = ag.function(_reads_in_its_condition, backend="jax")
+    with pytest.raises(IndexError, match="out of bounds"):
+        g(np.int32(3), np.array([2.0], np.float32))
+    assert g(np.int32(3), np.array([2.0, 1.0, 3.0, 4.0], np.float32)) == _reads_in_its_condition(
+        np.int32(3), np.array([2.0, 1.0, 3.0, 4.0], np.float32))

@@ -161,6 +161,13 @@ def changes_state(graph, _seen=None) -> bool:
     return False
 
 
+def _has_checks(graph) -> bool:
+    """True if ``graph`` (or a sub-graph it runs) holds an op lowered as a check (``checks.py``)."""
+    return any(op.type in checks.RULES or any(_has_checks(graph.library[op.attrs[a]])
+                                             for a in opdef.function_attr_names(op.type))
+               for op in graph.operations)
+
+
 def _traced(op, values):
     """The loop variables as JAX arrays of the op's output dtypes (a carry must be arrays)."""
     return tuple(jnp.asarray(v, dtype=t.dtype) for v, t in zip(values, op.outputs))
@@ -202,8 +209,8 @@ def _while(op, inputs, state):
     loop = _Loop(op, cond_g, body_g, captures, keys, limit)
     count = None if limit is None else jnp.asarray(0, np.int64)  # a counter only for maximum_iterations
     init = (count, _traced(op, inputs[:n]), tuple(jnp.asarray(state[k]) for k in keys))
-    if changes_state(cond_g):
-        final = loop.run_stateful_cond(init, state)
+    if changes_state(cond_g) or checks.CHECK in state and _has_checks(cond_g):
+        final = loop.run_stateful_cond(init, state)  # (a check failing in the condition is state too)
     else:
         try:
             final = lax.while_loop(loop.test, loop.step, init)
