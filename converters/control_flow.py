@@ -135,7 +135,8 @@ class _FunctionConverter(closures.ClosureBuilder):
                         setattr(owner, field, self.block(getattr(owner, field)))
                         frame.states = shared
                 out.append(statement)
-            frame.assigned |= self.summaries.bound([statement]) & frame.owned
+            if frame is not self.frames[0]:  # (a body closure: its own names have no value before it binds them)
+                frame.assigned |= self.summaries.bound([statement]) & frame.owned
         return out
 
     def _check_reads(self, statement):
