@@ -17,6 +17,7 @@ import numpy as np
 from autograph.runtime.core import nest
 from autograph.runtime.errors import TracingError
 from autograph.runtime.jax_overloads import values
+from autograph.runtime.operators import statement_state
 from autograph.runtime.tracing.values import same_python
 
 STAGED = "staged"
@@ -146,10 +147,7 @@ def _entry_outputs(name, entry, entry_plan, after, where, carry):
         diff = nest.mismatch(entry, after)
         grown = nest.grown_list(entry, after) if diff is not None else None
         if grown is not None:
-            grown = grown[0]
-            raise TracingError(f"the list '{name}{grown}' changes length in the body of {where}; a loop stacks "
-                               "only a list held in a local variable. Build it in a local (`items = []` before "
-                               f"the loop, `items.append(...)` in it) and set `{name}{grown} = items` after it.")
+            statement_state.refuse_held_list(f"{name}{grown[0]}", where)
         if diff is not None:
             raise TracingError(f"'{name}' changes structure in the body of {where}: {diff} (before vs after "
                                "an iteration). Give it the same structure in every iteration.")

@@ -70,8 +70,7 @@ def array_alias(array):
     a second name holding it, a view of it, or (it being a view) the array it views; else None."""
     if array.base is not None:
         return "the array it is a view of"
-    first = held_elsewhere(array, "\0")
-    second = held_elsewhere(array, first) if first is not None else None
+    _, second = _two_holders(array)
     if second is not None:
         return second
     for frame in _user_frames():
@@ -93,8 +92,7 @@ def tensor_alias(tensor):
     whose initial array a name holds (``out = buf`` before ``buf += x`` in the loop); else None.  A staged
     list is a Python list: only a second name for it counts (a slice of a list is a new list)."""
     what = "list" if isinstance(tensor, StagedList) else "array"
-    first = held_elsewhere(tensor, "\0", True)
-    second = held_elsewhere(tensor, first, True) if first is not None else None
+    first, second = _two_holders(tensor, converted_only=True)
     if second is not None:
         return f"'{first}' and '{second}' hold the same {what}"
     if isinstance(tensor, StagedList):
@@ -132,6 +130,13 @@ def _viewed(tensor):
     if op.type in _VIEWS or op.type == "GatherV2" and op.inputs[1].shape == ():  # x[i]: a row
         return op.inputs[0]
     return None
+
+
+def _two_holders(value, converted_only=False):
+    """The first two names or paths under which the code being traced holds ``value`` (None where
+    there are fewer)."""
+    first = held_elsewhere(value, "\0", converted_only)
+    return first, held_elsewhere(value, first, converted_only) if first is not None else None
 
 
 def _user_frames():

@@ -120,7 +120,7 @@ def flatten_like(init, new, names, where, staged):
                 # Only a local list is staged: converted code rebinds it at every append
                 # (l = ag__.list_append(l, x)); an attribute's list keeps its own methods.
                 # (The return value is a local of the generated code, only ever assigned.)
-                _refuse_held_list(name, where)
+                refuse_held_list(name, where)
             raise Restage(index)  # grown or shrunk (maybe staged by a tensor if inside the body)
         _refuse_structure_change(name, before, after, where)
         flat.extend(nest.flatten(after))
@@ -141,7 +141,7 @@ def _refuse_structure_change(name, before, after, where):
     grown = nest.grown_list(before, after) if diff is not None else None
     if grown is not None:
         path, held = grown
-        _refuse_held_list(f"{name}{path}", where, aliases.held_elsewhere(held, f"{name}{path}"))
+        refuse_held_list(f"{name}{path}", where, aliases.held_elsewhere(held, f"{name}{path}"))
     if diff is not None:
         raise TracingError(
             f"'{name}' changes structure in {where}: {diff} (before vs after an iteration). A loop "
@@ -158,9 +158,9 @@ def _refuse_structure_change(name, before, after, where):
         )
 
 
-def _refuse_held_list(label, where, alias=None):
+def refuse_held_list(label, where, alias=None):
     """A list held in an attribute, a dict or another list (``label``; also held as ``alias``) that a
-    loop grows."""
+    loop grows (a numpy or JAX tensor loop: only a local list is staged)."""
     also = f" (the same list as '{alias}')" if alias is not None else ""
     raise TracingError(
         f"the list '{label}'{also} changes length in the body of {where}; a tensor loop can stage (grow) "

@@ -46,13 +46,27 @@ def _receiver(tensor, name):
     return tensor
 
 
+def _refuse_arguments(name, advice, unsupported=(), **arguments):
+    """The refusal of numpy's arguments a method of a tensor does not take: those of ``unsupported``
+    (names) and each of ``arguments`` given (not None), in that order."""
+    given = sorted(unsupported) + [k for k, v in arguments.items() if v is not None]
+    if given:
+        raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {', '.join(given)}; "
+                           f"{advice}")
+
+
+def _c_order(name, order, allowed):
+    """numpy's ``order`` argument: only the ones that mean C order here (``allowed``)."""
+    if order not in allowed:
+        raise TracingError(f".{name}(order={order!r}) at {user_location_text()} is not supported; only C order "
+                           "is (transpose the tensor first).")
+
+
 def _reduction(name, fn, with_dtype):
     def method(self, axis=None, dtype=None, out=None, keepdims=False, **unsupported):
         _receiver(self, name)
-        if out is not None or unsupported or (dtype is not None and not with_dtype):
-            given = ", ".join(sorted(unsupported) + (["out"] if out is not None else []) + (["dtype"] if dtype is not None and not with_dtype else []))
-            raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
-                               f"use the result's value, or rt.{fn.__name__}(...).")
+        _refuse_arguments(name, f"use the result's value, or rt.{fn.__name__}(...).", unsupported, out=out,
+                          dtype=None if with_dtype else dtype)
         x = self if dtype is None else cast(self, dtype)
         result = fn(x, axis=_axis(axis), keepdims=keepdims)
         return result if dtype is None else cast(result, dtype)  # numpy accumulates in ``dtype``
@@ -81,10 +95,8 @@ def _spread(name, fn):
     """``.var()`` / ``.std()``: numpy's, with ``ddof``."""
     def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **unsupported):
         _receiver(self, name)
-        if dtype is not None or out is not None or unsupported:
-            given = ", ".join(sorted(unsupported) + [k for k, v in (("dtype", dtype), ("out", out)) if v is not None])
-            raise TracingError(f".{name}() of a tensor at {user_location_text()} does not take {given}; "
-                               f"cast the tensor first, or use rt.{fn.__name__}(...).")
+        _refuse_arguments(name, f"cast the tensor first, or use rt.{fn.__name__}(...).", unsupported, dtype=dtype,
+                          out=out)
         return fn(self, axis=_axis(axis), keepdims=keepdims, ddof=ddof)
 
     method.__name__ = name
@@ -95,9 +107,7 @@ def _flattened(name):
     """``.ravel()`` / ``.flatten()``: the elements in one dimension (a value: copy or view alike)."""
     def method(self, order="C"):
         _receiver(self, name)
-        if order not in ("C", "A", "K"):
-            raise TracingError(f".{name}(order={order!r}) at {user_location_text()} is not supported; "
-                               "only C order is (transpose the tensor first).")
+        _c_order(name, order, ("C", "A", "K"))
         return array.reshape(self, [-1])
 
     method.__name__ = name
@@ -110,16 +120,14 @@ def _squeeze(self, axis=None):
 
 def _clip(self, min=None, max=None, out=None, **unsupported):  # noqa: A002 - numpy's names
     _receiver(self, "clip")
-    if out is not None or unsupported:
-        raise TracingError(f".clip() of a tensor at {user_location_text()} takes min and max only.")
+    _refuse_arguments("clip", "it takes min and max only.", unsupported, out=out)
     if min is None and max is None:
         raise ValueError(f"One of max or min must be given (at {user_location_text()})")
     if self.dtype.kind in "iu":  # numpy ignores a Python int bound beyond the dtype's range on its side
         bounds = np.iinfo(self.dtype)
         min = None if type(min) is int and min < bounds.min else min  # noqa: A001
         max = None if type(max) is int and max > bounds.max else max  # noqa: A001
-    low = self if min is None else math.maximum(self, min)
-    return low if max is None else math.minimum(low, max)
+    return nn.clip_by_value(self, min, max)
 
 
 def _dot(self, other):
@@ -141,17 +149,14 @@ def _dot(self, other):
 
 def _cumsum(self, axis=None, dtype=None, out=None):
     _receiver(self, "cumsum")
-    if dtype is not None or out is not None:
-        raise TracingError(f".cumsum() of a tensor at {user_location_text()} does not take dtype or out; "
-                           "cast the tensor first.")
+    _refuse_arguments("cumsum", "cast the tensor first.", dtype=dtype, out=out)
     return nn.cumsum(array.reshape(self, [-1]) if axis is None else self, axis=0 if axis is None else axis)
 
 
 def _round_method(self, decimals=0, out=None):
     """``a.round(decimals)``: ``np.round``, the tensor's dtype."""
     _receiver(self, "round")
-    if out is not None:
-        raise TracingError(f".round() of a tensor at {user_location_text()} does not take out.")
+    _refuse_arguments("round", "use the result.", out=out)
     if isinstance(decimals, Tensor):
         raise TracingError(f".round() at {user_location_text()}: a tensor number of decimals is not supported; "
                            "pass a Python int.")
@@ -164,9 +169,7 @@ def _astype(self, dtype):
 
 def _reshape(self, *shape, order="C"):
     _receiver(self, "reshape")
-    if order not in ("C", "A"):
-        raise TracingError(f".reshape(order={order!r}) at {user_location_text()} is not supported; only C order "
-                           "is (transpose the tensor first).")
+    _c_order("reshape", order, ("C", "A"))
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor)):
         (shape,) = shape
     return array.reshape(self, list(shape) if isinstance(shape, tuple) else shape)

@@ -45,7 +45,7 @@ from autograph.runtime.core import dtypes, opdef, shapes
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply, array, math, reduction
-from autograph.runtime.ops.common import check_int_attr, normalize_axis
+from autograph.runtime.ops.common import check_int_attr, dtype_of, normalize_axis
 from autograph.runtime.ops.static_values import partial_value
 from autograph.runtime.ops.basic import cast, identity
 
@@ -204,12 +204,13 @@ def reduce_logsumexp(x, axis=None, keepdims=False, name=None):
 
 def reduce_variance(x, axis=None, keepdims=False, ddof=0, name=None):
     """``np.var``: the squared deviations from the mean, summed over ``axis`` and divided by
-    ``n - ddof`` (``n`` the count of reduced elements, ``ddof`` a Python int), step by step as numpy
+    ``n - ddof`` (``n`` the count of reduced elements), step by step as numpy
     computes it, so the value is numpy's to the bit: the mean and the final quotient divided in
-    float64 and cast back to ``x``'s float dtype; bools and integers in float64 throughout."""
+    float64 and cast back to ``x``'s float dtype; bools and integers in float64 throughout.
+    (``ddof``: a Python int, or a float as numpy takes it.)"""
     if type(ddof) is not float:
-        ddof = check_int_attr(ddof, "ddof")  # (numpy takes a Python float too)
-    dtype = dtypes.as_dtype(x.dtype if isinstance(x, (Tensor, np.ndarray, np.generic)) else np.asarray(x).dtype)
+        ddof = check_int_attr(ddof, "ddof")
+    dtype = dtype_of(x)
     if dtype.kind not in "biuf":
         raise TypeError(f"reduce_variance of a {dtype.name} tensor; cast it to a float or integer dtype")
     if dtype.kind == "f":
@@ -295,8 +296,10 @@ def one_hot(indices, depth, dtype="float32", name=None):
 
 
 def clip_by_value(x, clip_value_min, clip_value_max, name=None):
-    """``x`` limited to ``[clip_value_min, clip_value_max]``: the gradient passes where it is inside."""
-    return math.minimum(math.maximum(x, clip_value_min), clip_value_max, name=name)
+    """``x`` limited to ``[clip_value_min, clip_value_max]`` (``np.clip``: a bound of None is no
+    bound on that side): the gradient passes where it is inside."""
+    low = x if clip_value_min is None else math.maximum(x, clip_value_min)
+    return low if clip_value_max is None else math.minimum(low, clip_value_max, name=name)
 
 
 def broadcast_to(x, shape, name=None):

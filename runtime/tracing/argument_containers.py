@@ -12,8 +12,8 @@ a trace that changed one.
 from __future__ import annotations
 
 import collections
-import threading
 
+from autograph.runtime.core.scoped import ScopedMap
 from autograph.runtime.errors import TracingError
 
 
@@ -35,28 +35,18 @@ def argument_containers(traced_values) -> list:
     return found
 
 
-_TRACED_ARGUMENTS = threading.local()  # .paths: id(container) -> path, of the traces running
+_PATHS = ScopedMap()  # id(container) -> path, of the list and dict arguments of the traces running
 
 
-class traced_arguments:
+def traced_arguments(containers):
     """``with traced_arguments(containers):`` while a trace runs on them (``argument_containers``):
     ``argument_path`` names them (a tensor loop staging one refuses: ``operators/aliases.py``)."""
-
-    def __init__(self, containers):
-        self.paths = {id(container): path for path, container, _ in containers}
-
-    def __enter__(self):
-        self.outer = getattr(_TRACED_ARGUMENTS, "paths", {})
-        _TRACED_ARGUMENTS.paths = {**self.outer, **self.paths}
-
-    def __exit__(self, *exc_info):
-        _TRACED_ARGUMENTS.paths = self.outer
-        return False
+    return _PATHS.extended({id(container): path for path, container, _ in containers})
 
 
 def argument_path(container):
     """The path of ``container`` if it is a list or dict argument of a trace running, else None."""
-    return getattr(_TRACED_ARGUMENTS, "paths", {}).get(id(container))
+    return _PATHS.get(id(container))
 
 
 def refuse_changed_arguments(containers, label) -> None:

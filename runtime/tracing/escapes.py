@@ -42,11 +42,11 @@ _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType
            types.CodeType, np.ndarray, np.generic, str, bytes, int, float, complex, bool, type(None))
 
 
-def write_back_escapes(graph, python_function, arguments, label, before=None) -> tuple:
+def write_back_escapes(graph, python_function, arguments, label, before) -> tuple:
     """Emits the write-back ``PyFunc`` for the tensors of ``graph`` left in objects reachable from
     ``python_function`` and the non-data ``arguments``; refuses tensors of other graphs.  Returns
-    the guards of the places written back that held a number or array ``before`` the trace
-    (``numbers_before``): ``(path, owner, key, value)``, the value the trace may have read."""
+    the guards of the places written back that the trace may have read, by what they held
+    ``before`` it (``values_before``): ``(path, owner, key, value)``."""
     places = _places(python_function, arguments, _holds_tensors)
     if not places:
         return ()
@@ -71,12 +71,11 @@ def write_back_escapes(graph, python_function, arguments, label, before=None) ->
 
     with graph.as_default():
         effects.py_function(write, tensors, None, name="write_back_to_python_objects")
-    before = before or {}
     guards = []
     for path, owner, key, _ in places:
-        owner_then, _, value = before.get(_place(owner, key), (None, None, _MISSING))
-        if owner_then is not owner and before.get(("owner", id(owner))) is not owner:
+        if before.owners.get(id(owner)) is not owner:
             continue  # not searched before (an object the trace made)
+        value = before.value(owner, key)
         if isinstance(value, _NUMBERS) or _read_by(python_function, key, path):
             guards.append((path, owner, key, value))  # (a place only written keeps one trace)
     return tuple(guards)
@@ -86,10 +85,7 @@ def _read_by(python_function, key, path) -> bool:
     """Whether the traced function's code may read the place (``o.hist is None``, ``hasattr(o,
     'cache')``, ``nonlocal c; c += 1``): its name is loaded there (an attribute, a variable, a
     string constant), the function's own code and the code nested in it."""
-    function = getattr(python_function, "__func__", python_function)
-    while hasattr(function, "__wrapped__"):
-        function = function.__wrapped__
-    code = getattr(function, "__code__", None)
+    code = getattr(_unwrapped(python_function), "__code__", None)
     if code is None:
         return True
     name = key.name if type(key) is _Attribute else path if type(key) is _Cell else key
@@ -120,7 +116,7 @@ def restore(places, before) -> None:
     """Puts back, at each of ``places`` (``(path, owner, key, value)``), the value it held before the
     trace (``values_before``), or removes what the trace created there."""
     for _, owner, key, _ in places:
-        _, _, value = before.get(_place(owner, key), (None, None, _MISSING))
+        value = before.value(owner, key)
         try:
             if value is _MISSING:
                 delattr(owner, key.name) if type(key) is _Attribute else owner.pop(key, None)
@@ -136,13 +132,11 @@ def restore_after_refusal(python_function, arguments, before) -> None:
     while tracing, Python made the changes before it: the tensors stay, and the next call, finding
     them, refuses loudly rather than start from values Python would not have.)"""
     restore(_places(python_function, arguments, _leaks), before)
-    for key, entry in before.items():
-        if key[0] == "contents":
-            owner, contents = entry
-            values = owner.values() if type(owner) is dict else owner
-            if any(isinstance(v, Tensor) for v in values):  # a list or dict the trace grew in place
-                owner.clear()
-                owner.update(contents) if type(owner) is dict else owner.extend(contents)
+    for owner, contents in before.contents.values():
+        values = owner.values() if type(owner) is dict else owner
+        if any(isinstance(v, Tensor) for v in values):  # a list or dict the trace grew in place
+            owner.clear()
+            owner.update(contents) if type(owner) is dict else owner.extend(contents)
 
 
 # -- guards: a place the graph writes back, read as a constant by the trace ---------------------
@@ -155,18 +149,31 @@ def restore_after_refusal(python_function, arguments, before) -> None:
 _MISSING = object()  # a place that did not exist before the trace (an attribute it created)
 
 
-def values_before(python_function, arguments) -> dict:
-    """``(id(owner), key) -> (owner, key, value)``: what the objects the traced function reaches from
-    outside (as ``write_back_escapes`` searches them) hold, before a trace; and ``("owner", id) ->
-    owner`` for each object searched (a place missing there was created by the trace)."""
-    places = _places(python_function, arguments, lambda child: True, deep=True)
-    found = {_place(owner, key): (owner, key, value) for _, owner, key, value in places}
-    for _, owner, _, value in places:
-        found[("owner", id(owner))] = owner
-        for held in (owner, value):
-            if type(held) is list or type(held) is dict:  # its contents, to put back after a refusal
-                found.setdefault(("contents", id(held)), (held, held.copy()))
-    return found
+class Before:
+    """What the objects the traced function reaches from outside (as ``write_back_escapes`` searches
+    them) held before a trace (``values_before``): ``places``, ``_place(owner, key) -> value``;
+    ``owners``, ``id -> owner`` of each object searched (a place missing there was created by the
+    trace); ``contents``, ``id -> (list or dict, a copy of its items)``, to put back after a refusal."""
+
+    __slots__ = ("places", "owners", "contents")
+
+    def __init__(self, places):
+        self.places = {_place(owner, key): value for _, owner, key, value in places}
+        self.owners, self.contents = {}, {}
+        for _, owner, _, value in places:
+            self.owners[id(owner)] = owner
+            for held in (owner, value):
+                if type(held) is list or type(held) is dict:
+                    self.contents.setdefault(id(held), (held, held.copy()))
+
+    def value(self, owner, key):
+        """What ``owner`` held at ``key`` (``_MISSING``: nothing)."""
+        return self.places.get(_place(owner, key), _MISSING)
+
+
+def values_before(python_function, arguments) -> Before:
+    """What the objects the traced function reaches from outside hold, before a trace (``Before``)."""
+    return Before(_places(python_function, arguments, lambda child: True, deep=True))
 
 
 def _place(owner, key):
@@ -263,12 +270,9 @@ def _roots(python_function, arguments):
     the objects among its arguments (in their lists, tuples and dicts too), its closure's variables
     (owner: the cell) and the globals its code names (owner: the module's dict)."""
     roots = []
-    function = python_function
-    if isinstance(function, types.MethodType):
-        roots.append(("self", function.__self__, None, None))
-        function = function.__func__
-    while hasattr(function, "__wrapped__"):
-        function = function.__wrapped__
+    if isinstance(python_function, types.MethodType):
+        roots.append(("self", python_function.__self__, None, None))
+    function = _unwrapped(python_function)
     for name, value in arguments:
         _argument_objects(value, name, _DEPTH, roots)
     code = getattr(function, "__code__", None)
@@ -282,6 +286,14 @@ def _roots(python_function, arguments):
     module = function.__globals__
     roots.extend((name, value, module, name) for name, value in globals_named(code, module))
     return roots
+
+
+def _unwrapped(python_function):
+    """The Python function whose code runs: a method's, below its decorators' ``__wrapped__``."""
+    function = getattr(python_function, "__func__", python_function)
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    return function
 
 
 def _argument_objects(value, path, depth, roots):

@@ -10,11 +10,10 @@ weakly typed counter ``weak_loop_vars``, and the rounds themselves
 
 from __future__ import annotations
 
-import threading
-
 from autograph.runtime import ops
 from autograph.runtime.core import shapes
 from autograph.runtime.core.graph import current_graph
+from autograph.runtime.core.scoped import ScopedMap
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import apply
@@ -29,30 +28,15 @@ from autograph.runtime.tracing.values import (
 
 __all__ = ["build_while", "initial_value"]
 
-_INITS = threading.local()  # .values: id(loop input placeholder) -> its loop variable's initial value
+_INITS = ScopedMap()  # id(loop body input placeholder) -> its loop variable's initial value
 
 
 def initial_value(placeholder):
-    """The initial value of the loop variable whose body (or condition) input ``placeholder`` is,
-    while that body is traced; else None.  In Python the variable is that object at the first
-    iteration: a store into it (``buf += x``) is a store into the initial array, which another name
-    may hold (``operators/aliases.py``)."""
-    return getattr(_INITS, "values", {}).get(id(placeholder))
-
-
-class _initial_values:
-    """``with _initial_values(slots, values):`` while a body is traced on ``values`` (``initial_value``)."""
-
-    def __init__(self, slots, values):
-        self.pairs = {id(v): s.init for s, v in zip(slots, values) if isinstance(v, Tensor) and v is not s.init}
-
-    def __enter__(self):
-        self.outer = getattr(_INITS, "values", {})
-        _INITS.values = {**self.outer, **self.pairs}
-
-    def __exit__(self, *exc_info):
-        _INITS.values = self.outer
-        return False
+    """The initial value of the loop variable whose body input ``placeholder`` is, while that body
+    is traced; else None.  In Python the variable is that object at the first iteration: a store
+    into it (``buf += x``) is a store into the initial array, which another name may hold
+    (``operators/aliases.py``)."""
+    return _INITS.get(id(placeholder))
 
 
 def build_while(cond_fn, body_fn, init, *, labels, where, invariants=None, maximum_iterations=None,
@@ -148,7 +132,8 @@ def _trace_cond(graph, cond_fn, slots, where):
 def _trace_body(graph, body_fn, slots, where, stage_lists, cond_graph):
     """Traces the body; updates ``slots``; returns True if another trace is needed."""
     values = loop_inputs(graph, slots, where)
-    with weak_loop_vars.watching(slots, values), _initial_values(slots, values):
+    initial = {id(v): s.init for s, v in zip(slots, values) if isinstance(v, Tensor) and v is not s.init}
+    with weak_loop_vars.watching(slots, values), _INITS.extended(initial):
         results = list(body_fn(list(values)))
     if len(results) != len(slots):
         raise TracingError(
