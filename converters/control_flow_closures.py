@@ -182,9 +182,8 @@ class ClosureBuilder:
             owned = owned | {param}
         if referenced is None:  # before converting: conversion replaces nested blocks
             referenced = self.summaries.referenced(statements)
-        direct = symbols.directly_bound(statements) | set(assigns) | ({param} if param is not None else set())
-        frame = Frame(owned, direct, is_loop=base == "loop_body",
-                      assigned=set(assigns) | ({param} if param is not None else set()))
+        given = set(assigns) | ({param} if param is not None else set())  # bound before the statements run
+        frame = Frame(owned, symbols.directly_bound(statements) | given, is_loop=base == "loop_body", assigned=given)
         frame.placeholders = (self.frames[-1].placeholders | placeholders) - owned
         self.frames.append(frame)
         body = self.block(statements)
@@ -251,20 +250,20 @@ class ClosureBuilder:
                 return False
         return False
 
+    def _owner(self, name):
+        """The innermost frame where ``name`` is local, or None."""
+        return next((frame for frame in reversed(self.frames) if name in frame.owned), None)
+
     def _unassigned_in_closure(self, name) -> bool:
         """True if ``name`` is local to a body closure that has not assigned it yet: a definition
         reaching the statement from outside the closure is not its value there."""
-        for frame in reversed(self.frames):
-            if name in frame.owned:
-                return frame is not self.frames[0] and name not in frame.assigned
-        return False
+        owner = self._owner(name)
+        return owner is not None and owner is not self.frames[0] and name not in owner.assigned
 
     def _owned_by_loop_body(self, name) -> bool:
         """True if the innermost closure where ``name`` is local is a loop body."""
-        for frame in reversed(self.frames):
-            if name in frame.owned:
-                return frame.is_loop
-        return False
+        owner = self._owner(name)
+        return owner is not None and owner.is_loop
 
     def undefined_inits(self, node, visible, live_in):
         """``x = ag__.Undefined('x')`` for the names a closure of ``node`` declares nonlocal

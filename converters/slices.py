@@ -146,8 +146,8 @@ def _lower_unpacking(statement, local, namer):
         value = statement.value
         stored = _stored_containers(target, value, local)
         if stored is not None:  # each value read before the stores: one a store changes is refused
-            value = templates.replace("ag__.unpacked(value, containers)", origin=statement, value=value,
-                                      containers=stored)[0].value
+            value = templates.replace_as_expression("ag__.unpacked(value, containers)", origin=statement,
+                                                    value=value, containers=stored)
         temporaries = _temporaries(target, namer, pairs)
         unpack = templates.replace("target = value", origin=statement, target=temporaries, value=value)
     lowered = list(unpack)
@@ -171,8 +171,7 @@ def _stored_containers(target, value, local):
         roots.append(chain[0] if chain is not None and chain[0] in local else None)
     if all(root is None for root in roots[:-1]):
         return None
-    return gast.Tuple(elts=[templates.name(r) if r is not None else gast.Constant(value=None, kind=None)
-                            for r in roots], ctx=gast.Load())
+    return templates.name_tuple([r if r is not None else templates.constant(None) for r in roots])
 
 
 def _lower_for_target(statement, local, namer):
