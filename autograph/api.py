@@ -18,7 +18,7 @@ import types
 import weakref
 
 from autograph import callees, compiling, loading, pipeline
-from autograph.pyct import context
+from autograph.pyct import context, gast_conversion
 from autograph.runtime import errors
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.operators import calls
@@ -27,19 +27,30 @@ _CO_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_C
 
 
 class _Conversion:
-    """The result of converting one code object with one set of options."""
+    """The result of converting one code object with one set of options.
 
-    __slots__ = ("code", "node", "_source", "__weakref__")
+    It keeps what the conversion started from (the definition's ``ast`` node,
+    which the file index holds anyway, and how its calls were lowered), not
+    the converted tree: ``source`` converts again, the same way, when asked,
+    so the hundreds of nodes a conversion makes are not kept alive (nor
+    walked by every garbage collection) for each function converted.
+    """
 
-    def __init__(self, code, node):
+    __slots__ = ("code", "_origin", "_source", "__weakref__")
+
+    def __init__(self, code, origin):
         self.code = code
-        self.node = node
+        self._origin = origin  # (ast node, file name, options, freevars, name, Context.decisions)
         self._source = None
 
     @property
     def source(self) -> str:
         if self._source is None:
-            self._source = compiling.to_source(self.node)
+            node, filename, options, freevars, name, decisions = self._origin
+            converted = convert_node(
+                gast_conversion.to_gast(node), filename, options, freevars=freevars, name=name, replay=decisions
+            )
+            self._source = compiling.to_source(compiling.strip(converted))
         return self._source
 
 
@@ -55,12 +66,21 @@ _CONVERSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LOCK = threading.RLock()
 
 
-def convert_node(node, filename, options, namespace=None, freevars=(), name="<function>", stop_after=None):
-    """Runs the pipeline on a ``gast`` function node (used by ``convert`` and the CLI)."""
+def convert_node(node, filename, options, namespace=None, freevars=(), name="<function>", stop_after=None,
+                 decisions=None, replay=None):
+    """Runs the pipeline on a ``gast`` function node (used by ``convert`` and the CLI).
+
+    ``decisions``: a list that receives how each call was lowered (``Context.decisions``);
+    ``replay``: such a list, followed instead of resolving callees in ``namespace``.
+    """
     ctx = context.Context(
         filename, options, None, namespace=namespace, freevars=freevars, function_name=name,
         builtin_names=callees.BUILTIN_NAMES, leave_alone=callees.leave_alone,
     )
+    if decisions is not None:
+        ctx.decisions = decisions
+    if replay is not None:
+        ctx.replay = iter(replay)
     return pipeline.run(node, ctx, stop_after=stop_after)
 
 
@@ -79,11 +99,12 @@ def _conversion(function, options) -> _Conversion:
 def _convert_code(function, code, options, key) -> _Conversion:
     """Converts ``function`` (whose code is ``code``) and caches the result under ``key``
     (the caller holds ``_LOCK``)."""
-    node = loading.load(function)
+    origin = loading.find_node(function)
+    decisions = []
     try:
         node = convert_node(
-            node, code.co_filename, options, namespace=function.__globals__, freevars=code.co_freevars,
-            name=function.__qualname__,
+            gast_conversion.to_gast(origin), code.co_filename, options, namespace=function.__globals__,
+            freevars=code.co_freevars, name=function.__qualname__, decisions=decisions,
         )
         compiled = compiling.compile_function(
             node, code.co_filename, code.co_freevars, flags=compiling.future_flags(code)
@@ -98,7 +119,9 @@ def _convert_code(function, code, options, key) -> _Conversion:
             "source. Meanwhile, mark the function with @ag.do_not_convert to run it unconverted."
         ) from e
     calls.register_converted_code(compiled)
-    conversion = _Conversion(compiled, node)
+    conversion = _Conversion(
+        compiled, (origin, code.co_filename, options, code.co_freevars, function.__qualname__, decisions)
+    )
     _CACHE.setdefault(code, {})[key] = conversion
     _CONVERSIONS[compiled] = weakref.ref(conversion)
     return conversion

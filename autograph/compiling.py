@@ -43,7 +43,7 @@ def to_source(node) -> str:
     return ast.unparse(gast_conversion.to_ast(node))
 
 
-def _strip(node):
+def strip(node):
     """The converted def as it is compiled: without its decorators."""
     if type(node) is gast.Lambda:
         return node
@@ -63,7 +63,7 @@ def compile_function(node, filename, freevars, flags=0):
     that, say, annotations stay unevaluated under ``from __future__ import
     annotations``.
     """
-    node = _strip(node)
+    node = strip(node)
     factory_name = "ag__factory"
     member = node if type(node) is not gast.Lambda else gast.Expr(value=node)
     gast.copy_location(member, node)

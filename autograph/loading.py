@@ -1,11 +1,11 @@
-"""Loading: from a live function (or a file and a name) to its ``gast`` AST.
+"""Loading: from a live function (or a file and a name) to its definition's ``ast`` node.
 
 The source comes from ``linecache`` (what ``inspect`` reads; files, and
 code ``exec``'d under a name registered in ``linecache``).  Each file is
 parsed once with ``ast`` and indexed by the first line of every ``def``
 (its first decorator's line, as in ``co_firstlineno``) and every
-``lambda`` (the last ``MAX_INDEXED_FILES`` files are kept); the node found is converted to ``gast`` on its own, so the AST
-keeps the original file's line numbers and needs no dedenting.
+``lambda`` (the last ``MAX_INDEXED_FILES`` files are kept); the caller converts the node found to
+``gast`` on its own, so the AST keeps the original file's line numbers and needs no dedenting.
 
 ``SourceUnavailable`` means the function runs unconverted (with a warning);
 ``ConversionError`` means the source exists but cannot be converted.
@@ -17,7 +17,6 @@ import ast
 import collections
 import linecache
 
-from autograph.pyct import gast_conversion
 from autograph.runtime import errors
 
 
@@ -132,11 +131,6 @@ def find_node(function):
             "(was the file changed after it was imported?)"
         )
     return node
-
-
-def load(function):
-    """The ``gast`` node of a live function's definition."""
-    return gast_conversion.to_gast(find_node(function))
 
 
 def parse_file(path):

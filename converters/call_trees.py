@@ -92,6 +92,23 @@ class _CallLowering:
             value = getattr(value, attr, _MISSING)
         return value
 
+    def _decision(self, path):
+        """How a call of the name ``path`` is lowered: "builtin" (to ``ag__.<name>``), "alone" (left
+        as it is) or None (through ``converted_call``); recorded in ``ctx.decisions``, or taken
+        from ``ctx.replay``."""
+        replay = self.ctx.replay
+        if replay is not None:
+            return next(replay)
+        value = self._resolve(path)
+        decision = None
+        if value is not _MISSING:
+            if len(path) == 1 and path[0] in self.ctx.builtin_names and value is getattr(builtins, path[0]):
+                decision = "builtin"
+            elif self.ctx.leave_alone(value):
+                decision = "alone"
+        self.ctx.decisions.append(decision)
+        return decision
+
     def lower_call(self, node):
         func = node.func
         if type(func) is gast.Attribute and type(func.value) in _LITERALS:
@@ -100,13 +117,12 @@ class _CallLowering:
         if path is not None:
             if path[0] == AG_NAME:
                 return node
-            value = self._resolve(path)
-            if value is not _MISSING:
-                if len(path) == 1 and path[0] in self.ctx.builtin_names and value is getattr(builtins, path[0]):
-                    node.func = templates.replace_as_expression(f"{AG_NAME}.{path[0]}", origin=node.func)
-                    return node
-                if self.ctx.leave_alone(value):
-                    return node
+            decision = self._decision(path)
+            if decision == "builtin":
+                node.func = templates.replace_as_expression(f"{AG_NAME}.{path[0]}", origin=node.func)
+                return node
+            if decision == "alone":
+                return node
         # The user's argument list is kept as written (stars included); the
         # callee becomes the first argument.
         call = gast.Call(

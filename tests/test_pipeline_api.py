@@ -1,6 +1,10 @@
 """The public API: convert / to_code / do_not_convert / function."""
 
+import gc
+import weakref
+
 import numpy as np
+from modes import load_program
 
 import autograph as ag
 from autograph.runtime.operators import calls
@@ -41,6 +45,31 @@ def test_to_code_of_a_converted_function_is_the_generated_code():
     converted = ag.convert(helper, always_converted=True)
     assert ag.to_code(converted) == ag.to_code(helper)
     assert ag.to_code(helper).endswith("\n")
+
+
+def test_to_code_shows_the_calls_as_converted_after_the_globals_change():
+    f = load_program(
+        "import numpy as np\n"
+        "def helper(x):\n"
+        "    return x\n"
+        "def f(x):\n"
+        "    return helper(x) + len(x) + np.sum(x)\n",
+        tag="to-code",
+    )
+    converted = ag.convert(f, always_converted=True)
+    f.__globals__.update(helper=len, np=None, len=helper)  # to_code redoes the conversion: not from these
+    text = ag.to_code(f)
+    assert "ag__.converted_call(helper, x)" in text and "ag__.len(x)" in text and "np.sum(x)" in text
+    assert "converted_call(np.sum" not in text and text == ag.to_code(converted)
+
+
+def test_a_dropped_conversion_frees_the_functions_its_calls_resolved_to():
+    f = load_program("def helper(x):\n    return x\ndef f(x):\n    return helper(x) + f(x - 1) if x else 0\n")
+    ag.convert(f, always_converted=True)(2)
+    helper, f.__globals__["f"] = weakref.ref(f.__globals__["helper"]), None
+    del f
+    gc.collect()
+    assert helper() is None
 
 
 def test_do_not_convert():

@@ -50,8 +50,8 @@ def test_eager_assign_add_and_sub_from_8_threads_lose_nothing():
 
 def test_concurrent_first_conversions_convert_once(monkeypatch):
     loads = []
-    real_load = loading.load
-    monkeypatch.setattr(loading, "load", lambda f: loads.append(f) or real_load(f))
+    real_find = loading.find_node
+    monkeypatch.setattr(loading, "find_node", lambda f: loads.append(f) or real_find(f))
 
     def f(x):
         if x > 0:

@@ -39,7 +39,7 @@ class Options:
 class Context:
     __slots__ = (
         "filename", "options", "namer", "names_pending", "namespace", "freevars", "function_name", "kinds",
-        "builtin_names", "leave_alone", "roles",
+        "builtin_names", "leave_alone", "roles", "decisions", "replay",
     )
 
     def __init__(
@@ -61,6 +61,11 @@ class Context:
         # How call_trees treats statically resolved callees (see autograph.callees).
         self.builtin_names = builtin_names
         self.leave_alone = leave_alone if leave_alone is not None else (lambda value: False)
+        # How call_trees lowered each call of a (dotted) name, in the order it met them; an iterator
+        # over an earlier conversion's list in ``replay`` is followed instead of resolving names,
+        # which makes that conversion again without its globals (``ag.to_code`` redoes one).
+        self.decisions = []
+        self.replay = None
         # Generated state variables with a role the runtime must know (the return lowering's value
         # and flag): name -> role ("return_value", "return_flag").  control_flow passes the roles
         # of a statement's state in the operator call (the runtime never guesses them from names).
