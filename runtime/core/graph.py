@@ -78,7 +78,8 @@ def base_name(name: str) -> str:
 
 
 class Operation:
-    """One node: ``outputs = type(inputs; attrs)`` after ``control_inputs``."""
+    """One node: ``outputs = type(inputs; attrs)`` after ``control_inputs`` (a tuple: most ops have
+    none, and the empty tuple is one object the garbage collector never walks)."""
 
     __slots__ = ("graph", "name", "type", "inputs", "outputs", "attrs", "control_inputs", "location")
 
@@ -89,7 +90,7 @@ class Operation:
         self.inputs = list(inputs)
         self.outputs = []
         self.attrs = dict(attrs)
-        self.control_inputs = list(control_inputs)
+        self.control_inputs = tuple(control_inputs)
         self.location = location
 
     def __repr__(self):
@@ -163,9 +164,7 @@ class Graph:
     def add_op(self, type: str, inputs, attrs, output_specs, *, stateful=False, location=None, name=None):
         """Appends an operation; ``output_specs`` is a list of (dtype, shape)."""
         inputs = [self.capture(t) if t.op.graph is not self else t for t in inputs]
-        control_inputs = []
-        if stateful and self.last_stateful is not None:
-            control_inputs.append(self.last_stateful)
+        control_inputs = (self.last_stateful,) if stateful and self.last_stateful is not None else ()
         op = Operation(self, self.unique_name(name or type), type, inputs, attrs, control_inputs, location)
         op.outputs = [Tensor(op, i, dtype, shape) for i, (dtype, shape) in enumerate(output_specs)]
         self.operations.append(op)

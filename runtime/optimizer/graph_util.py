@@ -246,7 +246,7 @@ def _copy_into(src, dst, outer_tmap, copied) -> None:
         copy.graph, copy.name, copy.type, copy.location = dst, op.name, op.type, op.location
         copy.inputs = [tmap[id(t)] for t in op.inputs]
         copy.attrs = dict(op.attrs)
-        copy.control_inputs = [ops[id(c)] for c in op.control_inputs] if op.control_inputs else []
+        copy.control_inputs = tuple(ops[id(c)] for c in op.control_inputs) if op.control_inputs else ()
         outputs = copy.outputs = []
         for old in op.outputs:
             new = make_tensor(Tensor)

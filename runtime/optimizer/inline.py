@@ -39,9 +39,9 @@ def inline(rw, call_op, sub, args) -> list:
     chain = _chain(sub)
     if chain:
         first = chain[0]
-        first.control_inputs = list(call_op.control_inputs) + [
+        first.control_inputs = call_op.control_inputs + tuple(
             c for c in first.control_inputs if all(c is not o for o in call_op.control_inputs)
-        ]
+        )
     for op in sub.operations:
         if op.type == "Placeholder":
             continue

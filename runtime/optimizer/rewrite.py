@@ -47,7 +47,7 @@ class Rewriter:
             found = self.subst.get(id(tensor))
         return tensor
 
-    def resolve_control(self, ops) -> list:
+    def resolve_control(self, ops) -> tuple:
         """Control inputs after removals, deduplicated, order kept."""
         out = []
         for op in ops:
@@ -55,7 +55,7 @@ class Rewriter:
             for r in (self.resolve_control(replacement) if replacement is not None else [op]):
                 if all(r is not o for o in out):
                     out.append(r)
-        return out
+        return tuple(out)
 
     def emit(self, op) -> None:
         """Places a new op (made with ``graph_util.new_op``) before the current one."""

@@ -53,4 +53,4 @@ def after_earlier_failures(raising) -> None:
     run after every earlier op of its graph that may raise or act: their errors and effects come
     first, as in Python, and an op whose value nothing uses any more is still run for its error."""
     earlier = [op for op in raising.graph.operations[:-1] if _fails_or_acts(op)]
-    raising.control_inputs += [op for op in earlier if op not in raising.control_inputs]
+    raising.control_inputs += tuple(op for op in earlier if op not in raising.control_inputs)
