@@ -18,7 +18,7 @@ import types
 import weakref
 
 from autograph import callees, compiling, loading, pipeline
-from autograph.pyct import context, gast_conversion
+from autograph.pyct import anno, context, gast_conversion
 from autograph.runtime import errors
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.operators import calls
@@ -118,6 +118,9 @@ def _convert_code(function, code, options, key) -> _Conversion:
             f"{type(e).__name__}: {e}. This is a bug in autograph; please report it with the function's "
             "source. Meanwhile, mark the function with @ag.do_not_convert to run it unconverted."
         ) from e
+    # The converted tree is dropped now. Its root's annotations list the root itself
+    # (ast_util.FUNCTIONS_CACHE): without them it is freed at once, not left to the garbage collector.
+    anno.clear(node)
     calls.register_converted_code(compiled)
     conversion = _Conversion(
         compiled, (origin, code.co_filename, options, code.co_freevars, function.__qualname__, decisions)

@@ -82,6 +82,11 @@ def set(node, key, value):  # noqa: A001 - mirrors get
     annotations[key] = value
 
 
+def clear(node):
+    """Removes all of ``node``'s annotations."""
+    node.__dict__.pop("_ag_anno", None)
+
+
 def copy(src, dst, key):
     """Copies annotation ``key`` from ``src`` to ``dst`` if ``src`` has it."""
     if has(src, key):
