@@ -405,6 +405,19 @@ def test_an_effect_in_a_lazy_operand_is_refused():
         jax.jit(ag.convert(noisy))(1.0)
 
 
+def test_a_print_of_a_list_holding_traced_values_is_refused(capsys):
+    def shown(x):
+        print("at", [x, 2], x)
+        return x
+
+    with pytest.raises(ag.TracingError, match="prints a list holding traced values") as info:
+        jax.jit(ag.convert(shown))(1.0)
+    assert f"{HERE}:{_line_of(shown, 'print(')}" in str(info.value)
+    assert capsys.readouterr().out == ""
+    ag.convert(shown)(1.0)  # unjitted: Python's print
+    assert capsys.readouterr().out == "at [1.0, 2] 1.0\n"
+
+
 def test_a_list_appended_to_in_a_branch_of_a_scanned_loop_is_refused():
     def sometimes(xs):
         out = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import weakref
 
 import numpy as np
@@ -54,11 +55,22 @@ def test_print_bad_stream_and_tensor_containers():
 
     @rt.function
     def f(x):
-        rt.print([x, x])
+        rt.print([x, [x]])  # printed (tests/test_print_containers.py)
+        rt.print(collections.deque([x]))
         return x
 
-    with pytest.raises(TypeError, match=r"cannot print a list holding tensors.*rt.print\(a, b\)"):
+    with pytest.raises(TypeError, match=r"cannot print a deque holding tensors.*print\(a, b\)"):
         f(np.int32(1))
+
+    @rt.function
+    def g(x):
+        loop = [x]
+        loop.append(loop)
+        rt.print(loop)
+        return x
+
+    with pytest.raises(TypeError, match=r"cannot print itself holding tensors"):
+        g(np.int32(1))
 
 
 def test_print_values_are_formatted_like_numpy(capsys):

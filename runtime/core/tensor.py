@@ -17,7 +17,9 @@ tracing (the op library inserts the casts it implies), so a graph runs the
 same whether or not its tensors still carry the flag.
 
 ``str(t)`` (f-strings, ``"%s" % t``) warns with ``TracingWarning``: the
-text is made once, while tracing, and shows no value.
+text is made once, while tracing, and shows no value.  ``repr(t)`` counts
+itself in ``SHOWN`` (per thread), so ``print`` can tell that an object's text
+holds a symbolic tensor (a deque or a dataclass of tensors) and refuse it.
 
 Python constructs that need a concrete value -- ``bool(t)``, ``iter(t)``,
 ``len(t)`` -- raise ``TracingError``: in code autograph converted, control
@@ -26,6 +28,8 @@ to fix it.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -101,6 +105,13 @@ def _numpy_message(name, tensor) -> str:
     )
 
 
+class _Shown(threading.local):
+    count = 0  # reprs of symbolic tensors made on this thread
+
+
+SHOWN = _Shown()
+
+
 class Tensor:
     """Output ``value_index`` of operation ``op``: symbolic, valid inside its graph."""
 
@@ -155,6 +166,7 @@ class Tensor:
     def __repr__(self):
         from autograph.runtime.core import printer  # printer -> opdef -> this module
 
+        SHOWN.count += 1
         return f"<Tensor {self.name} {printer.format_type(self)}>"
 
     def __hash__(self):

@@ -84,13 +84,24 @@ def assign_sub_variable(value, *, handle, dtype, shape):
 _STREAMS_BY_NAME = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
 
 
-def print_values(*values, parts, sep, end, stream):
-    """``Print``: ``parts`` joined by ``sep`` (a None part is the next value's ``str``), then ``end``."""
+def print_values(*values, parts, sep, end, stream, formats=()):
+    """``Print``: ``parts`` joined by ``sep`` (a None part is the next value, formatted by its entry of
+    ``formats``, by default its ``str``: ``ops/effects.FORMATS``), then ``end``."""
+    if formats:
+        values = [_formatted(v, f) for v, f in zip(values, formats)]
     it = iter(values)
     text = sep.join(str(next(it)) if p is None else p for p in parts)
     out = _STREAMS_BY_NAME[stream]()
     out.write(text + end)
     return ()
+
+
+def _formatted(value, how) -> str:
+    if how == "str":
+        return str(value)
+    if type(value) is np.ndarray and value.ndim == 0:
+        value = value[()]  # the numpy scalar Python holds
+    return repr(value.item() if how == "number" else value)
 
 
 def py_func(*values, func, Tout, output_shapes, single, func_name, grad=None):

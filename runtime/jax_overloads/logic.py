@@ -85,6 +85,12 @@ def print_(*args, **kwargs):
     if kwargs:
         raise TracingError(f"{construct_at('the print')} passes {sorted(kwargs)} with a traced value; "
                            "jax.debug.print takes only sep and end.")
+    for a in args:
+        if values.kind(a) != values.ARRAY and any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(a)):
+            raise TracingError(
+                f"{construct_at('the print')} prints a {type(a).__name__} holding traced values, whose text "
+                "exists only while JAX traces; pass the arrays as separate arguments: print(a, b)"
+            )
     parts = ["{}" if values.kind(a) == values.ARRAY else str(a).replace("{", "{{").replace("}", "}}")
              for a in args]
     arrays = [a for a in args if values.kind(a) == values.ARRAY]

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import builtins
 
+from autograph.runtime.core import nest
 from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import warn_at_user
 from autograph.runtime.errors import TracingWarning
 from autograph.runtime.operators import comprehensions, dispatch, tensor_builtins
+from autograph.runtime.operators.calls import tracing
 from autograph.runtime.operators.iterables import is_staged, is_tensor
+from autograph.runtime.ops import effects
 
 # Python values, checked first: they are what converted code mostly sees, and never staged.
 _PLAIN = frozenset({int, float, bool, str, list, tuple, dict, set, range, bytes, type(None)})
@@ -61,9 +64,12 @@ def len_(obj):
 
 def print_(*args, **kwargs):
     staged = _staged_any("print", args)
+    if staged is None and tracing():  # a tensor held in a list, tuple or dict argument
+        staged = _staged_any("print", nest.flatten(args))
     if staged is not None:
         return staged(*args, **kwargs)
     if current_graph() is not None:
+        args = [effects.text_of(a) for a in args]  # an object showing a symbolic tensor: refused
         warn_at_user(
             "print() with no tensor arguments runs once, while tracing, and never when the graph runs; "
             "use rt.print(...) to print at every call.",

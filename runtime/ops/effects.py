@@ -23,7 +23,7 @@ from autograph.runtime.core import dtypes, shapes
 from autograph.runtime.core.location import user_location_text
 from autograph.runtime.core.opdef import optional, register
 from autograph.runtime.ops.apply import apply_op
-from autograph.runtime.core.tensor import Tensor
+from autograph.runtime.core.tensor import SHOWN, Tensor
 from autograph.runtime.ops.variables import Variable
 
 __all__ = ["print", "py_function"]
@@ -54,38 +54,121 @@ def _contains_tensor(value) -> bool:
     return False
 
 
+# How ``Print`` formats each value: "str" (an argument, as ``print`` does), "repr" (an element of
+# a printed container: numpy's scalar or array repr) or "number" (an element standing for a Python
+# number: that number's repr).
+FORMATS = ("str", "repr", "number")
+
+
+def _refuse(what):
+    raise TypeError(
+        f"print at {user_location_text()}: cannot print {what} holding tensors (lists, tuples and dicts of "
+        "tensors print their values when the graph runs); pass the tensors as separate arguments: print(a, b)"
+    )
+
+
+def text_of(value, spell=str) -> str:
+    """``spell(value)`` (``str`` or ``repr``) of a value holding no tensor a print can reach; a
+    TypeError when the text shows a symbolic tensor (a deque or a dataclass of tensors)."""
+    shown = SHOWN.count
+    text = spell(value)
+    if SHOWN.count != shown:
+        _refuse(f"a {type(value).__name__}")
+    return text
+
+
+def _container_pieces(value, seen) -> list:
+    """Python's ``repr`` of ``value`` as pieces: text, and ``(tensor, format)`` where a value goes
+    when the graph runs.  Lists, tuples and dicts are spelled out as their ``repr`` does."""
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, Tensor):
+        return [(value, "number" if value.weak else "repr")]
+    if not _contains_tensor(value):
+        return [text_of(value, repr)]
+    kind = type(value)
+    if id(value) in seen:
+        _refuse("itself")
+    if kind not in (list, tuple, dict):
+        _refuse(f"a {kind.__name__}")
+    seen = seen | {id(value)}
+    if kind is dict:
+        items = [[text_of(k, repr) + ": ", *_container_pieces(v, seen)] for k, v in value.items()]
+    else:
+        items = [_container_pieces(v, seen) for v in value]
+    pieces = ["{" if kind is dict else "[" if kind is list else "("]
+    for i, item in enumerate(items):
+        pieces += ([", "] if i else []) + item
+    pieces.append("}" if kind is dict else "]" if kind is list else ",)" if len(items) == 1 else ")")
+    return pieces
+
+
 def print(*values, sep=" ", end="\n", output_stream=None):  # noqa: A001 - rt.print mirrors print
     """Prints ``values`` like Python's ``print``, at every execution of the graph.
 
     Tensors, variables and numpy values are printed with their value at run
-    time; other Python values are formatted once, when the op is created.
+    time; other Python values are formatted once, when the op is created.  A
+    list, tuple or dict holding tensors prints as Python prints it, with the
+    tensors' values at run time (``[np.float32(1.5), 2]``); other objects
+    whose text would show a symbolic tensor are a TypeError.
     """
+    values = [v.read_value() if isinstance(v, Variable) else v for v in values]
+    if any(_contains_tensor(v) and not isinstance(v, Tensor) for v in values):
+        return _print_containers(values, str(sep), str(end), _stream_name(output_stream))
     parts = []
     inputs = []
     for value in values:
-        if isinstance(value, Variable):
-            value = value.read_value()
         if isinstance(value, (Tensor, np.ndarray, np.generic)):
             parts.append(None)
             inputs.append(value)
-        elif _contains_tensor(value):
-            raise TypeError(
-                f"rt.print at {user_location_text()}: cannot print a {type(value).__name__} "
-                "holding tensors; pass the tensors as separate arguments: rt.print(a, b)"
-            )
         else:
-            parts.append(str(value))
+            parts.append(text_of(value))
     attrs = {"parts": tuple(parts), "sep": str(sep), "end": str(end), "stream": _stream_name(output_stream)}
     apply_op("Print", inputs, attrs)
     return None
 
 
+def _print_containers(values, sep, end, stream):
+    """``Print`` of arguments some of which are containers holding tensors: the separators are
+    spelled out in ``parts`` (``sep`` is empty), and each value has its format."""
+    pieces = []
+    for i, value in enumerate(values):
+        if i:
+            pieces.append(sep)
+        if isinstance(value, (Tensor, np.ndarray, np.generic)):
+            pieces.append((value, "str"))
+        elif _contains_tensor(value):
+            pieces += _container_pieces(value, frozenset())
+        else:
+            pieces.append(text_of(value))
+    parts, inputs, formats = [], [], []
+    for piece in pieces:
+        if type(piece) is str:
+            if parts and type(parts[-1]) is str:
+                parts[-1] += piece
+            else:
+                parts.append(piece)
+        else:
+            parts.append(None)
+            inputs.append(piece[0])
+            formats.append(piece[1])
+    attrs = {"parts": tuple(parts), "sep": "", "end": end, "stream": stream, "formats": tuple(formats)}
+    apply_op("Print", inputs, attrs)
+
+
 def _infer_print(inputs, attrs):
+    holes = sum(p is None for p in attrs["parts"])
+    if holes != len(inputs):
+        raise ValueError(f"Print has {len(inputs)} value(s) but {holes} null part(s) to put them in")
+    formats = attrs.get("formats", ())
+    if formats and (len(formats) != len(inputs) or any(f not in FORMATS for f in formats)):
+        raise ValueError(f"Print's formats must give one of {', '.join(FORMATS)} for each of its {len(inputs)} value(s)")
     return []
 
 
 register("Print", infer=_infer_print, stateful=True, inputs=(0, None),
-         attrs={"parts": "parts", "sep": "text", "end": "text", "stream": "print_stream"})
+         attrs={"parts": "parts", "sep": "text", "end": "text", "stream": "print_stream",
+                "formats": optional("plain", ())})
 
 
 # --------------------------------------------------------------------------
