@@ -129,6 +129,8 @@ def transform(node, ctx):
                 kinds.add("list_method")
             elif inner.attr == "shape":
                 kinds.add("shape")  # converters/shapes.py
+            elif inner.attr == "dtype" and type(inner.ctx) is gast.Store:
+                kinds.add("dtype_store")  # converters/shapes.py
         if kind in ast_util.FUNCTIONS and inner is not node:
             nested.append(inner)
         elif kind is gast.Name:

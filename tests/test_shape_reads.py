@@ -223,3 +223,61 @@ def attribute_named_shape_as_loop_state(h, n):
 
 def test_an_attribute_named_shape_is_still_loop_state():
     assert check(attribute_named_shape_as_loop_state, Holder(), i32(3)) == 3
+
+
+def reshaped_in_place(x):
+    y = x * 2
+    y.shape = (2, 2)
+    return y + np.ones((2, 1))
+
+
+def retyped_in_place(x):
+    y = x + 0
+    y.dtype = np.int32
+    return y
+
+
+@pytest.mark.parametrize("f, attribute, fix", [
+    (reshaped_in_place, "shape", r"y = y.reshape\(\.\.\.\)"),
+    (retyped_in_place, "dtype", r"y = y.astype\(\.\.\.\)"),
+])
+def test_assigning_the_shape_or_dtype_of_a_tensor_is_refused(f, attribute, fix):
+    x = np.arange(4.0, dtype=np.float32)
+    f(x.copy())  # numpy: the array changes in place
+    assert f"y.{attribute} = ag__.array_attribute_store(" in ag.to_code(f)
+    for _, g in modes(f):
+        with pytest.raises(ag.TracingError, match=rf"assigning .{attribute} of the tensor .* in `y.{attribute} = .*{fix}"):
+            g(x.copy())
+
+
+def shape_of_an_object_set_in_a_tensor_branch(h, x):
+    h.shape = (1, 1)
+    h.dtype = 0.0
+    if x > 0:
+        h.shape = (2, 2)
+        h.dtype = x
+    return h.shape[0] + 0 * x, h.dtype
+
+
+def test_objects_with_shape_and_dtype_attributes_are_set_as_python_sets_them():
+    for x in (np.float32(1.5), np.float32(-1.5)):
+        expected = shape_of_an_object_set_in_a_tensor_branch(Holder(), x)
+        for _, g in modes(shape_of_an_object_set_in_a_tensor_branch):
+            h = Holder()
+            got = g(h, x)
+            assert got[0] == expected[0] and got[1] == expected[1]
+            assert h.shape[0] == expected[0] and h.dtype == expected[1]
+
+
+def test_a_staged_list_has_no_shape_to_assign():
+    def grown(n):
+        xs = []
+        for i in range(n):
+            xs.append(i)
+        xs.shape = (3,)
+        return xs
+
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'shape'"):
+        grown(3)
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'shape'"):
+        ag.function(grown)(i32(3))

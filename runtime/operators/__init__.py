@@ -171,6 +171,8 @@ Operators (signatures are fixed; generated code calls them positionally):
 * ``shape_of(x)`` -- ``x.shape`` as read: ``x.shape`` itself, except for a
   symbolic tensor with unknown dimensions, whose unknown sizes are scalar
   tensors (``operators/shapes.py``; handler ``"shape"``).
+  ``array_attribute_store(v, x, name)`` -- the value of ``x.shape = v`` (or
+  ``.dtype``): refused for a symbolic tensor, ``v`` for anything else.
 
 Each graph path lives beside its Python path and registers itself with
 ``dispatch.register(operator, detect, handler, backend="numpy")`` when its
@@ -212,13 +214,14 @@ from autograph.runtime.operators.py_builtins import (
 )
 from autograph.runtime.operators.handlers import python_try, python_with
 from autograph.runtime.operators.raises import caught, raise_
-from autograph.runtime.operators.shapes import shape_of
+from autograph.runtime.operators.shapes import array_attribute_store, shape_of
 from autograph.runtime.operators.if_statements import if_stmt, no_op, no_state
 from autograph.runtime.operators.loop_statements import for_stmt, while_stmt
 from autograph.runtime.core.undefined import Undefined, UndefinedReturnValue, defined, is_undefined
 
 __all__ = [
-    "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "assert_", "aug_setitem",
+    "DO_NOT_CONVERT_ATTR", "Undefined", "UndefinedReturnValue", "abs", "and_", "array_attribute_store", "assert_",
+    "aug_setitem",
     "del_item",
     "compare_chain",
     "converted_call", "defined", "enumerate", "float", "for_stmt", "getattr_", "if_exp", "if_stmt", "int",

@@ -56,3 +56,23 @@ def _is_symbolic_tensor(value) -> bool:
 
 
 dispatch.register("shape", _is_symbolic_tensor, staged_shape, backend="numpy")
+
+
+def array_attribute_store(value, owner, name):
+    """``owner.shape = value`` (or ``.dtype``) in converted code: the value the assignment stores.
+
+    On a numpy array the assignment changes the array in place (a reshape, or its bytes read as
+    another dtype); a symbolic tensor is a value whose ``shape`` and ``dtype`` describe it, so the
+    assignment is refused.  A staged list stands for a Python list, which has no such attribute."""
+    if isinstance(owner, StagedList):
+        raise AttributeError(f"'list' object has no attribute {name!r}")
+    if isinstance(owner, Tensor):
+        line = quoted_user_line()
+        fix = ("write y = y.reshape(...) to give the name a reshaped value" if name == "shape" else
+               "convert the values with y = y.astype(...) if that is what you mean")
+        raise TracingError(
+            f"assigning .{name} of the tensor {owner.name} at {user_location_text()}{f' in {line}' if line else ''} "
+            f"changes a numpy array in place ({'a reshape' if name == 'shape' else 'its bytes read as another dtype'}), "
+            f"which a tensor, a value, cannot do: {fix}."
+        )
+    return value
