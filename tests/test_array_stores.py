@@ -17,6 +17,8 @@ import pytest
 
 from modes import check, check_raises, i32
 
+import autograph as ag
+
 V = np.array([1.0, 2.0, 3.0, 4.0])
 
 
@@ -159,6 +161,16 @@ def rebound_slice(x):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_stores_no_other_name_sees_are_pythons(f, args):
     check(f, *args)
+
+
+def test_an_in_place_store_through_an_alias_in_code_without_source_is_refused():
+    # no source to convert: the function runs as it is, and its own frame is searched for other names
+    namespace = {}
+    exec("def f(y):\n    z = y * 1\n    w = z\n    w += 1\n    return z, w\n", namespace)  # noqa: S102
+    with pytest.warns(ag.AutoGraphWarning, match="could not convert"), pytest.raises(
+        ag.TracingError, match=r"the store at <string>:4: .* 'z' and 'w' hold the same array"
+    ):
+        ag.function(namespace["f"])(V)
 
 
 def swap_rows(m):

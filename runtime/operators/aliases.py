@@ -60,7 +60,8 @@ def refuse_stale(replaced, where):
 def held_elsewhere(value, label, converted_only=False):
     """The name or path (``'b'``, ``'self.items'``) under which the code being traced holds
     ``value``, other than ``label``; else None.  ``converted_only``: in the frames of converted code
-    only (the code whose names the graph binds; a harness calling the operators holds its own)."""
+    (the code whose names the graph binds; a harness calling the operators holds its own) and the
+    innermost frame of the user's, which makes the store (code autograph could not convert)."""
     found = _held({id(value): label}, converted_only)
     return None if found is None else found[1]
 
@@ -153,8 +154,8 @@ def _held(targets, converted_only=False):
     code being traced hold under another name: locals and cells with two levels of attributes and
     items below them, module globals with one."""
     seen_globals = set()
-    for frame in _user_frames():
-        if converted_only and id(frame.f_code) not in converted_codes:
+    for depth, frame in enumerate(_user_frames()):
+        if converted_only and depth and id(frame.f_code) not in converted_codes:
             continue
         found = _search(frame.f_locals.items(), targets, _DEPTH)
         if found is None and id(frame.f_globals) not in seen_globals:

@@ -356,7 +356,7 @@ def user_statement() -> str:
     """The user's statement (``x[i] = v``, its comment left out) and ``file:line``, for messages."""
     frame = user_frame(2)
     text = _without_comment(linecache.getline(*frame)) if frame else ""
-    return f"`{text}` at {user_location_text()}" if text else f"the item assignment at {user_location_text()}"
+    return f"`{text}` at {user_location_text()}" if text else f"the store at {user_location_text()}"
 
 
 def _without_comment(line: str) -> str:
