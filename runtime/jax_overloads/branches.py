@@ -192,7 +192,7 @@ def _if(pred, body, orelse, get_state, set_state, symbol_names, nouts, opts, whe
     names = statement_state.labels(symbol_names, init, opts)
     labels = names[:nouts]
     carry.refuse_staged(init, labels, f"a traced if ({where})")
-    body, orelse = outside.watched((body, orelse), symbol_names, where)
+    body, orelse = outside.watched((body, orelse), symbol_names, where, traced=True)
 
     ended = []  # each branch's (origins, outputs): which list or dict each of its state's is
 

@@ -43,15 +43,19 @@ outside_writes.add_opaque_types((jax.Array, jax.core.Tracer))
 _LIBRARY_MODULES = frozenset({"builtins", "abc", "typing", "enum", "collections", "numpy", "jax", "jaxlib"})
 
 
-def watched(bodies, symbol_names, where):
+def watched(bodies, symbol_names, where, traced=False):
     """``bodies`` (the statement's functions; ``None`` for one it lacks, kept) each checked, after it
     runs, for a change outside the statement's state: undone, then ``NewState`` for an attribute or
-    item (``as_state`` adds it to the state), a ``TracingError`` naming it and ``where`` for anything else."""
-    snapshot = outside_writes.Snapshot(symbol_names or ())
+    item (``as_state`` adds it to the state), a ``TracingError`` naming it and ``where`` for anything else.
+    ``traced``: the bodies are only ever traced (a cond's branches, not a loop's first iterations, which
+    run as Python): numpy arrays made before the statement are read-only meanwhile (``locked_arrays``)."""
+    snapshot = outside_writes.Snapshot(symbol_names or (), where)
 
     def watch(fn):
+        body = snapshot.locking(fn) if traced else fn
+
         def run(*item):
-            result = snapshot.call(fn, *item)
+            result = snapshot.call(body, *item)
             snapshot.check(where)  # raises NewState for a place that can join the state (as_state)
             return result
 

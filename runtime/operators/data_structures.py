@@ -24,6 +24,7 @@ import operator
 
 import numpy as np
 
+from autograph.runtime.core.graph import current_graph
 from autograph.runtime.core.location import construct_at
 from autograph.runtime.core.tensor import Tensor
 from autograph.runtime.core.undefined import Undefined
@@ -32,7 +33,7 @@ from autograph.runtime.operators import aliases, dispatch
 from autograph.runtime.operators.iterables import is_tensor
 from autograph.runtime.ops import indexing, tensor_operators
 from autograph.runtime.ops.list_operators import StagedList
-from autograph.runtime.tracing import staged_list
+from autograph.runtime.tracing import locked_arrays, staged_list
 
 _INPLACE = {
     "+=": operator.iadd,
@@ -122,10 +123,16 @@ def aug_setitem(target, index, op, value):
     """
     if type(target) not in (list, dict):
         staged = dispatch.handler_for("aug_setitem", target)
-        if staged is None and isinstance(target, np.ndarray) and (is_tensor(index) or is_tensor(value)):
-            # a numpy array is a value (README): a tensor stored in it gives a tensor, bound to the name
-            _refuse_array_alias(target)
-            staged = dispatch.handler_for("aug_setitem", index if is_tensor(index) else value)
+        if staged is None and isinstance(target, np.ndarray):
+            if is_tensor(index) or is_tensor(value):
+                # a numpy array is a value (README): a tensor stored in it gives a tensor, bound to the name
+                _refuse_array_alias(target)
+                staged = dispatch.handler_for("aug_setitem", index if is_tensor(index) else value)
+            elif locked_arrays.is_locked(target) and current_graph() is not None:
+                # an array the traced code must not change in place (made before a tensor if or loop
+                # whose body stores into it): the store goes through the graph, as a tensor's would
+                _refuse_array_alias(target)
+                staged = staged_setitem
         if staged is not None:
             return staged(target, index, op, value)
     if isinstance(target, dict) and (isinstance(index, Tensor) or dispatch.handler_for("aug_setitem", index)):

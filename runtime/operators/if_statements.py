@@ -63,7 +63,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
     where = construct_at("the if")
     init = tuple(get_state())
     names = statement_state.labels(symbol_names, init, opts)
-    outside = outside_writes.Snapshot(symbol_names or ())
+    outside = outside_writes.Snapshot(symbol_names or (), where)
 
     dead = []  # the branches that reached a staged raise (operators/raises.py)
     ended = {}  # branch index -> (origins, outputs): which of its copies each list and dict is after it
@@ -76,7 +76,7 @@ def _if_graph(cond, body, orelse, get_state, set_state, symbol_names, nouts, opt
             aliases.refuse_unseen(init, names, symbol_names or (), (fn,), where)
             try:
                 with raises.branch():
-                    outside.call(fn, undo=False)  # (undone below, unless the branch is dead)
+                    outside.call(outside.locking(fn), undo=False)  # (undone below, unless the branch is dead)
             except raises.DeadBranch:
                 outside.check(where)
                 dead.append(fn)

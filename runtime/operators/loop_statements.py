@@ -320,7 +320,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
     init = tuple(get_state())
     names = statement_state.labels(symbol_names, init, opts)
     statement_state.refuse_shared(init, names, where)
-    outside = outside_writes.Snapshot(symbol_names or ())
+    outside = outside_writes.Snapshot(symbol_names or (), where)
     opts = opts or {}
     k = len(lead)
     origins = []  # the last traced body's: which list or dict each of the state's is after it
@@ -331,7 +331,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
         def cond_fn(values):
             set_state(statement_state.pack_state(init, values[k:], staged))
             before = tuple(get_state())
-            condition = outside.call(test, values[:k])
+            condition = outside.call(outside.locking(test), values[:k])
             outside.check(where, condition=True)
             _refuse_rebound(before, tuple(get_state()), names, where)
             return condition
@@ -341,7 +341,7 @@ def _loop_graph(where, get_state, set_state, symbol_names, opts, lead, lead_labe
             watch = container_identity.Watch(given)
             set_state(given)
             aliases.refuse_unseen(init, names, symbol_names or (), bodies, where)
-            new_lead = outside.call(raises.run_body, step, values[:k])
+            new_lead = outside.call(raises.run_body, outside.locking(step), values[:k])
             outside.check(where)
             out = statement_state.read_state(get_state, where)
             flat = statement_state.flatten_like(init, out, names, where, staged)

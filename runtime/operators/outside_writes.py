@@ -39,7 +39,7 @@ from autograph.runtime.core.user_code import is_user_namespace
 from autograph.runtime.errors import TracingError
 from autograph.runtime.operators import recorded_values
 from autograph.runtime.operators.calls import converted_codes, is_skipped_module, skipped_modules
-from autograph.runtime.tracing import escapes, trace
+from autograph.runtime.tracing import escapes, locked_arrays, trace
 
 _DEPTH = 2  # levels of attributes / items recorded below a variable
 _BUDGET = 2000  # objects recorded per statement, at most
@@ -60,13 +60,15 @@ def add_opaque_types(kinds) -> None:
 class Snapshot:
     """What the code around a tensor statement reaches from outside, as it was before tracing it."""
 
-    def __init__(self, symbols):
+    def __init__(self, symbols, where="the statement"):
         frames = _converted_frames()
+        self.where = where
         self.entries = []  # (path, kind, holder, copy, covered keys): kind 'attr', 'item', 'seq' or 'set'
         # (frame, ((name, value), ...)): the variables of the converted code around it that are not its state
         # (all of them, not only closure cells: a call may write a frame's variables through the frame; one
         # that a function the bodies define changes through its closure is found by the check, and made state)
         self.locals = []
+        self.arrays = []  # (path, numpy array): read-only while a body is traced (locked_arrays)
         self.frames = frames
         if not frames:
             return  # a graph path called by hand (rt.while_loop, tests): its state is what it says
@@ -89,6 +91,9 @@ class Snapshot:
                     self._record(value, name, 1, covered, seen, namespaces=True)
 
     def _record(self, value, path, depth, covered, seen, namespaces=False):
+        if type(value) is np.ndarray:
+            self.arrays.append((path, value))
+            return
         opaque = _OPAQUE_TYPES.get(type(value))
         if opaque is None:
             opaque = _OPAQUE_TYPES[type(value)] = isinstance(value, _OPAQUE) or is_undefined(value)
@@ -106,6 +111,9 @@ class Snapshot:
             return
         skip = covered.get(id(value), ())
         if kind in ("attr", "item"):
+            for key in skip:  # the statement's state there: assigned by it, never changed in place
+                if type(items.get(key)) is np.ndarray:
+                    self.arrays.append((_step(path, kind, key), items[key]))
             items = {k: v for k, v in items.items() if k not in skip}
             self.entries.append((path, kind, value, items, skip))
             if depth > 0:
@@ -202,6 +210,15 @@ class Snapshot:
             raise
         finally:
             active.pop()
+
+    def locking(self, fn):
+        """``fn`` (a body or condition being traced, not run as Python) with the numpy arrays the code
+        reaches read-only while it runs (``locked_arrays``)."""
+        def locked(*args):
+            with locked_arrays.locked(self.arrays, locked_arrays.in_body(self.where)):
+                return fn(*args)
+
+        return locked
 
     def restore(self):
         """Puts back what the snapshot recorded (attributes, items, contents, and the variables of the

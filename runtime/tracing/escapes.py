@@ -34,6 +34,7 @@ from autograph.runtime.core.user_code import is_user_namespace, namespace_attrib
 from autograph.runtime.errors import TracingError
 from autograph.runtime.ops import effects
 from autograph.runtime.ops.list_operators import StagedList
+from autograph.runtime.tracing import locked_arrays
 
 _DEPTH = 3  # attribute / item levels searched below a root (``self.stats['sum']``)
 _WIDTH = 256  # containers larger than this are not searched
@@ -153,12 +154,15 @@ class Before:
     """What the objects the traced function reaches from outside (as ``write_back_escapes`` searches
     them) held before a trace (``values_before``): ``places``, ``_place(owner, key) -> value``;
     ``owners``, ``id -> owner`` of each object searched (a place missing there was created by the
-    trace); ``contents``, ``id -> (list or dict, a copy of its items)``, to put back after a refusal."""
+    trace); ``contents``, ``id -> (list or dict, a copy of its items)``, to put back after a refusal;
+    ``arrays``, ``(path, numpy array)`` of the writeable arrays, which the trace must not change
+    (``locked_arrays``)."""
 
-    __slots__ = ("places", "owners", "contents")
+    __slots__ = ("places", "owners", "contents", "arrays")
 
     def __init__(self, places):
         self.places = {_place(owner, key): value for _, owner, key, value in places}
+        self.arrays = locked_arrays.arrays_in((path, value) for path, _, _, value in places)
         self.owners, self.contents = {}, {}
         for _, owner, _, value in places:
             self.owners[id(owner)] = owner

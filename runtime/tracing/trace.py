@@ -29,7 +29,7 @@ from autograph.runtime.core.location import source_at
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.errors import AutoGraphError, TracingError
 from autograph.runtime.ops import apply, variables
-from autograph.runtime.tracing import argument_containers, deferred_raise, escapes, signature
+from autograph.runtime.tracing import argument_containers, deferred_raise, escapes, locked_arrays, signature
 from autograph.runtime.tracing.concrete import ConcreteFunction, OutputSlot
 
 
@@ -93,8 +93,9 @@ def _trace_graph(function, specs, bound, stand_ins, refusal):
             bound.arguments[name] = value
         before = escapes.values_before(function.python_function, bound.arguments.items())
         containers = argument_containers.argument_containers(traced_values)
+        arrays = locked_arrays.locked(before.arrays, locked_arrays.from_outside(binding.label))
         try:
-            with argument_containers.traced_arguments(containers):
+            with argument_containers.traced_arguments(containers), arrays:
                 result = function.traced_callable()(*bound.args, **bound.kwargs)
         except Exception as error:  # noqa: BLE001 - raised when the graph runs, after what comes first
             if not deferred_raise.defer(error, graph):
