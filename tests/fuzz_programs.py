@@ -69,7 +69,9 @@ after the statement; ``tensor_index`` assigns items and slices of ``v``
 (also ``+=``) at indices ``e % 4`` (out of range for a short ``v``: Python's
 ``IndexError``), reads ``v[e % 4]`` and returns ``v`` (never inside a
 ``for x in v``, whose iteration would see the in-place update only in
-Python: arrays passed in are values); ``builtins`` uses ``max``, ``min``,
+Python: arrays passed in are values); with ``numpy_buffer`` one such
+program in two first makes ``v`` a numpy array of its own
+(``v = np.full(4, c, dtype)``), which numpy changes in place; ``builtins`` uses ``max``, ``min``,
 ``abs`` and ``divmod`` on values of one kind; ``conversions`` takes
 ``int()`` or ``round()`` of a value (a Python int, unbounded: no wrap at the
 value's dtype); ``comprehension`` sums or
@@ -169,6 +171,8 @@ FEATURES = frozenset(
         "test_call",  # with helper_call: while (inc(e) or c < n): the test changes k at every evaluation
         "walrus",  # while (w := c) < n / if (w := e) > e: w read in the body and after
         "tensor_index",  # v[e % 4] = e / v[e % 4:] += e / v[e % 4] reads: IndexError when out of range
+        "numpy_buffer",  # with tensor_index, one program in two: v = np.full(4, c, dtype) first, a numpy
+        # array made in the function that the statements store into (under tensor ifs and loops too)
         "builtins",  # max(e, e), min(e, e), abs(e), divmod(e, m)[1]
         "conversions",  # int(e), round(e): a Python int in Python (unbounded), a weak int64 in the graph
         "comprehension",  # sum([x % 5 for x in v]), sum(x % 5 for x in v), len([x for x in v if c])
@@ -216,6 +220,7 @@ class ProgramWriter:
         self.iterating_acc = 0  # for loops over acc being written: no append or pop in there
         self.returns_acc = False  # the program returns acc itself
         self.iterating_v = 0  # for loops over v being written: no item assignment to v in there
+        self.v_numpy = False  # v is a numpy array the program made (numpy_buffer): read at Python indices only
         self.raises = set()  # names of the exceptions the program may raise (the '# may raise' header)
         self.aliases = ["acc"]  # the names appends go through (see alias)
         self.keep = False  # with rebind: keep = l, the list's second name, read at the end
@@ -332,7 +337,7 @@ class ProgramWriter:
         if "v" in self.excluded:
             return self.leaf(scope, kind)
         if edge == "tensor_index":
-            if not self.compatible(V, kind):
+            if not self.compatible(V, kind) or self.v_numpy:  # (a numpy array indexed by a tensor: refused)
                 return self.leaf(scope, kind)
             self.raises.add("IndexError")
             return f"v[{self.index(scope, depth)}]"
@@ -679,6 +684,9 @@ class ProgramWriter:
                 self.aliases.append(alias)
         if self.on("helper_call"):
             body += ["def inc(x):", "    nonlocal k", f"    k = (k + x) % {MODULUS}"]
+        if self.on("numpy_buffer") and self.on("tensor_index") and self.choose(0, 1):
+            body.append(f"v = np.full(4, {self.choose(0, 5)}, '{self.dtype}')")
+            self.v_numpy = True
         if self.on("return_containers") and self.choose(0, 1):
             parts = ["s", "k", "t", "u"]
             parts += ["d"] if self.on("dict") else []

@@ -73,7 +73,17 @@ def made_in_the_function_at_the_top(x):
     return x + buf
 
 
+def sliced_by_a_tensor(x, n):
+    buf = np.full(4, 2.0, np.float32)
+    buf[: n % 4] += 4
+    if x > 0:
+        buf[n % 4 :] = 1
+    return buf
+
+
 @pytest.mark.parametrize("f, args", [
+    (sliced_by_a_tensor, (np.float32(1.0), i32(2))),
+    (sliced_by_a_tensor, (np.float32(-1.0), i32(3))),
     (store_in_a_branch, (np.float64(1.0),)),
     (store_in_a_branch, (np.float64(-1.0),)),
     (stores_in_both_branches, (np.float32(2.0),)),

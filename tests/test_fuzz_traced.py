@@ -174,7 +174,7 @@ def load(source: str):
     """Execs ``source`` under a unique fake file registered in linecache."""
     filename = f"<fuzz-program-{next(_FILE_NUMBERS)}>"  # not "<autograph-...": autograph's own (jit) code
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"__name__": filename, "Box": Box}
+    namespace = {"__name__": filename, "Box": Box, "np": np}
     exec(compile(source, filename, "exec"), namespace)
     return filename, namespace["prog"]
 
@@ -455,7 +455,7 @@ def summary(counts) -> str:
 # a restage) that had set o.v through a call, left for the next round to read (2031674, 2041372).
 FOUND_SEEDS = (509596, 610773, 712383, 1124005, 1201389, 2031674, 2041372)
 # features added to the generator after those seeds were found: without them a seed writes its program
-ADDED_SINCE_FOUND = frozenset({"conversions", "local_helper", "test_call", "rebind"})
+ADDED_SINCE_FOUND = frozenset({"conversions", "local_helper", "test_call", "rebind", "numpy_buffer"})
 
 
 @pytest.mark.parametrize("seed", FOUND_SEEDS)

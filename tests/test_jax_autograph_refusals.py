@@ -465,6 +465,7 @@ def test_random_programs_under_jit_give_pythons_results_or_refuse():
     # the growing lists are refused or unsupported under JAX; the rest is exercised (a raise the compiled
     # program would decide is refused)
     features = {f for f in FEATURES if not any(word in f for word in ("append", "pop", "return_list", "narrow"))}
+    features.discard("numpy_buffer")  # refused in a cond's branches under JAX (test_arrays_changed_in_place.py)
     outcomes = collections.Counter()
     for seed in range(int(__import__("os").environ.get("AUTOGRAPH_JAX_FUZZ_EXAMPLES", "30"))):
         source = ProgramWriter(random.Random(seed).randint, features).program()

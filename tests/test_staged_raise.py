@@ -313,3 +313,29 @@ def test_an_error_before_a_raise_in_an_inlined_branch_comes_first():
             ag.function(_store_then_raise, input_signature=sig, **options)(np.float32(1), np.int32(0), np.zeros(0, np.float32))
         with pytest.raises(ValueError, match="unlucky"):
             ag.function(_store_then_raise, input_signature=sig, **options)(np.float32(1), np.int32(0), np.zeros(2, np.float32))
+
+
+def _raise_in_an_if_in_an_inlined_branch(a, b, n):
+    if (a - a) <= 5:  # always true: the optimizer inlines the branch
+        if a <= 1:
+            raise ValueError("unlucky")
+    return a
+
+
+def _print_in_an_if_in_an_inlined_branch(a):
+    if (a - a) <= 5:
+        if a <= 1:
+            print("small", a)
+    return a
+
+
+def test_an_effect_in_an_if_inside_an_inlined_branch_still_runs(capsys):
+    # fuzz seed 778264: the graph's stateful chain ended at an op of the inlined branch that merely
+    # may raise (a Const), not at the If holding the raise, which was then never run
+    for options in ({}, {"optimize": False}, {"jit_compile": True}):
+        g = ag.function(_raise_in_an_if_in_an_inlined_branch, **options)
+        with pytest.raises(ValueError, match="unlucky"):
+            g(np.int32(0), np.int32(5), np.int32(0))
+        assert g(np.int32(3), np.int32(5), np.int32(0)) == 3
+        ag.function(_print_in_an_if_in_an_inlined_branch, **options)(np.int32(1))
+        assert capsys.readouterr().out == "small 1\n"

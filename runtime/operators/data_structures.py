@@ -124,10 +124,11 @@ def aug_setitem(target, index, op, value):
     if type(target) not in (list, dict):
         staged = dispatch.handler_for("aug_setitem", target)
         if staged is None and isinstance(target, np.ndarray):
-            if is_tensor(index) or is_tensor(value):
+            tensor = _tensor_in(index) if not is_tensor(value) else value
+            if tensor is not None:
                 # a numpy array is a value (README): a tensor stored in it gives a tensor, bound to the name
                 _refuse_array_alias(target)
-                staged = dispatch.handler_for("aug_setitem", index if is_tensor(index) else value)
+                staged = dispatch.handler_for("aug_setitem", tensor)
             elif locked_arrays.is_locked(target) and current_graph() is not None:
                 # an array the traced code must not change in place (made before a tensor if or loop
                 # whose body stores into it): the store goes through the graph, as a tensor's would
@@ -146,6 +147,17 @@ def aug_setitem(target, index, op, value):
     else:
         target[index] = _INPLACE[op](target[index], value)
     return target
+
+
+def _tensor_in(index):
+    """A tensor some backend stages in ``index`` (itself, a bound of a slice, an item of a tuple), or None."""
+    if is_tensor(index):
+        return index
+    if type(index) is slice:
+        return next((b for b in (index.start, index.stop, index.step) if is_tensor(b)), None)
+    if type(index) is tuple:
+        return next((t for t in map(_tensor_in, index) if t is not None), None)
+    return None
 
 
 def _refuse_array_alias(array):

@@ -56,7 +56,8 @@ def inline(rw, call_op, sub, args) -> list:
     # effects and for each of its ops that may raise, whose error would come first
     fallible = [op for op in sub.operations if op.type != "Placeholder" and not hazards.never_raises(op)
                 and all(op is not c for c in chain)]
-    rw.replace_control(call_op, ([chain[-1]] if chain else list(call_op.control_inputs)) + fallible)
+    end = chain[-1] if chain else call_op.control_inputs[-1] if call_op.control_inputs else None
+    rw.replace_control(call_op, ([chain[-1]] if chain else list(call_op.control_inputs)) + fallible, chain_end=end)
     return [local.get(id(t), t) for t in sub.outputs]
 
 

@@ -30,12 +30,15 @@ Rule = Callable[["Rewriter", object], "list | None"]
 class Rewriter:
     """Substitution state of one walk over one graph."""
 
-    __slots__ = ("graph", "subst", "control", "kept", "changed")
+    __slots__ = ("graph", "subst", "control", "chain_ends", "kept", "changed")
 
     def __init__(self, graph):
         self.graph = graph
         self.subst: dict[int, Tensor] = {}
         self.control: dict[int, list] = {}
+        # id(removed op) -> the op that ends the stateful chain where it did (None: no op), when that
+        # is not the last of what stands for it in control edges (an inlined If: replace_control)
+        self.chain_ends: dict[int, object] = {}
         self.kept: list = []
         self.changed = False
 
@@ -69,9 +72,21 @@ class Rewriter:
         self.emit(op)
         return op.outputs[0]
 
-    def replace_control(self, op, ops) -> None:
-        """In control edges, removed ``op`` stands for ``ops`` from now on."""
+    def replace_control(self, op, ops, chain_end=...) -> None:
+        """In control edges, removed ``op`` stands for ``ops`` from now on; ``chain_end``: the op
+        that ends the stateful chain in its place, if not the last of ``ops``."""
         self.control[id(op)] = list(ops)
+        if chain_end is not ...:
+            self.chain_ends[id(op)] = chain_end
+
+    def chain_end(self, op):
+        """The op ending the stateful chain where ``op`` ended it (``op`` unless it was removed)."""
+        while op is not None and id(op) in self.chain_ends:
+            op = self.chain_ends[id(op)]
+        if op is None:
+            return None
+        chain = self.resolve_control([op])
+        return chain[-1] if chain else None
 
     def _remove(self, op, tensors) -> None:
         if len(tensors) != len(op.outputs):
@@ -119,8 +134,7 @@ def finish(rw: Rewriter) -> None:
     graph.operations = rw.kept
     graph.outputs = [rw.resolve(t) if isinstance(t, Tensor) else t for t in graph.outputs]
     if graph.last_stateful is not None:
-        chain = rw.resolve_control([graph.last_stateful])
-        graph.last_stateful = chain[-1] if chain else None
+        graph.last_stateful = rw.chain_end(graph.last_stateful)
     for op in graph.operations:
         for sub in graph_util.subgraphs(op):
             sub.set_captures((rw.resolve(o), i) for o, i in sub.captures)
