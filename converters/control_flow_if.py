@@ -37,6 +37,8 @@ is ``ag__.no_op``.
 
 from __future__ import annotations
 
+import gast
+
 from autograph.converters import control_flow_closures as closures
 from autograph.converters import control_flow_symbols as symbols
 from autograph.pyct import anno, templates
@@ -70,10 +72,13 @@ def if_stmt(converter, node):
     template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts)"
     roles = converter.state_roles(state)
     if roles:
-        template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts, opts)"
+        # a tuple of pairs, not an opts dict: Python builds a dict display at every call (each iteration
+        # of a loop around the if), a tuple of constants is one constant
+        template = "ag__.if_stmt(test, body, orelse, get_state, set_state, symbol_names, nouts, roles)"
     call = inits + templates.replace(
         template, origin=node, test=node.test, body=body_name, orelse=else_ref, get_state=getter,
         set_state=setter, symbol_names=templates.str_tuple(state), nouts=templates.constant(len(outputs)),
-        opts=closures.opts_dict(roles),
+        roles=gast.Tuple(elts=[gast.Tuple(elts=[templates.constant(r), n], ctx=gast.Load()) for r, n in roles],
+                         ctx=gast.Load()),
     )
     return code, call

@@ -471,6 +471,21 @@ def test_import_autograph_does_not_import_jax():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_jax_imported_after_autograph_traces_converted_functions(tmp_path):
+    # until JAX is imported an ag.convert-ed call asks no probe; importing it (after autograph)
+    # registers one, so jax.jit of a converted function lowers its if to lax.cond
+    code = ("import autograph as ag\n"
+            "from autograph.runtime.operators import calls\n"
+            "def f(x):\n    if x > 0:\n        x = x * 2\n    else:\n        x = -x\n    return x\n"
+            "assert ag.convert(f)(-2) == 2 and not calls._trace_probes\n"
+            "import jax\n"
+            "g = jax.jit(ag.convert(f))\n"
+            "assert (float(g(3.0)), float(g(-2.0))) == (6.0, 2.0)\n")
+    path = tmp_path / "late_jax.py"  # (a file: ag.convert reads the source)
+    path.write_text(code)
+    subprocess.run([sys.executable, str(path)], check=True)
+
+
 def test_readme_jax_example_runs(tmp_path):
     readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "ag.jax.jit" in b]

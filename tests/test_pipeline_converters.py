@@ -760,7 +760,7 @@ def test_nested_functions_are_converted_inline():
                     nonlocal retval_
                     retval_, = vars_
                 retval_ = ag__.Undefined('retval_')
-                ag__.if_stmt(x, if_body, else_body, get_state, set_state, ('retval_',), 1, {'return_value': 'retval_'})
+                ag__.if_stmt(x, if_body, else_body, get_state, set_state, ('retval_',), 1, (('return_value', 'retval_'),))
                 return retval_
             return ag__.converted_call(g, xs)
         """,

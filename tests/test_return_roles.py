@@ -108,6 +108,8 @@ def test_the_converter_names_the_roles_in_the_operator_call():
     assert "{'iterate_names': 'i', 'return_flag': 'do_return_1', 'return_value': 'retval_1'}" in code
     assert "{'iterate_names': 'i', 'return_flag': 'do_return', 'return_value': 'retval_'}" in code
     assert "'return_value'" not in ag.to_code(user_variable_called_retval)
+    # an if's roles are a tuple of pairs (one constant): the Python path of an if in a loop builds no dict
+    assert ", 1, (('return_value', 'retval_'),))" in ag.to_code(returns_in_tensor_if)
 
 
 def endless_loop_returns(n):

@@ -19,11 +19,12 @@ of backend ``"jax"`` for JAX tracers:
 
 Importing this package does not import JAX.  ``install()`` (called when
 ``autograph``'s API loads) registers ``probe`` with
-``operators.calls.register_trace_probe``: an ``ag.convert``-ed function runs
-its generated code while JAX traces.  The probe loads the handlers
-(``load()``) the first time it runs with JAX imported, so
-``jax.jit(ag.convert(f))`` needs nothing from the user.  Until JAX is
-imported the probe costs one dictionary lookup.
+``operators.calls.register_trace_probe`` as JAX is imported (or at once if
+it is already): an ``ag.convert``-ed function runs its generated code while
+JAX traces.  The probe loads the handlers (``load()``) the first time it runs,
+so ``jax.jit(ag.convert(f))`` needs nothing from the user.  Until JAX is
+imported there is no probe to ask: a call of an ``ag.convert``-ed function
+costs what it did without JAX.
 """
 
 from __future__ import annotations
@@ -45,10 +46,27 @@ def probe() -> bool:
 
 
 def install() -> None:
-    """Registers ``probe`` (idempotent); JAX stays unimported until the user imports it."""
+    """Registers ``probe`` once JAX is imported (idempotent); JAX stays unimported until the user
+    imports it.  Until then an ``ag.convert``-ed function asks no probe (``_ImportWatch``)."""
     from autograph.runtime.operators import calls
 
-    calls.register_trace_probe(probe)
+    if "jax" in sys.modules:
+        calls.register_trace_probe(probe)
+    elif not any(type(finder) is _ImportWatch for finder in sys.meta_path):
+        sys.meta_path.insert(0, _ImportWatch())
+
+
+class _ImportWatch:
+    """An import-system finder that finds nothing: it sees ``import jax`` begin, registers the probe
+    and leaves (the dispatch of every ``ag.convert``-ed call skips probes while none is registered)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "jax":
+            sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
+            from autograph.runtime.operators import calls
+
+            calls.register_trace_probe(probe)
+        return None
 
 
 def _is_traced(value) -> bool:

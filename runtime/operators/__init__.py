@@ -77,11 +77,14 @@ The state model (what is state, and how tensor mode keeps it sound):
 Operators (signatures are fixed; generated code calls them positionally):
 
 * ``if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts,
-  opts=None)`` -- ``nouts`` is the number of state variables (the outputs of
-  the ``if``); ``opts`` holds only roles (below).
+  roles=())`` -- ``nouts`` is the number of state variables (the outputs of
+  the ``if``); ``roles`` are the roles (below) as ``(role, name)`` pairs, a
+  tuple of constants, which an ``if`` in a loop passes at no cost (Python
+  builds a dict display at every call); its handler gets an ``opts`` dict.
 * Roles: the state variables the return lowering made are named in ``opts``
-  of every statement whose state holds them: ``'return_value'`` (the value
-  returned, e.g. ``'retval_1'``) and ``'return_flag'`` (``'do_return_1'``).
+  of every loop whose state holds them (in the ``roles`` of an ``if``):
+  ``'return_value'`` (the value returned, e.g. ``'retval_1'``) and
+  ``'return_flag'`` (``'do_return_1'``).
   The runtime knows them only from there, never from their names (a user
   variable called ``retval_`` is an ordinary variable); messages call them
   "the return value" and "the return flag".

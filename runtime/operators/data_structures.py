@@ -114,6 +114,10 @@ def staged_pop(target, index=None):
     return StagedList.popped(target, index)
 
 
+_PLAIN_CONTAINERS = (list, dict)
+_PLAIN_KEYS = frozenset({int, str})  # never staged by any backend
+
+
 def aug_setitem(target, index, op, value):
     """``target[index] op value`` (``op`` like ``'+='``, or ``'='``); returns the updated container.
 
@@ -121,7 +125,10 @@ def aug_setitem(target, index, op, value):
     goes to its handler (a tensor: ``indexing.setitem``).  A tensor key of a dict is an
     ``ag.TracingError``.
     """
-    if type(target) not in (list, dict):
+    if type(index) in _PLAIN_KEYS and type(target) in _PLAIN_CONTAINERS:  # (the common case, kept cheap)
+        target[index] = value if op == "=" else _INPLACE[op](target[index], value)
+        return target
+    if type(target) not in _PLAIN_CONTAINERS:
         staged = dispatch.handler_for("aug_setitem", target)
         if staged is None and isinstance(target, np.ndarray):
             tensor = _tensor_in(index) if not is_tensor(value) else value
@@ -197,6 +204,11 @@ def unpacked(values, containers):
     ``containers`` (a target's local container, or None): a tensor value that is a numpy view of an
     earlier target's container is refused, since Python reads it after that store changed it (swapping
     two rows of an array this way copies one row into both)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            break
+    else:
+        return values  # (Python values: the common case, kept cheap)
     for j, value in enumerate(values):
         if not isinstance(value, Tensor):
             continue

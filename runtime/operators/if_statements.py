@@ -1,6 +1,6 @@
 """``if_stmt``: the operator an ``if`` statement lowers to, its Python path beside its graph path.
 
-``if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts)``
+``if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, roles)``
 runs ``body()`` or ``orelse()`` with Python's truth of ``cond``; for any other
 value it asks the overload registry (``operators/dispatch.py``).  The numpy
 runtime's ``Tensor`` registers ``staged_if_stmt`` here: both branches traced
@@ -28,8 +28,10 @@ def no_state(vars_=None):
     return ()
 
 
-def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=None):
-    """Runs ``body()`` if ``cond`` is true, else ``orelse()`` (``opts``: the state's roles)."""
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, roles=()):
+    """Runs ``body()`` if ``cond`` is true, else ``orelse()``.  ``roles``: the state variables with a
+    role, as ``(role, name)`` pairs (one constant in generated code: an ``if`` in a loop builds
+    nothing); a handler gets them as its ``opts`` dict."""
     if cond is True:
         body()
     elif cond is False:
@@ -38,7 +40,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts=
     else:
         staged = dispatch.handler_for("if_stmt", cond)
         if staged is not None:
-            return staged(cond, body, orelse, get_state, set_state, symbol_names, nouts, opts)
+            return staged(cond, body, orelse, get_state, set_state, symbol_names, nouts, dict(roles) or None)
         if cond:
             body()
         else:

@@ -160,8 +160,9 @@ def _while_with_extra_test(extra_test, test, body, get_state, set_state, symbol_
     graph = current_graph()
     run = body if graph is None else _counting(body)
     probe = None if graph is None else _Probe(graph, extra_test)  # marks before the flags and the test
+    first_test = extra_test if probe is None else probe
     while True:
-        keep_going = extra_test() if probe is None else probe()
+        keep_going = first_test()
         if keep_going is not True:
             if keep_going is False:
                 return
@@ -249,8 +250,9 @@ def python_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts
 
 def _guarded_iterations(iterator, keep_going, extra_test, body, get_state, set_state, symbol_names, opts):
     """The rest of a Python loop once its extra test is staged: ``if keep_going: body(item)``."""
+    roles = statement_state.roles(opts)
     for item in iterator:
-        if_stmt(keep_going, lambda: body(item), no_op, get_state, set_state, symbol_names, len(symbol_names), opts)
+        if_stmt(keep_going, lambda: body(item), no_op, get_state, set_state, symbol_names, len(symbol_names), roles)
         keep_going = extra_test()
 
 

@@ -36,6 +36,11 @@ ROLES = frozenset(_ROLE_LABELS.values())  # variables of the generated code: no 
 _FALLS_OFF = "the return value (None on a path that ends without a return)"
 
 
+def roles(opts):
+    """The ``(role, name)`` pairs of ``opts`` (a loop's options) that ``if_stmt`` takes."""
+    return tuple((role, opts[role]) for role in _ROLE_LABELS if opts and role in opts)
+
+
 def labels(symbol_names, state, opts=None):
     """The state's labels for messages: its symbols as written, those with a role described (a
     return value still None: the value of the paths that end without a return)."""
