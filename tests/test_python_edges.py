@@ -339,6 +339,33 @@ def test_a_bool_scalar_index_is_refused_naming_the_line():
     check_raises(index, A, np.True_, match=r"an index at .*test_python_edges.py:\d+ is the bool\[\] tensor i:0")
 
 
+TABLE = np.array([10, 20, 30], i32)
+
+
+def table_lookup(i):
+    return TABLE[i] + 1
+
+
+def table_slice(i):
+    return TABLE[i:].sum()
+
+
+@pytest.mark.parametrize("f", [table_lookup, table_slice])
+def test_a_numpy_array_indexed_by_a_tensor_is_refused_with_the_tensor_to_make(f):
+    # numpy converts the index while tracing: the message says it is an index, not an np.asarray call
+    check_raises(f, i32(1), match=r"a numpy array (or Python list )?indexed by the symbolic tensor i:0 at .*test_python_edges.py:\d+"
+                                   r".*rt\.constant\(table\)\[i\]")
+
+
+def table_tensor_lookup(i):
+    return rt.constant(TABLE)[i] + 1
+
+
+def test_the_tensor_the_refusal_advises_gives_pythons_value():
+    check(table_tensor_lookup, i32(2))
+    check_python_error(table_tensor_lookup, i32(5), exc=IndexError, match="index 5 is out of bounds")
+
+
 # -- constructs left to Python in converted code ---------------------------------------------------
 
 

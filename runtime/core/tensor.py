@@ -29,6 +29,8 @@ to fix it.
 
 from __future__ import annotations
 
+import dis
+import sys
 import threading
 
 import numpy as np
@@ -105,6 +107,21 @@ def _numpy_message(name, tensor) -> str:
     )
 
 
+def _subscript_in_caller() -> bool:
+    """True if the Python code that made numpy convert a tensor is a subscript (``array[t]``,
+    ``array[t] = v``): numpy converts an index it does not know to an array."""
+    frame = sys._getframe(2)  # (1: __array__; numpy's C code has no frame)
+    at = frame.f_lasti
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.offset == at:
+            return instruction.opname in _SUBSCRIPTS or (
+                instruction.opname == "BINARY_OP" and instruction.argrepr == "[]")
+    return False
+
+
+_SUBSCRIPTS = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"})
+
+
 class _Shown(threading.local):
     count = 0  # reprs of symbolic tensors made on this thread
 
@@ -141,6 +158,8 @@ class Tensor:
         raise TracingError(_numpy_message(f"np.{func.__name__}", self))
 
     def __array__(self, dtype=None, copy=None):
+        if _subscript_in_caller():
+            raise TracingError(self._index_message("a numpy array"))
         message = _numpy_message("np.asarray (or np.array, a numpy type like np.float32(...))", self)
         raise TracingError(message + " A dtype conversion is x.astype(np.float32) or rt.cast(x, 'float32').")
 
@@ -272,7 +291,17 @@ class Tensor:
             "graph runs. Use the rt op that computes it (rt.sqrt, rt.exp, ...), or float(x) in converted code."
         )
 
+    def _index_message(self, container) -> str:
+        return (
+            f"{container} indexed by the symbolic tensor {self.name}{self._where()}: it is indexed once, "
+            "while tracing, on concrete values, and cannot take an index the graph computes. Make the "
+            "array a tensor first (rt.constant(table)[i] is checked and computed when the graph runs), "
+            "or use rt.gather(table, i)."
+        )
+
     def __index__(self):
+        if _subscript_in_caller():
+            raise TracingError(self._index_message("a numpy array or Python list"))
         raise TracingError(
             "a symbolic tensor cannot be used as a Python index or int" + self._where() + ". "
             "Use tensor ops (rt.gather, rt.cast) instead."
