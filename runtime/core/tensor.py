@@ -110,7 +110,10 @@ def _numpy_message(name, tensor) -> str:
 def _subscript_in_caller() -> bool:
     """True if the Python code that made numpy convert a tensor is a subscript (``array[t]``,
     ``array[t] = v``): numpy converts an index it does not know to an array."""
-    frame = sys._getframe(2)  # (1: __array__; numpy's C code has no frame)
+    try:
+        frame = sys._getframe(2)  # (1: __array__; numpy's C code has no frame)
+    except ValueError:  # (called from no Python code)
+        return False
     at = frame.f_lasti
     for instruction in dis.get_instructions(frame.f_code):
         if instruction.offset == at:
