@@ -8,6 +8,8 @@ of the tensor they meet.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 bool_ = np.dtype(np.bool_)
@@ -28,6 +30,14 @@ _BY_NAME = {d.name: d for d in SUPPORTED}
 _BY_NAME["bool_"] = bool_
 
 PYTHON_SCALARS = (bool, int, float)
+
+
+def is_masked_array(value) -> bool:
+    """True for a numpy masked array (whose values are not its data alone), told without importing
+    ``numpy.ma``: touching ``np.ma`` imports it (~20 ms of a first call), and a masked array can exist
+    only once it is imported."""
+    masked = sys.modules.get("numpy.ma")
+    return masked is not None and isinstance(value, masked.MaskedArray)
 
 
 def as_dtype(value) -> np.dtype:

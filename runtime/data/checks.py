@@ -86,7 +86,7 @@ def plain_array(value, what: str, copy: bool = False) -> np.ndarray:
     """``value`` as a plain numpy array of a dtype the runtime supports (a copy if ``copy``); a
     ``TypeError`` naming ``what`` for a value that would lose something on the way -- a masked
     array's mask, an ``np.matrix``'s 2-d rows -- or that is not numbers or bools."""
-    if isinstance(value, np.ma.MaskedArray):
+    if dtypes.is_masked_array(value):
         raise TypeError(
             f"{what} is a masked array; a dataset holds plain arrays, so its mask would be lost. Pass "
             "x.filled(fill_value), or x.data and x.mask as two components (x.compressed() drops the masked items)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograph.runtime.core import nest, shapes
+from autograph.runtime.core import dtypes, nest, shapes
 from autograph.runtime.core.tensor import Tensor, TensorSpec
 from autograph.runtime.data import checks, structure
 from autograph.runtime.errors import TracingError
@@ -109,7 +109,7 @@ def generated_leaves(value, spec, generator, index):
                         f"{problem}")
     out = []
     for leaf, s, path in zip(found, structure.flat(spec), nest.leaf_paths(spec)):
-        if isinstance(leaf, (np.ma.MaskedArray, np.matrix)):
+        if dtypes.is_masked_array(leaf) or isinstance(leaf, np.matrix):
             checks.plain_array(leaf, f"from_generator: value {index}{path} of {_name(generator)}")
         array = np.asarray(leaf)
         if array.dtype != s.dtype:

@@ -108,9 +108,12 @@ def subclass_problem(value):
     (``np.matrix``: ``*`` is a matrix product; a masked array skips masked items), cannot be a
     graph input (its operators would leak into the kernels); None if it can."""
     kind = type(value)
-    if kind is np.ndarray or not isinstance(value, (np.matrix, np.ma.MaskedArray)):
-        return None  # a plain array first: touching ``np.ma`` imports it (~10 ms of a first call)
-    fix = "x.filled(...)" if isinstance(value, np.ma.MaskedArray) else "np.asarray(x)"
+    if kind is np.ndarray or not isinstance(value, np.ndarray):
+        return None  # (a plain array or a scalar)
+    is_masked = dtypes.is_masked_array(value)
+    if not (is_masked or isinstance(value, np.matrix)):
+        return None
+    fix = "x.filled(...)" if is_masked else "np.asarray(x)"
     return (f"is a {kind.__module__}.{kind.__qualname__}, an ndarray subclass whose operations differ from an "
             f"array's, so the graph could compute something else than Python; pass a plain array ({fix})")
 
