@@ -486,6 +486,22 @@ def test_jax_imported_after_autograph_traces_converted_functions(tmp_path):
     subprocess.run([sys.executable, str(path)], check=True)
 
 
+def test_the_import_watch_leaves_the_finders_after_it_asked(tmp_path):
+    # a finder placed first before autograph is imported comes right after autograph's watch: it must
+    # still be asked for jax (the watch does not change sys.meta_path while the import system walks it)
+    code = ("import sys\n"
+            "asked = []\n"
+            "class Spy:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        asked.append(name)\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            "import autograph.runtime\n"
+            "assert type(sys.meta_path[1]) is Spy\n"
+            "import jax\n"
+            "assert 'jax' in asked, asked\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_readme_jax_example_runs(tmp_path):
     readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "ag.jax.jit" in b]

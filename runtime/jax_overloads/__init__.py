@@ -57,15 +57,16 @@ def install() -> None:
 
 
 class _ImportWatch:
-    """An import-system finder that finds nothing: it sees ``import jax`` begin, registers the probe
-    and leaves (the dispatch of every ``ag.convert``-ed call skips probes while none is registered)."""
+    """An import-system finder that finds nothing: it sees ``import jax`` begin and registers the probe
+    (the dispatch of every ``ag.convert``-ed call skips probes while none is registered).  It stays in
+    ``sys.meta_path``, inert: the import system is iterating over that list when it asks, and taking
+    an entry out would make it skip the next finder."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "jax":
-            sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
             from autograph.runtime.operators import calls
 
-            calls.register_trace_probe(probe)
+            calls.register_trace_probe(probe)  # (idempotent)
         return None
 
 
