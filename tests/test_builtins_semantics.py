@@ -393,3 +393,13 @@ def test_int_and_round_of_a_float16_do_not_warn():
         warnings.simplefilter("error")
         check(rounded, np.float16(2.5))
         check(as_int, np.float16(-3.75))
+
+
+def squared(b):
+    return b ** 2, b ** 3, b ** True
+
+
+@pytest.mark.parametrize("b", [np.True_, np.array([True, False]), np.zeros((2, 0), bool)])
+def test_bools_squared_are_numpys_dtype(b):
+    # numpy's array ** 2 is np.square: of a bool array, int8 (of a bool scalar, int64; ** 3 is int64)
+    check(squared, b)

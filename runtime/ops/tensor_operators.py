@@ -90,6 +90,9 @@ def _binary_method(candidates, reflected: bool):
             _repeated_sequence(self, other)
         if not _numeric(other):
             return NotImplemented
+        if name == "pow" and not reflected and type(other) is int and other == 2 and self.dtype == np.bool_ and (
+                self.shape is not None and len(self.shape) > 0):
+            return cast(self, np.int8)  # numpy's ``array ** 2`` is np.square: of bools, int8 (a scalar's is int64)
         spelling = _choose(candidates, operands)
         if spelling.op_type == "MatMul":
             return math.matmul(*operands)
