@@ -403,3 +403,41 @@ def squared(b):
 def test_bools_squared_are_numpys_dtype(b):
     # numpy's array ** 2 is np.square: of a bool array, int8 (of a bool scalar, int64; ** 3 is int64)
     check(squared, b)
+
+
+def positive(b):
+    return +b
+
+
+def rounded(b):
+    return round(b)
+
+
+def counted(b):
+    s = 0
+    for i in range(b):
+        s += 1
+    return s
+
+
+@pytest.mark.parametrize("f, match", [(positive, r"the unary \+ at .*:\d+: ufunc 'positive'"),
+                                      (rounded, r"round\(\) at .*:\d+: type numpy.bool doesn't define __round__"),
+                                      (counted, r"range\(\) at .*:\d+: 'numpy.bool' object cannot be interpreted")])
+def test_numpy_bools_are_refused_where_python_refuses_them(f, match):
+    check_python_error(f, np.True_, exc=TypeError, match=match)
+
+
+def test_a_float_tensor_in_range_is_pythons_type_error():
+    check_python_error(counted, np.float32(3.0), exc=TypeError, match=r"'numpy.float32' object cannot be interpreted")
+
+
+def python_bool_as_a_number(x):
+    done = False
+    if x > 0:
+        done = True
+    return +done, round(done), counted(done), done ** 2
+
+
+def test_a_python_bool_a_tensor_if_made_is_the_int_it_is():
+    check(python_bool_as_a_number, i32(3))
+    check(python_bool_as_a_number, i32(-1))

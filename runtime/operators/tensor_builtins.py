@@ -289,19 +289,6 @@ def bool_(x, construct="bool()"):
     return conversions.py_bool(x, construct_at(construct))
 
 
-def round_(x, ndigits=None):
-    """``round(t)``: half to even; without ``ndigits`` Python's int (checked as ``int()``), with it ``t``'s dtype."""
-    where = construct_at("round()")
-    if ndigits is None:
-        _check_scalar(x, "round", where, TypeError)
-        return conversions.python_int(x if dtypes.is_integer(x.dtype) else math.rint(x), where)
-    if builtins.isinstance(ndigits, Tensor):
-        raise TracingError(f"{where}: round() with a tensor number of digits is not supported; pass a Python int.")
-    if x.shape != ():
-        raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, {ndigits})")
-    return conversions.round_(x, ndigits, python=x.weak)
-
-
 def _check_scalar(x, what, where, error):
     """Python converts one number: a tensor of another static shape is numpy's error, at trace time."""
     if x.shape is not None and x.shape != ():
@@ -314,6 +301,11 @@ def range_(*args):
     a tensor step is checked to be nonzero when the graph runs."""
     if not 1 <= len(args) <= 3:
         raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    for value in args:  # Python's range() takes ints and Python bools, not floats or numpy bools
+        if builtins.isinstance(value, Tensor) and (value.dtype.kind == "f" or (
+                value.dtype == dtypes.bool_ and not value.weak)):
+            kind = _PYTHON_TYPES[value.dtype.kind].__name__ if value.weak else f"numpy.{value.dtype.name}"
+            raise TypeError(f"{construct_at('range()')}: '{kind}' object cannot be interpreted as an integer")
     if len(args) == 1:
         return iterables.TensorRange(0, args[0], 1)
     if len(args) == 2:

@@ -227,6 +227,8 @@ def _round(self, ndigits=None):
         raise TypeError(f"{where}: type numpy.ndarray doesn't define __round__ method; use rt.round_(x, decimals)")
     if isinstance(self, StagedList):
         raise TypeError(f"{where}: type list doesn't define __round__ method")
+    if self.dtype == np.bool_ and not self.weak:  # (a Python bool rounds as the int it is)
+        raise TypeError(f"{where}: type numpy.bool doesn't define __round__ method")
     if ndigits is None:
         return conversions.python_int(self if dtypes.is_integer(self.dtype) else math.rint(self), where)
     return conversions.round_(self, ndigits, python=self.weak)

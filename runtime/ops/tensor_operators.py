@@ -163,6 +163,11 @@ def _unary_method(candidates):
     if candidates[0].op_type == "Identity":
 
         def method(self):
+            if self.dtype == np.bool_:  # numpy has no positive of bools; a Python bool's is its int
+                if self.weak:
+                    return cast(self, np.int64, weak=True)
+                raise TypeError(f"{construct_at('the unary +')}: ufunc 'positive' did not contain a loop with "
+                                "signature matching types <class 'numpy.dtypes.BoolDType'> -> None")
             return self
 
     else:
