@@ -305,7 +305,8 @@ def range_(*args):
         if builtins.isinstance(value, Tensor) and (value.dtype.kind == "f" or (
                 value.dtype == dtypes.bool_ and not value.weak)):
             kind = _PYTHON_TYPES[value.dtype.kind].__name__ if value.weak else f"numpy.{value.dtype.name}"
-            raise TypeError(f"{construct_at('range()')}: '{kind}' object cannot be interpreted as an integer")
+            raise TypeError(f"{construct_at('range()')}: '{kind}' object cannot be interpreted as an integer "
+                            "(cast it with int() first)")
     if len(args) == 1:
         return iterables.TensorRange(0, args[0], 1)
     if len(args) == 2:
