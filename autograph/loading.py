@@ -69,6 +69,9 @@ MAX_INDEXED_FILES = 128
 
 
 def _index(filename, module_globals=None) -> _FileIndex:
+    # a file changed since linecache read it (a module edited and reloaded, a notebook's %autoreload)
+    # is read again, as inspect does: its functions are the new source's, not the cached one's
+    linecache.checkcache(filename)
     lines = linecache.getlines(filename, module_globals)
     if not lines:
         raise SourceUnavailable(f"no source is available for file {filename!r}")

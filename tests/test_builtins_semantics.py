@@ -441,3 +441,21 @@ def python_bool_as_a_number(x):
 def test_a_python_bool_a_tensor_if_made_is_the_int_it_is():
     check(python_bool_as_a_number, i32(3))
     check(python_bool_as_a_number, i32(-1))
+
+
+def reduced_along_0(x):
+    return x.sum(axis=0), x.max(axis=-1), x.min(axis=0), x.prod(axis=0), x.any(axis=0), x.argmax(axis=0)
+
+
+@pytest.mark.parametrize("x", [np.float32(3.0), np.int32(-2), np.arange(3.0, dtype=np.float32)])
+def test_a_scalars_reduction_along_axis_0_is_numpys(x):
+    # a numpy scalar's .sum(axis=0) (or -1) reduces nothing; a 0-d tensor stands for one
+    check(reduced_along_0, x)
+
+
+def mean_along_0(x):
+    return x.mean(axis=0)
+
+
+def test_a_scalars_mean_along_axis_0_is_numpys_axis_error():
+    check_python_error(mean_along_0, np.float32(3.0), exc=ValueError, match=r"axis 0 is out of range")

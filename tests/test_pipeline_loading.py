@@ -287,6 +287,28 @@ def test_the_same_function_in_two_files_keeps_its_own_file(tmp_path):
         assert traceback.extract_tb(info.value.__traceback__)[-1].filename == str(tmp_path / name)
 
 
+def test_a_module_edited_and_reloaded_converts_its_new_source(tmp_path, monkeypatch):
+    # linecache still holds the first version; the converted function must be the new one's
+    import importlib
+    import sys
+
+    import numpy as np
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "edited_module.py"
+    path.write_text("def f(x):\n    if x > 0:\n        return x + 1\n    return x\n")
+    module = importlib.import_module("edited_module")
+    try:
+        assert ag.function(module.f)(np.int32(1)) == 2
+        path.write_text("def f(x):\n    if x > 0:\n        return x + 100\n    return x\n")
+        module = importlib.reload(module)
+        assert module.f(np.int32(1)) == 101
+        assert ag.function(module.f)(np.int32(1)) == 101
+        assert "x + 100" in ag.to_code(module.f)
+    finally:
+        sys.modules.pop("edited_module", None)
+
+
 def test_nested_function_defined_in_converted_code_runs_directly():
     def outer(xs):
         def keep(x):

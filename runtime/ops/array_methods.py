@@ -68,7 +68,7 @@ def _reduction(name, fn, with_dtype):
         _refuse_arguments(name, f"use the result's value, or rt.{fn.__name__}(...).", unsupported, out=out,
                           dtype=None if with_dtype else dtype)
         x = self if dtype is None else cast(self, dtype)
-        result = fn(x, axis=_axis(axis), keepdims=keepdims)
+        result = fn(x, axis=_scalar_axis(self, _axis(axis), name, keepdims), keepdims=keepdims)
         return result if dtype is None else cast(result, dtype)  # numpy accumulates in ``dtype``
 
     method.__name__ = name
@@ -83,12 +83,22 @@ def _axis(axis):
     return axis
 
 
+def _scalar_axis(self, axis, name, keepdims=False):
+    """``axis`` of a reduction, but None for axis 0 or -1 of a 0-d tensor: it stands for a numpy scalar,
+    whose ``.sum(axis=0)`` (``max``, ``min``, ``prod``, ``any``, ``all``, ``argmax``, ``argmin``; not
+    ``mean``) reduces nothing where a 0-d array's is an AxisError."""
+    if (type(axis) is int and axis in (0, -1) and self.shape == () and not keepdims and name != "mean"
+            and not isinstance(self, StagedList)):
+        return None
+    return axis
+
+
 def _argmax(self, axis=None):
-    return reduction.argmax(_receiver(self, "argmax"), axis=axis)
+    return reduction.argmax(_receiver(self, "argmax"), axis=_scalar_axis(self, axis, "argmax"))
 
 
 def _argmin(self, axis=None):
-    return reduction.argmin(_receiver(self, "argmin"), axis=axis)
+    return reduction.argmin(_receiver(self, "argmin"), axis=_scalar_axis(self, axis, "argmin"))
 
 
 def _spread(name, fn):
