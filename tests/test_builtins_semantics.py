@@ -459,3 +459,18 @@ def mean_along_0(x):
 
 def test_a_scalars_mean_along_axis_0_is_numpys_axis_error():
     check_python_error(mean_along_0, np.float32(3.0), exc=ValueError, match=r"axis 0 is out of range")
+
+
+def matrix_product(x, y):
+    return x @ y
+
+
+@pytest.mark.parametrize("x, y, names", [(np.float32(2.0), np.float32(3.0), "'numpy.float32' and 'numpy.float32'"),
+                                         (np.int32(2), 3.0, "'numpy.int32' and 'float'")])
+def test_at_of_two_scalars_is_pythons_type_error(x, y, names):
+    check_python_error(matrix_product, x, y, exc=TypeError,
+                       match=rf"the @ at .*:\d+: unsupported operand type\(s\) for @: {names}")
+
+
+def test_at_of_an_array_and_a_scalar_is_numpys_value_error():
+    check_python_error(matrix_product, np.arange(2.0), np.float32(3.0), exc=ValueError, match="scalar")

@@ -95,6 +95,9 @@ def _binary_method(candidates, reflected: bool):
             return cast(self, np.int8)  # numpy's ``array ** 2`` is np.square: of bools, int8 (a scalar's is int64)
         spelling = _choose(candidates, operands)
         if spelling.op_type == "MatMul":
+            if all(_is_scalar(v) for v in operands):  # numpy scalars have no @ (arrays: matmul's ValueError)
+                a, b = (_scalar_type_name(v) for v in operands)
+                raise TypeError(f"{construct_at('the @')}: unsupported operand type(s) for @: '{a}' and '{b}'")
             return math.matmul(*operands)
         return math.binary(spelling.op_type, *operands)
 
@@ -103,6 +106,20 @@ def _binary_method(candidates, reflected: bool):
 
 
 _PYTHON_TYPES = (int, float, bool)
+
+
+def _is_scalar(value) -> bool:
+    return value.shape == () if isinstance(value, Tensor) else not isinstance(value, np.ndarray)
+
+
+def _scalar_type_name(value) -> str:
+    """The type Python names for a scalar operand: a Python number's, or the numpy scalar a 0-d tensor
+    stands for (a weak one: the Python number's)."""
+    if not isinstance(value, Tensor):
+        return type(value).__name__ if type(value) in _PYTHON_TYPES else f"numpy.{np.asarray(value).dtype.name}"
+    if value.weak:
+        return {"b": "bool", "f": "float"}.get(value.dtype.kind, "int")
+    return f"numpy.{value.dtype.name}"
 
 # the dunder's name -> the ufunc numpy's in-place operator runs
 _IN_PLACE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.divide, "floordiv": np.floor_divide,
