@@ -304,7 +304,8 @@ def range_(*args):
     for value in args:  # Python's range() takes ints and Python bools, not floats or numpy bools
         if builtins.isinstance(value, Tensor) and (value.dtype.kind == "f" or (
                 value.dtype == dtypes.bool_ and not value.weak)):
-            kind = _PYTHON_TYPES[value.dtype.kind].__name__ if value.weak else f"numpy.{value.dtype.name}"
+            stand_in = numpy_type(value)
+            kind = stand_in.__name__ if stand_in.__module__ == "builtins" else f"numpy.{stand_in.__name__}"
             raise TypeError(f"{construct_at('range()')}: '{kind}' object cannot be interpreted as an integer "
                             "(cast it with int() first)")
     if len(args) == 1:
